@@ -1,0 +1,88 @@
+"""Translations (Babel .po catalogs read directly, no compile step) and locale-aware formatting."""
+from __future__ import annotations
+
+from datetime import date
+from functools import cache
+from importlib import resources
+
+from babel import Locale
+from babel.dates import format_date as _babel_format_date
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
+DEFAULT_LANGUAGE = "en"
+LOCALES_PACKAGE = "tpscalc.web"
+
+
+class UnknownLanguageError(ValueError):
+    """A language code we have no catalog for."""
+
+
+def check_language(lang: str) -> str:
+    """`lang` if we speak it, else UnknownLanguageError listing the languages we do."""
+    if lang not in LANGUAGES:
+        raise UnknownLanguageError(f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
+    return lang
+
+
+@cache
+def messages(lang: str) -> dict[str, str | tuple[str, ...]]:
+    """msgid → translation for `lang` (empty for English, whose msgids are the text)."""
+    check_language(lang)
+    path = resources.files(LOCALES_PACKAGE).joinpath(f"locales/{lang}/LC_MESSAGES/messages.po")
+    if not path.is_file():
+        return {}
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=lang)
+    out: dict[str, str | tuple[str, ...]] = {}
+    for msg in catalog:
+        if not msg.id or not msg.string or msg.fuzzy:
+            continue
+        key = msg.id[0] if isinstance(msg.id, tuple) else msg.id
+        out[key] = tuple(msg.string) if isinstance(msg.string, tuple) else msg.string
+    return out
+
+
+class Translator:
+    """gettext/ngettext for one language, the interface Jinja2's i18n extension expects."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = check_language(lang)
+        self._messages = messages(lang)
+
+    def gettext(self, message: str) -> str:
+        """The translation of `message`, or `message` itself."""
+        found = self._messages.get(message)
+        return found if isinstance(found, str) else message
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        """The singular or plural translation for count `n`."""
+        found = self._messages.get(singular)
+        if isinstance(found, tuple):
+            index = Locale.parse(self.lang).plural_form(n)
+            index = {"one": 0}.get(index, 1)
+            return found[min(index, len(found) - 1)]
+        return singular if n == 1 else plural
+
+
+@cache
+def translator(lang: str) -> Translator:
+    """The cached Translator for `lang`."""
+    return Translator(lang)
+
+
+def format_number(value: float, lang: str, digits: int = 0) -> str:
+    """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return format_decimal(value, format=pattern, locale=lang)
+
+
+def format_release(iso_date: str | None, precision: str, lang: str) -> str:
+    """A release date as "Jan 2024" (month) or "2024" (year-only placeholders), localised."""
+    if not iso_date:
+        return "—"
+    year, month, day = (int(p) for p in iso_date.split("-"))
+    if precision == "year":
+        return str(year)
+    return _babel_format_date(date(year, month, day), format="MMM y", locale=lang)
