@@ -81,6 +81,18 @@ class Architecture(_Frozen):
     qk_rope_head_dim: int | None = Field(default=None, gt=0)
     qk_nope_head_dim: int | None = Field(default=None, gt=0)
     v_head_dim: int | None = Field(default=None, gt=0)
+    # Small per-family tensors, so that parameter counts come out exact (all default off).
+    qk_norm: bool = False  # per-head RMSNorm on q and k (Qwen3, Gemma 3, OLMo 2)
+    post_norms: bool = False  # extra norms after attention and FFN (Gemma 2/3)
+    norm_bias: bool = False  # LayerNorm with a bias vector (StarCoder2, GPT-2, Phi-2)
+    linear_bias: bool = False  # every projection has a bias, attn_output and FFN too (StarCoder2)
+    attn_output_gate: bool = False  # q projection doubled for an output gate (Qwen3-Next/3.5)
+    # Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5): HF's linear_* fields.
+    linear_num_key_heads: int | None = Field(default=None, gt=0)
+    linear_key_head_dim: int | None = Field(default=None, gt=0)
+    linear_num_value_heads: int | None = Field(default=None, gt=0)
+    linear_value_head_dim: int | None = Field(default=None, gt=0)
+    linear_conv_kernel: int = Field(default=4, gt=0)
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)

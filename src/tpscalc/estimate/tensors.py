@@ -32,21 +32,73 @@ class TensorSpec:
         return self.n_rows == 1 and self.n_experts == 1
 
 
+def _vec(name: str, i: int | None, n: int) -> TensorSpec:
+    return TensorSpec(name, i, n, 1)
+
+
+def _norm(arch: Architecture, name: str, i: int | None, n: int) -> list[TensorSpec]:
+    """A norm weight, plus its bias for LayerNorm families."""
+    out = [_vec(name, i, n)]
+    if arch.norm_bias:
+        out.append(_vec(f"{name}.bias", i, n))
+    return out
+
+
+def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
+    """True when layer `i` is a linear-attention layer: every k-th layer keeps full attention."""
+    n_lin = arch.linear_attention_layers
+    if n_lin <= 0:
+        return False
+    n_full = arch.num_layers - n_lin
+    if n_full <= 0:
+        return True
+    # Qwen3-Next / Qwen3.5: full_attention_interval = 4 → layers 3, 7, 11, ... are full.
+    interval = max(1, round(arch.num_layers / n_full))
+    return (i + 1) % interval != 0
+
+
 def _attention(arch: Architecture, i: int) -> list[TensorSpec]:
-    h, d = arch.hidden_size, arch.head_dim
-    q_dim, kv_dim = arch.num_attention_heads * d, arch.num_kv_heads * d
     if arch.is_mla:
         return _mla_attention(arch, i)
+    if is_linear_attention_layer(arch, i):
+        return _gated_delta_net(arch, i)
+    h, d = arch.hidden_size, arch.head_dim
+    q_dim, kv_dim = arch.num_attention_heads * d, arch.num_kv_heads * d
+    q_rows = 2 * q_dim if arch.attn_output_gate else q_dim
     out = [
-        TensorSpec("attn_q", i, h, q_dim),
+        TensorSpec("attn_q", i, h, q_rows),
         TensorSpec("attn_k", i, h, kv_dim),
         TensorSpec("attn_v", i, h, kv_dim),
         TensorSpec("attn_output", i, q_dim, h),
     ]
-    if arch.attention_bias:
-        out += [TensorSpec(f"{n}.bias", i, dim, 1) for n, dim in
-                (("attn_q", q_dim), ("attn_k", kv_dim), ("attn_v", kv_dim))]
+    if arch.attention_bias or arch.linear_bias:
+        out += [_vec(f"{n}.bias", i, dim) for n, dim in
+                (("attn_q", q_rows), ("attn_k", kv_dim), ("attn_v", kv_dim))]
+    if arch.linear_bias:
+        out.append(_vec("attn_output.bias", i, h))
+    if arch.qk_norm:
+        out += [_vec("attn_q_norm", i, d), _vec("attn_k_norm", i, d)]
     return out
+
+
+def _gated_delta_net(arch: Architecture, i: int) -> list[TensorSpec]:
+    """Gated DeltaNet block (llama.cpp's qwen3next `ssm_*` tensors; HF linear_* config fields)."""
+    h = arch.hidden_size
+    k_heads = arch.linear_num_key_heads or arch.num_kv_heads
+    v_heads = arch.linear_num_value_heads or arch.num_attention_heads
+    key_dim = k_heads * (arch.linear_key_head_dim or arch.head_dim)
+    v_head_dim = arch.linear_value_head_dim or arch.head_dim
+    value_dim = v_heads * v_head_dim
+    conv_dim = 2 * key_dim + value_dim
+    return [
+        TensorSpec("ssm_in", i, h, 2 * key_dim + 2 * value_dim),  # q, k, v and the z gate
+        TensorSpec("ssm_ba", i, h, 2 * v_heads),  # beta and alpha per value head
+        TensorSpec("ssm_conv1d", i, arch.linear_conv_kernel, conv_dim),
+        _vec("ssm_dt", i, v_heads),
+        _vec("ssm_a", i, v_heads),
+        _vec("ssm_norm", i, v_head_dim),
+        TensorSpec("ssm_out", i, value_dim, h),
+    ]
 
 
 def _mla_attention(arch: Architecture, i: int) -> list[TensorSpec]:
@@ -74,14 +126,23 @@ def _is_moe_layer(arch: Architecture, i: int) -> bool:
     return arch.is_moe and i >= arch.first_dense_layers
 
 
-def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
+def _dense_ffn(arch: Architecture, i: int) -> list[TensorSpec]:
     h = arch.hidden_size
-    if not _is_moe_layer(arch, i):
-        inter = arch.intermediate_size or 4 * h
-        out = [TensorSpec("ffn_up", i, h, inter), TensorSpec("ffn_down", i, inter, h)]
+    inter = arch.intermediate_size or 4 * h
+    out = [TensorSpec("ffn_up", i, h, inter), TensorSpec("ffn_down", i, inter, h)]
+    if arch.ffn_gated:
+        out.insert(0, TensorSpec("ffn_gate", i, h, inter))
+    if arch.linear_bias:
+        out += [_vec("ffn_up.bias", i, inter), _vec("ffn_down.bias", i, h)]
         if arch.ffn_gated:
-            out.insert(0, TensorSpec("ffn_gate", i, h, inter))
-        return out
+            out.append(_vec("ffn_gate.bias", i, inter))
+    return out
+
+
+def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
+    if not _is_moe_layer(arch, i):
+        return _dense_ffn(arch, i)
+    h = arch.hidden_size
     n_exp = arch.num_experts or 1
     inter = arch.moe_intermediate_size or arch.intermediate_size or 4 * h
     out = [
@@ -99,16 +160,27 @@ def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
     return out
 
 
+def _layer(arch: Architecture, i: int) -> list[TensorSpec]:
+    """Every tensor of layer `i`: norms, attention (or linear attention), FFN."""
+    h = arch.hidden_size
+    out = _norm(arch, "attn_norm", i, h)
+    out += _attention(arch, i)
+    if arch.post_norms:  # Gemma 2/3: post_attention_layernorm
+        out += _norm(arch, "post_attention_norm", i, h)
+    out += _norm(arch, "ffn_norm", i, h)
+    out += _ffn(arch, i)
+    if arch.post_norms:  # Gemma 2/3: post_feedforward_layernorm
+        out += _norm(arch, "post_ffw_norm", i, h)
+    return out
+
+
 def tensor_inventory(arch: Architecture) -> tuple[TensorSpec, ...]:
     """Every weight tensor of the model, global ones first, then layer by layer."""
     h = arch.hidden_size
     out = [TensorSpec("token_embd", None, h, arch.vocab_size)]
     for i in range(arch.num_layers):
-        out.append(TensorSpec("attn_norm", i, h, 1))
-        out += _attention(arch, i)
-        out.append(TensorSpec("ffn_norm", i, h, 1))
-        out += _ffn(arch, i)
-    out.append(TensorSpec("output_norm", None, h, 1))
+        out += _layer(arch, i)
+    out += _norm(arch, "output_norm", None, h)
     if not arch.tied_embeddings:
         out.append(TensorSpec("output", None, h, arch.vocab_size))
     return tuple(out)
@@ -126,7 +198,7 @@ def parameter_counts(arch: Architecture) -> tuple[int, int]:
     inv = tensor_inventory(arch)
     total = sum(t.n_elements for t in inv)
     active = sum(t.n_elements * _expert_share(arch, t) for t in inv)
-    return total, int(round(active))
+    return total, round(active)
 
 
 def active_fraction(arch: Architecture, t: TensorSpec) -> float:

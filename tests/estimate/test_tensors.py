@@ -1,0 +1,119 @@
+"""Parameter counts from the tensor inventory, family by family, against published counts."""
+from __future__ import annotations
+
+import pytest
+
+from tpscalc.catalog.schema import Architecture
+from tpscalc.estimate.tensors import (
+    active_fraction,
+    is_linear_attention_layer,
+    parameter_counts,
+    tensor_inventory,
+)
+
+# Facts typed from each model's config.json; expected totals are the safetensors counts the
+# Hugging Face model pages show (llmfit's parameters_raw), or llama.cpp's printed count.
+LLAMA2_7B = Architecture(num_layers=32, hidden_size=4096, intermediate_size=11008,
+                         num_attention_heads=32, num_kv_heads=32, head_dim=128, vocab_size=32000)
+LLAMA3_8B = Architecture(num_layers=32, hidden_size=4096, intermediate_size=14336,
+                         num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256)
+QWEN25_7B = Architecture(num_layers=28, hidden_size=3584, intermediate_size=18944,
+                         num_attention_heads=28, num_kv_heads=4, head_dim=128, vocab_size=152064,
+                         attention_bias=True)
+QWEN3_8B = Architecture(num_layers=36, hidden_size=4096, intermediate_size=12288,
+                        num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=151936,
+                        qk_norm=True)
+GEMMA2_9B = Architecture(num_layers=42, hidden_size=3584, intermediate_size=14336,
+                         num_attention_heads=16, num_kv_heads=8, head_dim=256, vocab_size=256000,
+                         tied_embeddings=True, post_norms=True, sliding_window=4096,
+                         sliding_window_layers=21)
+STARCODER2_15B = Architecture(num_layers=40, hidden_size=6144, intermediate_size=24576,
+                              num_attention_heads=48, num_kv_heads=4, head_dim=128,
+                              vocab_size=49152, ffn_gated=False, linear_bias=True, norm_bias=True)
+MIXTRAL_8X7B = Architecture(num_layers=32, hidden_size=4096, num_attention_heads=32,
+                            num_kv_heads=8, head_dim=128, vocab_size=32000, num_experts=8,
+                            num_experts_active=2, moe_intermediate_size=14336)
+QWEN3_30B_A3B = Architecture(num_layers=48, hidden_size=2048, num_attention_heads=32,
+                             num_kv_heads=4, head_dim=128, vocab_size=151936, qk_norm=True,
+                             num_experts=128, num_experts_active=8, moe_intermediate_size=768)
+DEEPSEEK_V3 = Architecture(num_layers=61, hidden_size=7168, intermediate_size=18432,
+                           num_attention_heads=128, num_kv_heads=128, head_dim=192,
+                           vocab_size=129280, num_experts=256, num_experts_active=8,
+                           num_shared_experts=1, moe_intermediate_size=2048, first_dense_layers=3,
+                           kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
+                           qk_nope_head_dim=128, v_head_dim=128)
+QWEN3_NEXT_80B = Architecture(num_layers=48, hidden_size=2048, num_attention_heads=16,
+                              num_kv_heads=2, head_dim=256, vocab_size=151936, qk_norm=True,
+                              attn_output_gate=True, linear_attention_layers=36,
+                              linear_num_key_heads=16, linear_key_head_dim=128,
+                              linear_num_value_heads=32, linear_value_head_dim=128,
+                              num_experts=512, num_experts_active=10, num_shared_experts=1,
+                              moe_intermediate_size=512)
+
+
+@pytest.mark.parametrize(("arch", "expected", "rel"), [
+    (LLAMA2_7B, 6_738_415_616, 0.0),  # meta-llama/Llama-2-7b-hf
+    (LLAMA3_8B, 8_030_261_248, 0.0),  # meta-llama/Meta-Llama-3-8B
+    (QWEN25_7B, 7_615_616_512, 0.0),  # Qwen/Qwen2.5-7B (q/k/v biases)
+    (QWEN3_8B, 8_190_735_360, 0.0),  # Qwen/Qwen3-8B (q/k norms)
+    (GEMMA2_9B, 9_241_705_984, 0.0),  # google/gemma-2-9b (tied, post-norms)
+    (STARCODER2_15B, 15_957_889_024, 0.0),  # bigcode/starcoder2-15b (biases, LayerNorm, no gate)
+    (MIXTRAL_8X7B, 46_702_792_704, 0.0),  # mistralai/Mixtral-8x7B-v0.1
+    (QWEN3_30B_A3B, 30_532_122_624, 0.0),  # Qwen/Qwen3-30B-A3B
+    (DEEPSEEK_V3, 671_000_000_000, 0.001),  # DeepSeek-V3 paper: 671 B without the MTP module
+    (QWEN3_NEXT_80B, 79_670_000_000, 0.001),  # llama.cpp qwen3next GGUF: 79.67 B
+])
+def test_total_parameters_match_published_counts(arch: Architecture, expected: int, rel: float) -> None:
+    total, _ = parameter_counts(arch)
+    assert total == pytest.approx(expected, rel=rel, abs=0)
+
+
+@pytest.mark.parametrize(("arch", "expected"), [
+    (MIXTRAL_8X7B, 12_879_925_248),  # Mistral: "12.9 B active parameters"
+    (DEEPSEEK_V3, 37_550_000_000),  # DeepSeek-V3 paper: 37 B activated (routed at 8/256)
+    (QWEN3_30B_A3B, 3_350_000_000),  # Qwen3 model card: 3.3 B activated
+])
+def test_active_parameters_of_moe(arch: Architecture, expected: int) -> None:
+    _, active = parameter_counts(arch)
+    assert active == pytest.approx(expected, rel=0.02)
+
+
+def test_dense_active_equals_total() -> None:
+    total, active = parameter_counts(LLAMA3_8B)
+    assert total == active
+
+
+def test_starcoder2_has_no_gate_and_biases() -> None:
+    names = {t.name for t in tensor_inventory(STARCODER2_15B) if t.layer == 0}
+    assert "ffn_gate" not in names
+    assert {"ffn_up.bias", "ffn_down.bias", "attn_output.bias", "attn_norm.bias"} <= names
+
+
+def test_gemma2_post_norms() -> None:
+    names = [t.name for t in tensor_inventory(GEMMA2_9B) if t.layer == 3]
+    assert names.count("post_attention_norm") == 1 and names.count("post_ffw_norm") == 1
+
+
+def test_qwen3_next_layer_pattern() -> None:
+    """full_attention_interval = 4: layers 3, 7, ... keep attention; the rest are DeltaNet."""
+    linear = [i for i in range(48) if is_linear_attention_layer(QWEN3_NEXT_80B, i)]
+    assert len(linear) == 36 and 3 not in linear and 0 in linear
+    layer0 = {t.name for t in tensor_inventory(QWEN3_NEXT_80B) if t.layer == 0}
+    layer3 = {t.name for t in tensor_inventory(QWEN3_NEXT_80B) if t.layer == 3}
+    assert "ssm_in" in layer0 and "attn_q" not in layer0
+    assert "attn_q" in layer3 and "ssm_in" not in layer3
+
+
+def test_shared_experts_always_read() -> None:
+    inv = tensor_inventory(DEEPSEEK_V3)
+    shexp = next(t for t in inv if t.name == "ffn_up_shexp")
+    exps = next(t for t in inv if t.name == "ffn_up_exps")
+    assert active_fraction(DEEPSEEK_V3, shexp) == 1.0
+    assert active_fraction(DEEPSEEK_V3, exps) == pytest.approx(8 / 256)
+    assert not any(t.name.endswith("_exps") for t in inv if t.layer is not None and t.layer < 3)
+
+
+def test_token_embd_read_only_when_tied() -> None:
+    emb = tensor_inventory(GEMMA2_9B)[0]
+    assert active_fraction(GEMMA2_9B, emb) == 1.0
+    assert active_fraction(LLAMA2_7B, tensor_inventory(LLAMA2_7B)[0]) == 0.0

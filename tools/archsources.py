@@ -1,0 +1,318 @@
+"""Architecture facts from the shared sources, converted to `tpscalc.catalog.schema.Architecture`.
+
+Sources, in order of trust: aiconfigurator's verbatim Hugging Face config.json files,
+litgpt's model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial
+facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from tpscalc.catalog.schema import Architecture
+from tpscalc.estimate.tensors import parameter_counts
+
+TRUST = ("aiconfigurator", "litgpt", "mlc", "llmfit")
+
+# HF model_type families whose MLP is up+down only (no gate): GPT-2-style, StarCoder2, Phi-2,
+# Falcon, GPT-NeoX/Pythia, BLOOM, OPT, MPT (transformers' modeling_<type>.py MLP classes).
+UNGATED_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
+                           "gptj", "bloom", "opt", "mpt", "nemotron", "gpt_neo", "codegen"})
+# Families normalised with LayerNorm (weight + bias) rather than RMSNorm.
+LAYERNORM_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
+                             "gptj", "bloom", "opt", "stablelm", "gpt_neo", "codegen", "persimmon"})
+# Families with per-head q/k RMSNorm (transformers modeling_qwen3.py, gemma3, olmo2).
+QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "qwen3_next",
+                           "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
+                           "qwen3_vl_text", "qwen3_vl_moe_text", "olmo3", "mimo"})
+POST_NORM_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "olmo2", "olmo3"})
+# Families with a bias on q, k and v only (transformers modeling_qwen2.py: qkv bias=True).
+QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
+# Families whose HF config class keeps PretrainedConfig's tie_word_embeddings=True default.
+TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode",
+                             "starcoder2"})
+# Configs whose layers are not "attention + FFN" blocks (Mamba hybrids, NAS-pruned stacks).
+UNSUPPORTED_TYPES = frozenset({"nemotron_h", "nemotron-nas", "deci", "jamba", "mamba", "mamba2",
+                               "falcon_h1", "zamba2", "granitemoehybrid", "rwkv", "rwkv5", "t5",
+                               "bert", "modernbert", "xlm-roberta", "llama4", "llama4_text"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One architecture a source offers, under the key and repository it gives."""
+
+    source: str  # "litgpt"
+    key: str  # "Llama-2-7b-hf"
+    repo: str | None  # "meta-llama/Llama-2-7b-hf"
+    arch: Architecture | None
+    why_none: str = ""
+    downloads: int = 0
+
+    @property
+    def label(self) -> str:
+        """`source:key`, as `Architecture.source` records it."""
+        return f"{self.source}:{self.key}"
+
+
+def _first(c: dict[str, Any], *keys: str) -> Any:
+    for k in keys:
+        if c.get(k) is not None:
+            return c[k]
+    return None
+
+
+def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The language-model part of a (possibly multimodal) HF config, top-level keys as fallback."""
+    for key in ("text_config", "llm_config", "language_config"):
+        sub = cfg.get(key)
+        if isinstance(sub, dict) and sub.get("hidden_size"):
+            merged = {k: v for k, v in cfg.items() if not isinstance(v, dict)}
+            merged.update(sub)
+            return merged
+    return cfg
+
+
+def _layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, int]:
+    """(sliding window, sliding layers, linear-attention layers) from HF layer_types & co."""
+    types = c.get("layer_types") or []
+    n_lin = sum(1 for t in types if "linear" in str(t))
+    if not n_lin and c.get("full_attention_interval"):
+        n_lin = n_layers - n_layers // int(c["full_attention_interval"])
+    window = c.get("sliding_window") if c.get("use_sliding_window", True) is not False else None
+    if not window:
+        return None, 0, n_lin
+    if types:
+        n_slide = sum(1 for t in types if "sliding" in str(t))
+    elif c.get("sliding_window_pattern"):  # Gemma 3: 5 local layers then 1 global
+        p = int(c["sliding_window_pattern"])
+        n_slide = n_layers - n_layers // p
+    elif c.get("model_type") == "gemma2":  # Gemma 2 alternates local and global layers
+        n_slide = n_layers // 2
+    else:
+        n_slide = n_layers - n_lin
+    return int(window), n_slide, n_lin
+
+
+def _moe_fields(c: dict[str, Any]) -> dict[str, Any]:
+    n_exp = _first(c, "num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")
+    if not n_exp or int(n_exp) <= 1:
+        return {}
+    active = _first(c, "num_experts_per_tok", "top_k_experts", "experts_per_token", "moe_k",
+                    "num_selected_experts")
+    moe_inter = _first(c, "moe_intermediate_size", "expert_intermediate_size")
+    if moe_inter is None:  # Mixtral, gpt-oss: intermediate_size is the expert width
+        moe_inter = c.get("intermediate_size")
+    shared = int(c.get("n_shared_experts") or c.get("num_shared_experts") or 0)
+    sh_size = c.get("shared_expert_intermediate_size")
+    if not shared and sh_size and moe_inter:
+        shared = max(1, round(int(sh_size) / int(moe_inter)))
+    first_dense = int(_first(c, "first_k_dense_replace", "num_dense_layers") or 0)
+    mlp_only = c.get("mlp_only_layers") or []
+    if mlp_only and not first_dense:
+        first_dense = len(mlp_only)
+    return {"num_experts": int(n_exp), "num_experts_active": int(active or 1),
+            "moe_intermediate_size": int(moe_inter) if moe_inter else None,
+            "num_shared_experts": shared, "first_dense_layers": first_dense}
+
+
+def _mla_fields(c: dict[str, Any]) -> dict[str, Any]:
+    if not c.get("kv_lora_rank"):
+        return {}
+    keys = ("kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
+    return {k: int(c[k]) for k in keys if c.get(k)}
+
+
+def _linear_fields(c: dict[str, Any]) -> dict[str, Any]:
+    keys = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
+            "linear_value_head_dim")
+    out: dict[str, Any] = {k: int(c[k]) for k in keys if c.get(k)}
+    if c.get("linear_conv_kernel_dim"):
+        out["linear_conv_kernel"] = int(c["linear_conv_kernel_dim"])
+    return out
+
+
+def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
+    """An Architecture from an HF config.json dict, or the reason it cannot be expressed."""
+    c = _text_config(cfg)
+    mt = str(c.get("model_type") or cfg.get("model_type") or "")
+    if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
+        return f"unsupported layer structure ({mt})"
+    n_layers = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    hidden = _first(c, "hidden_size", "n_embd", "d_model")
+    heads = _first(c, "num_attention_heads", "n_head", "num_heads")
+    vocab = _first(c, "vocab_size", "padded_vocab_size")
+    if not (n_layers and hidden and heads and vocab):
+        return "missing layers/hidden/heads/vocab"
+    kv = _first(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
+    if kv is None:
+        kv = 1 if c.get("multi_query") else heads
+    head_dim = c.get("head_dim") or int(hidden) // int(heads)
+    window, n_slide, n_lin = _layer_counts(c, int(n_layers))
+    tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
+    fields: dict[str, Any] = dict(
+        num_layers=int(n_layers), hidden_size=int(hidden), num_attention_heads=int(heads),
+        num_kv_heads=int(kv), head_dim=int(head_dim), vocab_size=int(vocab),
+        intermediate_size=_first(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
+        max_context=_first(c, "max_position_embeddings", "n_positions", "seq_length",
+                            "context_window_size"),
+        tied_embeddings=bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
+        ffn_gated=mt not in UNGATED_TYPES,
+        attention_bias=bool(c.get("attention_bias") or c.get("qkv_bias") or mt in QKV_BIAS_TYPES),
+        linear_bias=bool(c.get("use_bias")) if mt == "starcoder2" else mt in {"phi", "gpt2", "gpt_bigcode"},
+        norm_bias=mt in LAYERNORM_TYPES, qk_norm=mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
+        post_norms=mt in POST_NORM_TYPES, attn_output_gate=bool(c.get("attn_output_gate")),
+        sliding_window=window, sliding_window_layers=n_slide, linear_attention_layers=n_lin,
+        source=source,
+    )
+    fields.update(_moe_fields(c))
+    fields.update(_mla_fields(c))
+    fields.update(_linear_fields(c))
+    return _validated(fields)
+
+
+def _validated(fields: dict[str, Any]) -> Architecture | str:
+    """The Architecture with exact parameter counts, or the validation message."""
+    try:
+        arch = Architecture(**fields)
+    except ValidationError as exc:
+        return f"invalid: {exc.errors()[0]['msg']}"
+    total, active = parameter_counts(arch)
+    return arch.model_copy(update={"params_total": total, "params_active": active})
+
+
+def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
+    """An Architecture from one litgpt config (litgpt/config.py field names)."""
+    mlp = cfg.get("mlp_class_name", "")
+    n_exp = cfg.get("n_expert") or 0
+    windows = cfg.get("sliding_window_indices")
+    n_layers = int(cfg["n_layer"])
+    n_slide = sum(windows) if isinstance(windows, list) else n_layers
+    n_slide = n_slide if cfg.get("sliding_window_size") else 0
+    name = str(cfg["name"]).lower()
+    if cfg.get("latent_attention"):
+        return "latent attention config not converted"
+    fields: dict[str, Any] = dict(
+        num_layers=n_layers, hidden_size=int(cfg["n_embd"]),
+        num_attention_heads=int(cfg["n_head"]), num_kv_heads=int(cfg["n_query_groups"]),
+        head_dim=int(cfg["head_size"]), vocab_size=int(cfg["padded_vocab_size"]),
+        intermediate_size=cfg.get("intermediate_size"), max_context=cfg.get("block_size"),
+        tied_embeddings="gemma" in name,  # litgpt ties lm_head for Gemma (litgpt/model.py)
+        ffn_gated=mlp != "GptNeoxMLP", attention_bias=bool(cfg.get("attn_bias")),
+        linear_bias=bool(cfg.get("bias")), norm_bias=cfg.get("norm_class_name") == "LayerNorm",
+        qk_norm=bool(cfg.get("norm_qk")),
+        post_norms=bool(cfg.get("post_attention_norm") and cfg.get("post_mlp_norm")),
+        sliding_window=cfg.get("sliding_window_size"), sliding_window_layers=n_slide,
+        source=f"litgpt:{cfg['name']}",
+    )
+    if n_exp and n_exp > 1:
+        fields.update(num_experts=int(n_exp), num_experts_active=int(cfg["n_expert_per_token"]),
+                      moe_intermediate_size=cfg.get("moe_intermediate_size") or cfg.get("intermediate_size"),
+                      num_shared_experts=int(cfg.get("n_shared_expert") or 0),
+                      first_dense_layers=int(cfg.get("first_k_dense_replace") or 0))
+    return _validated(fields)
+
+
+def _llmfit_fields(e: dict[str, Any]) -> dict[str, Any] | str:
+    keys = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
+    if not all(e.get(k) for k in keys):
+        return "llmfit entry without layer facts"
+    heads = int(e["num_attention_heads"])
+    fields: dict[str, Any] = dict(
+        num_layers=int(e["num_hidden_layers"]), hidden_size=int(e["hidden_size"]),
+        num_attention_heads=heads, num_kv_heads=int(e.get("num_key_value_heads") or heads),
+        head_dim=int(e.get("head_dim") or int(e["hidden_size"]) // heads),
+        vocab_size=int(e["vocab_size"]), max_context=e.get("context_length") or None,
+        source=f"llmfit:{e['name']}",
+    )
+    inter = e.get("moe_intermediate_size")
+    if e.get("is_moe") and (e.get("num_experts") or 0) > 1:
+        fields.update(num_experts=int(e["num_experts"]),
+                      num_experts_active=int(e.get("active_experts") or 1),
+                      moe_intermediate_size=inter or None)
+        sh = e.get("shared_expert_intermediate_size")
+        if sh and inter:
+            fields["num_shared_experts"] = max(1, round(sh / inter))
+    else:
+        fields["intermediate_size"] = inter or None
+    return fields
+
+
+def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
+                     tolerance: float = 0.02) -> Architecture | str:
+    """An Architecture from llmfit's partial facts (then `overrides`, Architecture field names):
+    the tied/gated/bias flags that reproduce its exact safetensors count (`parameters_raw`)
+    within `tolerance`; else the reason it failed."""
+    base = _llmfit_fields(e)
+    if isinstance(base, str):
+        return base
+    base.update(overrides or {})
+    ref = e.get("parameters_raw") or 0
+    if ref < 1e6 or (not base.get("intermediate_size") and not base.get("moe_intermediate_size")):
+        return "llmfit entry without FFN width or parameter count"
+    mt = str(e.get("architecture") or "")
+    best: tuple[float, Architecture] | None = None
+    gated = mt not in UNGATED_TYPES  # the family decides; only tied and bias are searched
+    for tied, bias in itertools.product((False, True), repeat=2):
+        fields = dict(dict(tied_embeddings=tied, ffn_gated=gated, attention_bias=bias,
+                           norm_bias=mt in LAYERNORM_TYPES, qk_norm=mt in QK_NORM_TYPES,
+                           post_norms=mt in POST_NORM_TYPES), **base)
+        arch = _validated(fields)
+        if isinstance(arch, str):
+            return arch
+        err = abs((arch.params_total or 0) / ref - 1)
+        if best is None or err < best[0] - 1e-9:
+            best = (err, arch)
+    assert best is not None
+    if best[0] > tolerance:
+        return f"llmfit facts give {best[1].params_total / 1e9:.2f} B, its own count {ref / 1e9:.2f} B"
+    return best[1]
+
+
+def load_aiconfigurator(folder: Path) -> list[Candidate]:
+    """Every `<org>--<name>_config.json` in `folder` (quantization configs skipped)."""
+    out = []
+    for path in sorted(folder.glob("*_config.json")):
+        if path.name.endswith("_hf_quant_config.json"):
+            continue
+        stem = path.name[: -len("_config.json")]
+        repo = stem.replace("--", "/", 1)
+        arch = arch_from_hf_config(json.loads(path.read_text()), f"aiconfigurator:{stem}")
+        out.append(_candidate("aiconfigurator", stem, repo, arch))
+    return out
+
+
+def load_litgpt(path: Path) -> list[Candidate]:
+    """Every config of litgpt's list."""
+    return [_candidate("litgpt", c["name"], c.get("hf_repo"), arch_from_litgpt(c))
+            for c in json.loads(path.read_text())]
+
+
+def load_mlc(path: Path) -> list[Candidate]:
+    """Every preset of MLC-LLM's list (HF config dicts without a repository id)."""
+    return [_candidate("mlc", key, None, arch_from_hf_config(cfg, f"mlc:{key}"))
+            for key, cfg in json.loads(path.read_text()).items()]
+
+
+def load_llmfit(path: Path) -> list[dict[str, Any]]:
+    """Every entry of llmfit's list that carries layer facts (converted on demand: see
+    `llmfit_candidate`, since checking 12,000 entries against their counts takes a minute)."""
+    return [e for e in json.loads(path.read_text()) if e.get("num_hidden_layers")]
+
+
+def llmfit_candidate(e: dict[str, Any], overrides: dict[str, Any] | None = None) -> Candidate:
+    """The Candidate for one llmfit entry, its facts first updated with `overrides`."""
+    # Hand-kept overrides add facts llmfit lacks; its count may then include extra (MTP) layers.
+    arch = arch_from_llmfit(e, overrides, tolerance=0.05 if overrides else 0.02)
+    return _candidate("llmfit", e["name"], e["name"], arch, int(e.get("hf_downloads") or 0))
+
+
+def _candidate(source: str, key: str, repo: str | None, arch: Architecture | str,
+               downloads: int = 0) -> Candidate:
+    if isinstance(arch, str):
+        return Candidate(source, key, repo, None, arch, downloads)
+    return Candidate(source, key, repo, arch, "", downloads)

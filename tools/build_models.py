@@ -1,0 +1,231 @@
+"""Build src/tpscalc/catalog/data/models.json: Epoch AI's open-weight language models joined
+with architecture facts (see tools/matching.py for the join rules and the guard).
+
+Run: python tools/build_models.py [--shared ../shared] [--out PATH] [--quiet]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import archsources
+import epoch
+from matching import (
+    Index,
+    MapRow,
+    build_index,
+    direct_candidates,
+    guard,
+    hf_repos,
+    load_map,
+    name_keys,
+)
+
+from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.slug import unique_slugs
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SHARED = Path("/work/shared")
+MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
+OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"
+MAX_TRIES = 25  # direct candidates tried per model before giving up
+
+
+@dataclass
+class Join:
+    """What the join decided for one model."""
+
+    arch: Architecture | None = None
+    how: str = ""  # "map", "direct", "base"
+    hf_repo: str | None = None
+    rejected: list[str] = field(default_factory=list)
+
+
+def _sources(shared: Path) -> dict[str, Path]:
+    s = shared / "data" / "sources"
+    return {"epoch": s / "epoch" / "all_ai_models.csv",
+            "aiconfigurator": s / "aiconfigurator_model_configs",
+            "litgpt": s / "litgpt_configs.json", "mlc": s / "mlc_llm_model_presets.json",
+            "llmfit": s / "llmfit_hf_models_v1.1.17.json"}
+
+
+def _with_overrides(idx: Index, label: str, overrides: dict[str, Any]) -> archsources.Candidate | None:
+    c = idx.by_label.get(label)
+    if c is None:
+        return None
+    if c.source == "llmfit":
+        return archsources.llmfit_candidate(idx.llmfit_raw[c.key], overrides)
+    if overrides and c.arch:
+        fields = dict(c.arch.model_dump(exclude={"params_total", "params_active"}), **overrides)
+        arch = archsources._validated(fields)
+        return archsources._candidate(c.source, c.key, c.repo, arch, c.downloads)
+    return c
+
+
+def _try(c: archsources.Candidate | None, params: float, join: Join, how: str) -> bool:
+    """Accept `c` into `join` when it has an architecture that passes the guard."""
+    if c is None or c.arch is None:
+        return False
+    if not guard(c.arch.params_total or 0, params):
+        join.rejected.append(f"{c.label} ({(c.arch.params_total or 0) / 1e9:.2f} B)")
+        return False
+    join.arch, join.how = c.arch, how
+    if how != "base" and c.repo and "/" in c.repo:
+        join.hf_repo = c.repo
+    return True
+
+
+def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
+    """The architecture from the hand map, else from repository ids and names."""
+    join, params = Join(), float(rec["parameters"])
+    if row is not None:
+        if row.target == "none" or row.target.startswith("base:"):
+            return join
+        target = row.target
+        if target == "hand":  # facts typed from the config.json the note cites
+            arch = archsources._validated(dict(row.overrides, source=f"hand:{rec['model']}"))
+            c = archsources._candidate("hand", rec["model"], None, arch)
+            if not _try(c, params, join, "map"):
+                join.rejected.append(f"hand facts unusable: {arch}")
+            return join
+        if target.startswith("hf:"):
+            hits = idx.by_repo.get(target[3:].lower(), [])
+            target = min(hits, key=lambda c: archsources.TRUST.index(c.source)).label if hits else target
+        c = _with_overrides(idx, target, row.overrides)
+        if c is not None:
+            c = idx.resolve(c) if not row.overrides else c
+        if not _try(c, params, join, "map"):
+            join.rejected.append(f"map target {row.target} unusable")
+        return join
+    for c in direct_candidates(idx, rec)[:MAX_TRIES]:
+        if _try(idx.resolve(c), params, join, "direct"):
+            break
+    return join
+
+
+def join_base(idx: Index, rec: dict[str, Any], row: MapRow | None,
+              by_name: dict[str, Join], join: Join) -> None:
+    """Inherit the architecture of the Epoch "Base model" (or the map's base:<name>)."""
+    bases = [row.target[5:]] if row and row.target.startswith("base:") else list(rec.get("base_model") or [])
+    params = float(rec["parameters"])
+    for base in bases:
+        base_join = next((by_name[k] for k in name_keys(base) if k in by_name), None)
+        if base_join and base_join.arch:
+            c = archsources.Candidate("base", base, None, base_join.arch)
+            if _try(c, params, join, "base"):
+                return
+        for c in idx.by_repo.get(base.lower(), []):
+            if _try(idx.resolve(c), params, join, "base"):
+                return
+
+
+def _hf_repo(rec: dict[str, Any], join: Join) -> str | None:
+    repos = hf_repos(rec)
+    return repos[0] if repos else join.hf_repo
+
+
+def _model(rec: dict[str, Any], slug: str, join: Join) -> Model:
+    record = {k: v for k, v in rec.items() if v is not None}
+    return Model(name=rec["model"], slug=slug, parameters=float(rec["parameters"]),
+                 organization=tuple(rec.get("organization") or ()),
+                 publication_date=rec.get("publication_date"), hf_repo=_hf_repo(rec, join),
+                 architecture=join.arch, record=record)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    files = sorted(path.glob("*")) if path.is_dir() else [path]
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join]]:
+    """The models.json document, the Epoch records and the join of each."""
+    src = _sources(shared)
+    recs = epoch.open_language_models(src["epoch"])
+    fixed = (archsources.load_aiconfigurator(src["aiconfigurator"])
+             + archsources.load_litgpt(src["litgpt"]) + archsources.load_mlc(src["mlc"]))
+    idx = build_index(fixed, archsources.load_llmfit(src["llmfit"]))
+    hand = load_map(MAP_FILE)
+    joins = [join_direct(idx, r, hand.get(r["model"])) for r in recs]
+    by_name: dict[str, Join] = {}
+    for r, j in zip(recs, joins):
+        for k in name_keys(r["model"]):
+            by_name.setdefault(k, j)
+    for r, j in zip(recs, joins):
+        if j.arch is None and not (hand.get(r["model"]) and hand[r["model"]].target == "none"):
+            join_base(idx, r, hand.get(r["model"]), by_name, j)
+    slugs = unique_slugs([r["model"] for r in recs])
+    models = [_model(r, s, j).model_dump(mode="json", exclude_defaults=True)
+              for r, s, j in zip(recs, slugs, joins)]
+    doc = {
+        "generated_by": "tools/build_models.py",
+        "sources": [
+            {"name": "Epoch AI, Data on AI Models", "url": "https://epoch.ai/data/ai-models",
+             "license": "CC-BY-4.0", "file": "epoch/all_ai_models.csv", "sha256": _sha256(src["epoch"])},
+            {"name": "aiconfigurator model configs (verbatim HF config.json)", "license": "Apache-2.0",
+             "file": "aiconfigurator_model_configs/", "sha256": _sha256(src["aiconfigurator"])},
+            {"name": "litgpt configs", "license": "Apache-2.0", "file": "litgpt_configs.json",
+             "sha256": _sha256(src["litgpt"])},
+            {"name": "MLC-LLM model presets", "license": "Apache-2.0",
+             "file": "mlc_llm_model_presets.json", "sha256": _sha256(src["mlc"])},
+            {"name": "llmfit HF model list v1.1.17", "license": "MIT",
+             "file": "llmfit_hf_models_v1.1.17.json", "sha256": _sha256(src["llmfit"])},
+            {"name": "hand-kept map", "file": "tools/data/model_architecture_map.csv"},
+        ],
+        "models": models,
+    }
+    return doc, recs, joins
+
+
+def report(recs: list[dict[str, Any]], joins: list[Join], out: Any = sys.stdout) -> float:
+    """Print what matched (by source and how), what did not, what the guard rejected; return
+    the share of models published since 2023 that have an architecture."""
+    got = [j for j in joins if j.arch]
+    print(f"architecture for {len(got)} of {len(recs)} models", file=out)
+    print("by source:", dict(Counter(j.arch.source.split(":")[0] for j in got if j.arch)), file=out)
+    print("by join:", dict(Counter(j.how for j in got)), file=out)
+    recent = [(r, j) for r, j in zip(recs, joins) if str(r.get("publication_date") or "") >= "2023"]
+    share = sum(1 for _, j in recent if j.arch) / len(recent)
+    print(f"since 2023: {share:.1%} of {len(recent)} models", file=out)
+    for r, j in zip(recs, joins):
+        if j.rejected:
+            print(f"guard rejected for {r['model']} ({r['parameters'] / 1e9:.2f} B): "
+                  + ", ".join(j.rejected[:3]) + (" ..." if len(j.rejected) > 3 else ""), file=out)
+    missing = [r["model"] for r, j in zip(recs, joins) if not j.arch]
+    print(f"no architecture ({len(missing)}): " + "; ".join(missing), file=out)
+    return share
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """The JSON text written to models.json (stable key order, one model per few lines)."""
+    return json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build models.json and print the join report."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
+    ap.add_argument("--out", type=Path, default=OUT_FILE)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    doc, recs, joins = build(args.shared)
+    if not args.quiet:
+        report(recs, joins)
+    args.out.write_text(dumps(doc), encoding="utf-8")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""Join Epoch AI model names to architecture candidates, guarded by the parameter count.
+
+Rule (the guard): a candidate is accepted only when the parameter count computed from its
+architecture (`estimate.tensors.parameter_counts`) lies within ±15 % of Epoch's figure, so a
+name that matches the wrong size ("Llama 3.1-405B" vs the 8B config) is rejected and logged.
+Candidates are tried in this order: the hand-kept map; then Hugging Face repository ids and
+names that match (sources in order of trust, then exact names before suffix-stripped ones,
+then downloads); then the architecture of the model's Epoch "Base model".
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from archsources import TRUST, Candidate, llmfit_candidate
+
+from tpscalc.catalog.slug import compact
+
+GUARD_TOLERANCE = 0.15  # accepted: |computed / Epoch - 1| <= 15 %
+_SUFFIX = re.compile(r"(?:-(?:hf|base|instruct|chat|it|pt|v0\.1))+$", re.IGNORECASE)
+_HF_REPO = re.compile(r"huggingface\.co/([\w.-]+/[\w.-]+)")
+_NOT_REPOS = frozenset({"spaces", "datasets", "papers", "blog", "docs", "collections", "models"})
+
+
+def name_keys(name: str) -> list[str]:
+    """Compact match keys of an Epoch or source name: whole, without "(...)", the "(...)" alone."""
+    base = name.rsplit("/", 1)[-1]
+    keys = [compact(base)]
+    outer = re.sub(r"\([^)]*\)", " ", base)
+    keys.append(compact(outer))
+    keys += [compact(p) for p in re.findall(r"\(([^)]*)\)", base)]
+    return [k for i, k in enumerate(keys) if k and k not in keys[:i]]
+
+
+def stripped_key(name: str) -> str:
+    """Compact key without a trailing -hf/-base/-instruct/-chat/-it and a leading "Meta-"."""
+    base = name.rsplit("/", 1)[-1]
+    base = re.sub(r"^meta-", "", _SUFFIX.sub("", base), flags=re.IGNORECASE)
+    return compact(base)
+
+
+def hf_repos(rec: dict[str, Any]) -> list[str]:
+    """Hugging Face model repository ids named in an Epoch record's links and notes."""
+    texts = list(rec.get("link") or []) + [str(rec.get("accessibility_notes") or "")]
+    out: list[str] = []
+    for text in texts:
+        for repo in _HF_REPO.findall(text):
+            repo = repo.rstrip(".")
+            if repo.split("/")[0].lower() not in _NOT_REPOS and repo not in out:
+                out.append(repo)
+    return out
+
+
+@dataclass(frozen=True)
+class MapRow:
+    """One row of the hand-kept map: Epoch name → "source:key", "base:<Epoch name>" or "none"."""
+
+    target: str
+    overrides: dict[str, Any]
+    note: str
+
+
+def load_map(path: Path) -> dict[str, MapRow]:
+    """The hand-kept map (columns: epoch_name, target, overrides (JSON), note)."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["epoch_name"] and not r["epoch_name"].startswith("#")]
+    return {r["epoch_name"]: MapRow(r["target"], json.loads(r["overrides"] or "{}"), r["note"])
+            for r in rows}
+
+
+@dataclass
+class Index:
+    """Candidates of all sources by label, repository id and name keys."""
+
+    by_label: dict[str, Candidate] = field(default_factory=dict)
+    by_repo: dict[str, list[Candidate]] = field(default_factory=lambda: defaultdict(list))
+    by_key: dict[str, list[Candidate]] = field(default_factory=lambda: defaultdict(list))
+    by_stripped: dict[str, list[Candidate]] = field(default_factory=lambda: defaultdict(list))
+    llmfit_raw: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, c: Candidate) -> None:
+        """Index one candidate (llmfit's are added unconverted, see `resolve`)."""
+        self.by_label[c.label] = c
+        if c.repo:
+            self.by_repo[c.repo.lower()].append(c)
+        for k in name_keys(c.key if c.source != "aiconfigurator" else (c.repo or c.key)):
+            self.by_key[k].append(c)
+        self.by_stripped[stripped_key(c.repo or c.key)].append(c)
+
+    def resolve(self, c: Candidate) -> Candidate:
+        """The converted candidate (llmfit entries convert on first use)."""
+        if c.source == "llmfit" and c.arch is None and not c.why_none:
+            c = llmfit_candidate(self.llmfit_raw[c.key])
+            self.by_label[c.label] = c
+        return c
+
+
+def build_index(fixed: list[Candidate], llmfit: list[dict[str, Any]]) -> Index:
+    """An Index of converted candidates plus llmfit's raw entries."""
+    idx = Index()
+    for c in fixed:
+        idx.add(c)
+    for e in llmfit:
+        idx.llmfit_raw[e["name"]] = e
+        idx.add(Candidate("llmfit", e["name"], e["name"], None, "", int(e.get("hf_downloads") or 0)))
+    return idx
+
+
+def _order(c: Candidate, tier: int, dev_id: str) -> tuple[int, ...]:
+    """Trust of the source, match tier, developer's own repo, shortest name, most downloads."""
+    org = (c.repo or "").split("/")[0].lower()
+    return (TRUST.index(c.source), tier, 0 if dev_id and org == dev_id.lower() else 1,
+            len(c.key), -c.downloads)
+
+
+def direct_candidates(idx: Index, rec: dict[str, Any]) -> list[Candidate]:
+    """Candidates found by repository id or name, best first (before the guard)."""
+    name, dev = rec["model"], str(rec.get("hugging_face_developer_id") or "")
+    found: dict[str, tuple[tuple[int, ...], Candidate]] = {}
+
+    def put(c: Candidate, tier: int) -> None:
+        key = _order(c, tier, dev)
+        if c.label not in found or key < found[c.label][0]:
+            found[c.label] = (key, c)
+
+    for repo in hf_repos(rec):
+        for c in idx.by_repo.get(repo.lower(), []):
+            put(c, 0)
+    for k in name_keys(name):
+        for c in idx.by_key.get(k, []):
+            put(c, 1)
+    for c in idx.by_stripped.get(stripped_key(name), []):
+        put(c, 2)
+    return [c for _, c in sorted(found.values(), key=lambda t: (t[0], t[1].label))]
+
+
+def guard(arch_params: int, epoch_params: float) -> bool:
+    """True when the computed count is within GUARD_TOLERANCE of Epoch's."""
+    return abs(arch_params / epoch_params - 1) <= GUARD_TOLERANCE
