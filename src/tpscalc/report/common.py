@@ -1,0 +1,196 @@
+"""Pieces both reports share: one row per (card, estimate), sorting, input checks, JSON forms."""
+from __future__ import annotations
+
+import difflib
+import importlib
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from tpscalc.catalog.schema import Card
+from tpscalc.estimate.types import Estimate, MemoryBreakdown
+
+READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
+MAX_CONTEXT_TOKENS = 10_000_000  # same upper bound as the engine's input check
+DEFAULT_CONTEXT = 4096
+
+
+class ReportInputError(ValueError):
+    """Bad report options (context, quantization floor, memory bounds, sort key)."""
+
+
+def engine() -> ModuleType:
+    """The estimation engine module (one seam, so tests can put a fake in sys.modules)."""
+    return importlib.import_module("tpscalc.estimate.engine")
+
+
+def input_errors() -> tuple[type[Exception], ...]:
+    """Exception types that mean bad user input (printed as one line, exit code 2)."""
+    from tpscalc.catalog.lookup import NameNotFoundError
+    from tpscalc.i18n import UnknownLanguageError
+
+    found: list[type[Exception]] = [ReportInputError, NameNotFoundError, UnknownLanguageError]
+    try:
+        err = getattr(engine(), "EstimateInputError", None)
+    except ImportError:
+        err = None
+    if isinstance(err, type) and issubclass(err, Exception):
+        found.append(err)
+    return tuple(found)
+
+
+def check_context(context: int) -> int:
+    """`context` if it is a sensible number of tokens, else ReportInputError."""
+    if context <= 0 or context > MAX_CONTEXT_TOKENS:
+        raise ReportInputError(
+            f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} tokens, got {context:,}")
+    return context
+
+
+def quant_names() -> list[str]:
+    """Names of the quantizations on the ladder, least compressed first (empty if unknown)."""
+    try:
+        from tpscalc.catalog import quants
+    except ImportError:
+        return []
+    return [q.name for q in quants.quantizations()]
+
+
+def check_quant(name: str | None) -> str | None:
+    """The canonical spelling of quantization `name` (on the ladder), or an input error."""
+    if name is None:
+        return None
+    names = quant_names()
+    if not names:
+        return name  # no ladder file yet: the engine checks it
+    try:
+        from tpscalc.catalog.quants import get_quant
+    except ImportError:
+        canonical = name.strip().upper()
+    else:
+        canonical = get_quant(name).name  # UnknownQuantizationError lists the closest names
+    by_upper = {n.upper(): n for n in names}
+    if canonical.upper() in by_upper:
+        return by_upper[canonical.upper()]
+    close = difflib.get_close_matches(canonical.upper(), list(by_upper), n=4, cutoff=0.3)
+    hint = ", ".join(by_upper[c] for c in close) or ", ".join(names)
+    raise ReportInputError(f"unknown quantization {name!r} (not on the ladder); closest: {hint}")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One card evaluated against one model (or one model on one card)."""
+
+    card: Card
+    estimate: Estimate
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Estimated decode speed, tokens/s (0 when it does not fit)."""
+        d = self.estimate.decode
+        return d.tokens_per_s if (d and self.estimate.fits) else 0.0
+
+    @property
+    def needs_gib(self) -> float:
+        """Memory needed on the card, GiB."""
+        return self.estimate.memory.total_gib
+
+
+def release_key(card: Card) -> str:
+    """A sortable release date ("" when unknown)."""
+    return card.release_date or ""
+
+
+def sort_by_speed(rows: Sequence[Row]) -> list[Row]:
+    """Fitting rows fastest first (newest card first on ties), then the others, closest miss first."""
+    fit = [r for r in rows if r.estimate.fits]
+    fit.sort(key=lambda r: (-round(r.tokens_per_s, 6), _neg_date(r.card)))
+    miss = [r for r in rows if not r.estimate.fits]
+    miss.sort(key=lambda r: (r.estimate.short_by_gib or 0.0, -r.card.memory_gib))
+    return fit + miss
+
+
+def _neg_date(card: Card) -> tuple[int, ...]:
+    """Key that puts later release dates first."""
+    date = release_key(card)
+    if not date:
+        return (1,)
+    y, m, d = (int(p) for p in date.split("-"))
+    return (0, -y, -m, -d)
+
+
+def smallest_first(rows: Sequence[Row]) -> list[Row]:
+    """Fitting rows by card memory, smallest first (fastest first at equal memory)."""
+    fit = [r for r in rows if r.estimate.fits]
+    return sorted(fit, key=lambda r: (r.card.memory_gib, -r.tokens_per_s, r.card.name))
+
+
+def median_tokens_per_s(rows: Sequence[Row]) -> float | None:
+    """Median decode speed over the rows that fit, tokens/s."""
+    speeds = [r.tokens_per_s for r in rows if r.estimate.fits]
+    return statistics.median(speeds) if speeds else None
+
+
+def memory_json(m: MemoryBreakdown) -> dict[str, Any]:
+    """JSON form of a memory breakdown, GiB."""
+    return {"weights_gib": m.weights_gib, "kv_cache_gib": m.kv_cache_gib,
+            "runtime_gib": m.runtime_gib, "total_gib": m.total_gib,
+            "approximated": m.approximated}
+
+
+def decode_json(e: Estimate) -> dict[str, Any] | None:
+    """JSON form of the decode estimate, tokens/s (None when it does not fit)."""
+    d = e.decode
+    if d is None:
+        return None
+    return {"tokens_per_s": d.tokens_per_s, "low": d.low, "high": d.high,
+            "confidence": d.confidence, "bound": d.bound, "measured": d.measured}
+
+
+def prefill_json(e: Estimate) -> dict[str, Any] | None:
+    """JSON form of the prompt-processing estimate, tokens/s and seconds."""
+    p = e.prefill
+    if p is None:
+        return None
+    return {"tokens_per_s": p.tokens_per_s, "low": p.low, "high": p.high,
+            "time_to_first_token_s": p.time_to_first_token_s}
+
+
+def estimate_json(e: Estimate) -> dict[str, Any]:
+    """The public JSON form of one estimate (`tpscalc estimate --json`, the Python API)."""
+    return {"model": e.model, "gpu": e.gpu, "quant": e.quant, "context": e.context,
+            "backend": e.backend, "memory": memory_json(e.memory), "fits": e.fits,
+            "fit": e.fit, "decode": decode_json(e), "prefill": prefill_json(e),
+            "short_by_gib": e.short_by_gib, "error": None}
+
+
+def highlight_json(row: Row | None) -> dict[str, Any] | None:
+    """`{gpu, memory_gib, quant, decode_tokens_per_s, needs_gib}` for a headline card."""
+    if row is None:
+        return None
+    return {"gpu": row.card.name, "slug": row.card.slug, "memory_gib": row.card.memory_gib,
+            "quant": row.estimate.quant, "decode_tokens_per_s": row.tokens_per_s,
+            "needs_gib": row.needs_gib, "fit": row.estimate.fit}
+
+
+def sig(value: float, lang: str = "en", figures: int = 3) -> str:
+    """`value` to `figures` significant figures in the locale's style ("226", "94.9", "75", "6.25")."""
+    from tpscalc.i18n import format_number
+
+    if value == 0:
+        return "0"
+    whole = len(str(int(abs(value)))) if abs(value) >= 1 else 0
+    digits = max(0, figures - whole) if whole else figures
+    rounded = round(value, digits)
+    while digits > 0 and round(rounded, digits - 1) == rounded:
+        digits -= 1
+    return format_number(rounded, lang, digits)
+
+
+def gib(value: float, lang: str = "en") -> str:
+    """A memory figure in GiB with one decimal ("16.8")."""
+    from tpscalc.i18n import format_number
+
+    return format_number(value, lang, 1)

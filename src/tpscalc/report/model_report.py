@@ -1,0 +1,270 @@
+"""The model report (model → every card): built once as plain data, rendered by CLI, JSON and web."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.types import Estimate, MemoryBreakdown
+from tpscalc.report import common, record
+from tpscalc.report.common import Row
+
+CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens, for the chart
+KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation
+FAQ_SIZES_GIB = (12, 16, 24)  # the seed pages' "can I run it on 12 / 16 / 24 GB?"
+EXTREMES = 10  # the ten fastest, the ten smallest
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked for."""
+
+    context: int = common.DEFAULT_CONTEXT
+    min_quality: str | None = None
+    min_memory_gib: float | None = None
+    max_memory_gib: float | None = None
+    search: str | None = None
+    show_all: bool = False
+    backend: str | None = None
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
+class ContextPoint:
+    """Memory needed and speed of one card at one context length (tokens)."""
+
+    role: str  # "fastest" or "typical"
+    gpu: str
+    context: int
+    quant: str | None
+    needs_gib: float
+    kv_cache_gib: float
+    tokens_per_s: float | None
+    fits: bool
+
+
+@dataclass(frozen=True)
+class KvPoint:
+    """KV cache and total memory at one context length for one quantization, GiB."""
+
+    context: int
+    quant: str
+    memory: MemoryBreakdown
+
+
+@dataclass(frozen=True)
+class Text:
+    """A titled paragraph (explanation, guide step, FAQ entry), already translated."""
+
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """Figures computed over every card, before the user's row filters."""
+
+    model: Model
+    options: Options
+    cards_total: int
+    cards_fit: int
+    fastest: Row | None
+    smallest: Row | None
+    median_tokens_per_s: float | None
+    reading_speed_cards: int
+    fastest_ten: tuple[Row, ...]
+    smallest_cards: tuple[Row, ...]
+    closest_miss: Row | None
+    quant_levels: tuple[str, ...]
+    by_size: tuple[tuple[int, Row | None, Row | None], ...]  # size, best fit, closest miss
+    kv_points: tuple[KvPoint, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """Everything the model page shows, in one language."""
+
+    summary: ModelSummary
+    rows: tuple[Row, ...]  # after filters, sorted by speed
+    context_curve: tuple[ContextPoint, ...]
+    record: tuple[record.RecordSection, ...]
+    explanations: tuple[Text, ...]
+    guide: tuple[Text, ...]
+    faq: tuple[Text, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def model(self) -> Model:
+        """The model the report is about."""
+        return self.summary.model
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole report as JSON-ready data (the keys are pinned by tests/report)."""
+        from tpscalc.report.serialize import model_report_json
+
+        return model_report_json(self)
+
+
+def summarize(model: Model, rows: Sequence[Row], options: Options,
+              kv_points: Sequence[KvPoint] = ()) -> ModelSummary:
+    """Counts, headline cards, extremes and per-size answers over all `rows` (pure)."""
+    by_speed = common.sort_by_speed(rows)
+    fit = [r for r in by_speed if r.estimate.fits]
+    small = common.smallest_first(rows)
+    misses = [r for r in by_speed if not r.estimate.fits and r.estimate.short_by_gib is not None]
+    reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
+    ladder = {name: i for i, name in enumerate(common.quant_names())}
+    used = {r.estimate.quant for r in fit if r.estimate.quant}
+    quants = tuple(sorted(used, key=lambda q: (ladder.get(q, len(ladder)), q)))
+    return ModelSummary(
+        model=model, options=options, cards_total=len(rows), cards_fit=len(fit),
+        fastest=fit[0] if fit else None, smallest=small[0] if small else None,
+        median_tokens_per_s=common.median_tokens_per_s(fit), reading_speed_cards=reading,
+        fastest_ten=tuple(fit[:EXTREMES]), smallest_cards=tuple(small[:EXTREMES]),
+        closest_miss=misses[0] if misses else None, quant_levels=quants,
+        by_size=tuple(_best_of_size(by_speed, size) for size in FAQ_SIZES_GIB),
+        kv_points=tuple(kv_points))
+
+
+def _best_of_size(by_speed: Sequence[Row], size_gib: int) -> tuple[int, Row | None, Row | None]:
+    """The fastest card of `size_gib` that fits, and the closest miss of that size."""
+    same = [r for r in by_speed if abs(r.card.memory_gib - size_gib) < 0.5]
+    best = next((r for r in same if r.estimate.fits), None)
+    miss = next((r for r in same if not r.estimate.fits), None)
+    return size_gib, best, miss
+
+
+def filter_rows(rows: Sequence[Row], options: Options) -> list[Row]:
+    """The rows the table shows: search, memory bounds, and (unless show_all) only cards that fit."""
+    from tpscalc.catalog.search import filter_by_text
+
+    keep = {id(c) for c in filter_by_text([r.card for r in rows], options.search)}
+    out = []
+    for r in rows:
+        if id(r.card) not in keep or not (options.show_all or r.estimate.fits):
+            continue
+        if options.min_memory_gib is not None and r.card.memory_gib < options.min_memory_gib:
+            continue
+        if options.max_memory_gib is not None and r.card.memory_gib > options.max_memory_gib:
+            continue
+        out.append(r)
+    return common.sort_by_speed(out)
+
+
+def check_options(options: Options) -> Options:
+    """`options` with the quantization spelled canonically, or ReportInputError."""
+    from dataclasses import replace
+
+    from tpscalc.i18n import check_language
+
+    check_language(options.lang)
+    common.check_context(options.context)
+    lo, hi = options.min_memory_gib, options.max_memory_gib
+    if (lo is not None and lo < 0) or (hi is not None and hi <= 0):
+        raise common.ReportInputError("memory bounds must be positive GiB")
+    if lo is not None and hi is not None and lo > hi:
+        raise common.ReportInputError(f"--min-memory {lo:g} GiB exceeds --max-memory {hi:g} GiB")
+    return replace(options, min_quality=common.check_quant(options.min_quality))
+
+
+def build_model_report(model: str | Model, *, cards: Sequence[Card] | None = None,
+                       **opts: Any) -> ModelReport:
+    """The model report for `model` against every card (or `cards`); see Options for `opts`."""
+    from tpscalc.catalog import get_model, store
+
+    options = check_options(Options(**opts))
+    if isinstance(model, str):
+        model = get_model(model)
+    cards = list(store.cards() if cards is None else cards)
+    eng = common.engine()
+    estimates = eng.estimate_on_cards(model, cards, context=options.context,
+                                      min_quality=options.min_quality, backend=options.backend)
+    rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
+    summary = summarize(model, rows, options)
+    summary = _with_kv_points(summary, eng)
+    return assemble(summary, rows, context_curve(summary, rows, eng))
+
+
+def assemble(summary: ModelSummary, rows: Sequence[Row],
+             curve: Sequence[ContextPoint] = ()) -> ModelReport:
+    """The report from its computed figures (pure: texts are derived, nothing is estimated)."""
+    from tpscalc.i18n import translator
+    from tpscalc.report import faq
+
+    tr = translator(summary.options.lang)
+    return ModelReport(
+        summary=summary, rows=tuple(filter_rows(rows, summary.options)),
+        context_curve=tuple(curve), record=record.sections(summary.model, tr.gettext),
+        explanations=faq.explanations(summary), guide=faq.guide(summary),
+        faq=faq.model_faq(summary), notes=faq.notes(summary))
+
+
+def _reference_quant(summary: ModelSummary) -> str | None:
+    """The quantization the memory explanations use: the fastest card's, else the smallest's."""
+    for row in (summary.fastest, summary.smallest, summary.closest_miss):
+        if row is not None and row.estimate.quant:
+            return row.estimate.quant
+    return None
+
+
+def _with_kv_points(summary: ModelSummary, eng: Any) -> ModelSummary:
+    """`summary` plus the memory needed at 4k, 32k and the model's maximum context."""
+    from dataclasses import replace
+
+    quant = _reference_quant(summary)
+    if quant is None:
+        return summary
+    arch = summary.model.architecture
+    contexts = list(KV_CONTEXTS)
+    if arch and arch.max_context:
+        contexts = [c for c in contexts if c < arch.max_context] + [arch.max_context]
+    points = []
+    for ctx in sorted(set(contexts)):
+        try:
+            points.append(KvPoint(ctx, quant, eng.memory_at(summary.model, quant, ctx)))
+        except eng.EstimateInputError:
+            continue
+    return replace(summary, kv_points=tuple(points))
+
+
+def curve_contexts(model: Model) -> list[int]:
+    """Context lengths for the memory/speed chart, up to the model's maximum (tokens)."""
+    arch = model.architecture
+    top = arch.max_context if arch and arch.max_context else 32768
+    out = [c for c in CURVE_CONTEXTS if c <= top]
+    if top not in out and top <= 1_048_576:
+        out.append(top)
+    return out
+
+
+def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Any) -> list[ContextPoint]:
+    """Memory and speed of the fastest and the typical (median-speed) card per context length."""
+    if summary.fastest is None:
+        return []
+    cards: list[tuple[str, Card]] = [("fastest", summary.fastest.card)]
+    typical = _median_row(summary, rows)
+    if typical is not None and typical.card is not summary.fastest.card:
+        cards.append(("typical", typical.card))
+    opts = summary.options
+    out = []
+    for role, card in cards:
+        for ctx in curve_contexts(summary.model):
+            try:
+                e: Estimate = eng.estimate(summary.model, card, context=ctx,
+                                           min_quality=opts.min_quality, backend=opts.backend)
+            except eng.EstimateInputError:
+                continue
+            out.append(ContextPoint(role, card.name, ctx, e.quant, e.memory.total_gib,
+                                    e.memory.kv_cache_gib,
+                                    e.decode.tokens_per_s if e.decode else None, e.fits))
+    return out
+
+
+def _median_row(summary: ModelSummary, rows: Sequence[Row]) -> Row | None:
+    """The card whose speed is closest to the median over the cards that fit."""
+    median = summary.median_tokens_per_s
+    candidates = [r for r in rows if r.estimate.fits]
+    if median is None or not candidates:
+        return None
+    return min(candidates, key=lambda r: abs(r.tokens_per_s - median))

@@ -1,0 +1,110 @@
+"""The model's Epoch AI record grouped into the sections of the model page (SPEC §1.7)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tpscalc.catalog.schema import Model
+
+# Keys of `Model.record`: Epoch AI's "Data on AI Models" columns (epoch.ai/data/ai-models) in
+# snake_case, as tools/ writes them; each with the English label the page shows.
+SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Origin", (("organization", "Organization"),
+                ("organization_categorization", "Organization type"),
+                ("country_of_organization", "Country"), ("publication_date", "Published"),
+                ("authors", "Authors"))),
+    ("What it does", (("domain", "Domain"), ("task", "Task"), ("base_model", "Base model"))),
+    ("Size", (("parameters", "Parameters"), ("training_dataset_size_total", "Training data"),
+              ("epochs", "Epochs"), ("batch_size", "Batch size"))),
+    ("Training compute", (("training_compute_flop", "Training compute"),
+                          ("training_compute_estimation_method", "How it was established"),
+                          ("finetune_compute_flop", "Fine-tuning compute"),
+                          ("training_hardware", "Training hardware"),
+                          ("training_time_hours", "Training time (hours)"))),
+    ("Availability", (("open_model_weights", "Weights"), ("model_accessibility", "Model access"),
+                      ("training_code_accessibility", "Training code"),
+                      ("accessibility_notes", "Notes"))),
+    ("Classification", (("possibly_over_1e23_flop", "Likely above 10^23 FLOP"),
+                        ("confidence", "Record confidence"), ("citations", "Citations"),
+                        ("notability_criteria", "Notability criteria"))),
+    ("Sources", (("reference", "Reference"), ("link", "Link"), ("last_modified", "Last updated"))),
+)
+FLOP_FIELDS = frozenset({"training_compute_flop", "finetune_compute_flop"})
+
+
+@dataclass(frozen=True)
+class RecordField:
+    """One field of the record: its translated label and its value as text."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class RecordSection:
+    """A titled group of record fields."""
+
+    title: str
+    fields: tuple[RecordField, ...]
+
+
+def field(model: Model, name: str) -> Any:
+    """One Epoch field of `model` (None when empty)."""
+    value = model.record.get(name)
+    if value in ("", None, [], ()):
+        return None
+    return value
+
+
+def as_text(value: Any) -> str:
+    """A record value as one line of text (lists joined by ", ")."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
+    if isinstance(value, str) and "," in value and ", " not in value:
+        return ", ".join(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, (int, float)) and float(value).is_integer():
+        return f"{int(value):,}"
+    return str(value)
+
+
+def text_field(model: Model, name: str) -> str | None:
+    """`field` as text, or None."""
+    value = field(model, name)
+    return None if value is None else as_text(value)
+
+
+def number_field(model: Model, name: str) -> float | None:
+    """A numeric Epoch field, or None when missing or not a number."""
+    value = field(model, name)
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def flop_text(value: float) -> str:
+    """A FLOP count as "3.9 × 10²³ FLOP"."""
+    mantissa, exponent = f"{value:.1e}".split("e")
+    sup = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{mantissa} × 10{sup} FLOP"
+
+
+def sections(model: Model, gettext: Callable[[str], str]) -> tuple[RecordSection, ...]:
+    """The record's non-empty fields, grouped and labelled in the report's language."""
+    out = []
+    for title, names in SECTIONS:
+        fields = []
+        for key, label in names:
+            if key in FLOP_FIELDS:
+                value = number_field(model, key)
+                text = flop_text(value) if value else None
+            else:
+                text = text_field(model, key)
+            if text:
+                fields.append(RecordField(gettext(label), text))
+        if fields:
+            out.append(RecordSection(gettext(title), tuple(fields)))
+    return tuple(out)

@@ -1,0 +1,176 @@
+"""Rich terminal rendering of the model and card reports (the same objects the JSON renders)."""
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text as RichText
+
+from tpscalc.i18n import format_number, format_release, translator
+from tpscalc.report.card_report import CardReport, ModelRow
+from tpscalc.report.common import Row, gib, sig
+from tpscalc.report.faq import params_text
+from tpscalc.report.model_report import ModelReport, Text
+
+FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
+PIPE_WIDTH = 200  # columns when printing to a file or pipe, so rows stay one line each
+
+
+def _default_console() -> Console:
+    """A console for stdout: the terminal's width, or PIPE_WIDTH when piped."""
+    out = Console()
+    return out if out.is_terminal else Console(width=PIPE_WIDTH)
+
+
+def speed_cells(estimate: object, lang: str) -> list[str]:
+    """Speed, range and confidence cells: "226", "136–361", "low" (dashes when it does not fit)."""
+    tr = translator(lang)
+    d = getattr(estimate, "decode", None)
+    if d is None or not getattr(estimate, "fits", False):
+        return ["—", "—", "—"]
+    speed = sig(d.tokens_per_s, lang)
+    if d.measured is not None:
+        speed += " " + tr.gettext("(measured {tps})").format(tps=sig(d.measured, lang))
+    return [speed, f"{sig(d.low, lang)}–{sig(d.high, lang)}", tr.gettext(d.confidence)]
+
+
+def fit_cell(estimate: object, lang: str) -> RichText:
+    """The fit label ("Comfortable", "Tight", or "Short by 2.6 GiB"), coloured."""
+    tr = translator(lang)
+    fit = getattr(estimate, "fit", "no")
+    short = getattr(estimate, "short_by_gib", None)
+    if fit == "no":
+        label = (tr.gettext("Short by {short} GiB").format(short=gib(short, lang))
+                 if short is not None else tr.gettext("Does not fit"))
+    else:
+        label = tr.gettext(fit.capitalize())
+    return RichText(label, style=FIT_STYLE.get(fit, ""))
+
+
+def model_table(report: ModelReport) -> Table:
+    """The table of cards, fastest first."""
+    lang = report.summary.options.lang
+    tr = translator(lang)
+    title = tr.ngettext("{n} card matches", "{n} cards match", len(report.rows)).format(
+        n=len(report.rows))
+    table = Table(title=title, title_justify="left")
+    for header, justify in ((tr.gettext("Speed (tok/s)"), "right"),
+                            (tr.gettext("Range (tok/s)"), "right"),
+                            (tr.gettext("Confidence"), "left"),
+                            (tr.gettext("Card"), "left"), (tr.gettext("Vendor"), "left"),
+                            (tr.gettext("Memory (GiB)"), "right"),
+                            (tr.gettext("Bandwidth (GB/s)"), "right"),
+                            (tr.gettext("Released"), "left"), (tr.gettext("Needs (GiB)"), "right"),
+                            (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in report.rows:
+        table.add_row(*_model_row_cells(r, lang))
+    return table
+
+
+def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
+    c, e = r.card, r.estimate
+    return [*speed_cells(e, lang), c.name, c.vendor, format_number(c.memory_gib, lang, 0),
+            format_number(c.bandwidth_gb_s, lang), format_release(
+                c.release_date, c.release_date_precision, lang),
+            gib(e.memory.total_gib, lang), e.quant or "—", fit_cell(e, lang)]
+
+
+def _headline(report: ModelReport) -> list[str]:
+    s, lang = report.summary, report.summary.options.lang
+    tr, m = translator(lang), report.model
+    lines = [f"[bold]{m.name}[/bold] · " + tr.gettext("open weights") + " · "
+             + ", ".join(m.organization) + " · " + params_text(m.parameters_total) + " · "
+             + format_release(m.publication_date, "month", lang),
+             tr.gettext("{fit} of {total} cards can run it at a context of {context} tokens"
+                        ).format(fit=s.cards_fit, total=s.cards_total,
+                                 context=format_number(s.options.context, lang))]
+    if s.smallest is not None and s.fastest is not None:
+        lines.append(tr.gettext("Smallest card that fits: {gpu}, {memory} GiB · {quant} · {tps} tok/s"
+                                ).format(gpu=s.smallest.card.name,
+                                         memory=format_number(s.smallest.card.memory_gib, lang),
+                                         quant=s.smallest.estimate.quant,
+                                         tps=sig(s.smallest.tokens_per_s, lang)))
+        lines.append(tr.gettext("Fastest card: {gpu}, {tps} tok/s · {memory} GiB").format(
+            gpu=s.fastest.card.name, tps=sig(s.fastest.tokens_per_s, lang),
+            memory=format_number(s.fastest.card.memory_gib, lang)))
+        lines.append(tr.gettext("Median {median} tok/s over the cards that run it; {count} reach "
+                                "reading speed (10 tok/s)").format(
+            median=sig(s.median_tokens_per_s or 0.0, lang), count=s.reading_speed_cards))
+    return lines
+
+
+def _paragraphs(title: str, items: tuple[Text, ...]) -> list[str]:
+    out = [f"\n[bold underline]{title}[/bold underline]"]
+    for t in items:
+        out += [f"[bold]{t.title}[/bold]", t.body]
+    return out
+
+
+def render_model_report(report: ModelReport, console: Console | None = None,
+                        full: bool = True) -> None:
+    """Print the model report: headline, table, and (when `full`) record, explanations, FAQ."""
+    console = console or _default_console()
+    tr = translator(report.summary.options.lang)
+    for line in _headline(report):
+        console.print(line)
+    console.print(model_table(report))
+    for note in report.notes:
+        console.print(f"[dim]{note}[/dim]")
+    if not full:
+        return
+    record_lines = [f"\n[bold underline]{tr.gettext('Full record')}[/bold underline]"]
+    for sec in report.record:
+        record_lines.append(f"[bold]{sec.title}[/bold]")
+        record_lines += [f"  {f.name}: {f.value}" for f in sec.fields]
+    console.print(Group(*record_lines))
+    console.print(Group(*_paragraphs(tr.gettext("What the numbers mean"), report.explanations)))
+    console.print(Group(*_paragraphs(tr.gettext("How to choose a GPU"), report.guide)))
+    console.print(Group(*_paragraphs(tr.gettext("Questions"), report.faq)))
+
+
+def card_table(report: CardReport) -> Table:
+    """The table of models the card runs."""
+    lang = report.options.lang
+    tr = translator(lang)
+    title = tr.ngettext("{n} model matches", "{n} models match", len(report.rows)).format(
+        n=len(report.rows))
+    table = Table(title=title, title_justify="left")
+    for header, justify in ((tr.gettext("Speed (tok/s)"), "right"),
+                            (tr.gettext("Range (tok/s)"), "right"),
+                            (tr.gettext("Confidence"), "left"),
+                            (tr.gettext("Model"), "left"), (tr.gettext("Organization"), "left"),
+                            (tr.gettext("Parameters"), "right"), (tr.gettext("Released"), "left"),
+                            (tr.gettext("Needs (GiB)"), "right"),
+                            (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in report.rows:
+        table.add_row(*_card_row_cells(r, lang))
+    return table
+
+
+def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
+    m, e = r.model, r.estimate
+    needs = gib(e.memory.total_gib, lang) + ("*" if e.memory.approximated else "")
+    return [*speed_cells(e, lang), m.name, ", ".join(m.organization)[:40],
+            params_text(m.parameters_total), format_release(m.publication_date, "month", lang),
+            needs, e.quant or "—", fit_cell(e, lang)]
+
+
+def render_card_report(report: CardReport, console: Console | None = None) -> None:
+    """Print the card report: specs, counts, table, FAQ."""
+    console = console or _default_console()
+    lang, c = report.options.lang, report.card
+    tr = translator(lang)
+    console.print(f"[bold]{c.name}[/bold] · {c.vendor} · "
+                  + tr.gettext("{memory} GiB · {bandwidth} GB/s · released {date}").format(
+                      memory=format_number(c.memory_gib, lang),
+                      bandwidth=format_number(c.bandwidth_gb_s, lang),
+                      date=format_release(c.release_date, c.release_date_precision, lang)))
+    console.print(tr.gettext("{fit} of {total} models fit at a context of {context} tokens").format(
+        fit=report.models_fit, total=report.models_total,
+        context=format_number(report.options.context, lang)))
+    console.print(card_table(report))
+    console.print(f"[dim]* {tr.gettext('Memory approximated from the parameter count.')}[/dim]")
+    for note in report.notes:
+        console.print(f"[dim]{note}[/dim]")
+    console.print(Group(*_paragraphs(tr.gettext("Questions"), report.faq)))

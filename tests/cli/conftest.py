@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+
+def _load_fakes() -> ModuleType:
+    # The fake engine and catalog are shared with tests/report.
+    if "report_fakes" in sys.modules:
+        return sys.modules["report_fakes"]
+    path = Path(__file__).parents[1] / "report" / "report_fakes.py"
+    spec = importlib.util.spec_from_file_location("report_fakes", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["report_fakes"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fakes = _load_fakes()
+
+
+@pytest.fixture
+def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The fake engine, cards, models and quantization ladder in place of the real ones."""
+    from tpscalc.catalog import store
+    from tpscalc.report import common
+
+    monkeypatch.setitem(sys.modules, "tpscalc.estimate.engine", fakes.engine_module())
+    monkeypatch.setattr(store, "cards", lambda: fakes.CARDS)
+    monkeypatch.setattr(store, "models", lambda: fakes.MODELS)
+    monkeypatch.setattr(common, "quant_names", lambda: [q for q, _ in fakes.LADDER])
+    return fakes

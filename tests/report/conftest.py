@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+
+def _load_fakes() -> ModuleType:
+    # Registered as `report_fakes` so test modules can import it under --import-mode=importlib.
+    if "report_fakes" in sys.modules:
+        return sys.modules["report_fakes"]
+    spec = importlib.util.spec_from_file_location(
+        "report_fakes", Path(__file__).with_name("report_fakes.py"))
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["report_fakes"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fakes = _load_fakes()
+
+
+@pytest.fixture
+def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The fake engine, cards, models and quantization ladder in place of the real ones."""
+    from tpscalc.catalog import store
+    from tpscalc.report import common
+
+    monkeypatch.setitem(sys.modules, "tpscalc.estimate.engine", fakes.engine_module())
+    monkeypatch.setattr(store, "cards", lambda: fakes.CARDS)
+    monkeypatch.setattr(store, "models", lambda: fakes.MODELS)
+    monkeypatch.setattr(common, "quant_names", lambda: [q for q, _ in fakes.LADDER])
+    return fakes
