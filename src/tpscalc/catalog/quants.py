@@ -1,0 +1,101 @@
+"""The quantizations the product offers (the quality ladder) and the other llama.cpp file types.
+
+Data: `catalog/data/quants.json` (validated by `schema.Quantization`), loaded on first use.
+Names resolve the way people and tools write them: "Q4_K_M", "q4_k_m", "q4km", llama-bench's
+"Q4_K - Medium", llama-quantize's alias "Q4_K", "MXFP4 MoE".
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from functools import cache
+
+from pydantic import ValidationError
+
+from tpscalc.catalog.lookup import NameNotFoundError
+from tpscalc.catalog.schema import Quantization
+from tpscalc.catalog.store import CatalogError, read_json
+
+FILENAME = "quants.json"
+# llama-quantize's aliases (QUANT_OPTIONS in llama.cpp tools/quantize/quantize.cpp).
+_ALIASES = {"Q4K": "Q4_K_M", "Q5K": "Q5_K_M", "Q3K": "Q3_K_M", "MXFP4": "MXFP4_MOE",
+            "FP16": "F16", "FLOAT16": "F16", "BFLOAT16": "BF16"}
+# llama.cpp's llama_model_ftype_name() spells K-quant mixes "Q4_K - Medium"; Q2_K is "Q2_K - Medium".
+_SIZE_WORDS = {"SMALL": "S", "MEDIUM": "M", "LARGE": "L"}
+
+
+class UnknownQuantizationError(NameNotFoundError):
+    """A quantization name matched nothing; the message lists the closest valid names."""
+
+
+def _compact(name: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "", name.upper())
+
+
+def _from_llama_label(name: str) -> str:
+    """'Q4_K - Medium' → 'Q4_K_M'; 'IQ3_XXS - 3.0625 bpw' → 'IQ3_XXS'; others unchanged."""
+    label = name.strip().upper()
+    label = re.sub(r"\s*-\s*[0-9.]+\s*BPW$", "", label)
+    m = re.fullmatch(r"(Q\d_K)\s*-\s*(SMALL|MEDIUM|LARGE)", label)
+    if m:
+        if m.group(1) == "Q2_K":
+            return "Q2_K" if m.group(2) == "MEDIUM" else "Q2_K_S"
+        return f"{m.group(1)}_{_SIZE_WORDS[m.group(2)]}"
+    return label
+
+
+def _load(key: str) -> tuple[Quantization, ...]:
+    rows = read_json(FILENAME)[key]
+    out = []
+    for i, row in enumerate(rows):
+        try:
+            out.append(Quantization.model_validate(row))
+        except ValidationError as exc:
+            raise CatalogError(f"{FILENAME} {key}[{i}] ({row.get('name', '?')}): {exc}") from exc
+    return tuple(out)
+
+
+@cache
+def quantizations() -> tuple[Quantization, ...]:
+    """The ladder the product offers, least compressed first (quality_rank 0, 1, 2, ...)."""
+    ladder = _load("ladder")
+    if [q.quality_rank for q in ladder] != list(range(len(ladder))):
+        raise CatalogError(f"{FILENAME}: ladder quality_rank must be 0, 1, 2, ... in order")
+    return ladder
+
+
+@cache
+def all_quantizations() -> tuple[Quantization, ...]:
+    """The ladder, then the other file types the engine can size (F16, Q4_0, MXFP4_MOE, ...)."""
+    return quantizations() + _load("extra")
+
+
+@cache
+def _by_compact() -> dict[str, Quantization]:
+    return {_compact(q.name): q for q in all_quantizations()}
+
+
+def get_quant(name: str) -> Quantization:
+    """The quantization `name` designates ("q4_k_m", "Q4_K_M", "q4km", "Q4_K - Medium")."""
+    table = _by_compact()
+    key = _compact(_from_llama_label(name))
+    key = _compact(_ALIASES.get(key, key))
+    if key in table:
+        return table[key]
+    names = {k: q.name for k, q in table.items()}
+    suggestions = [names[k] for k in difflib.get_close_matches(key, list(names), n=4, cutoff=0.4)]
+    hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+    valid = ", ".join(q.name for q in quantizations())
+    raise UnknownQuantizationError(
+        f"unknown quantization {name!r}{hint} (the ladder: {valid})", suggestions)
+
+
+def ladder_index(name: str) -> int:
+    """Position of a quantization on the quality floor scale (its quality_rank)."""
+    return get_quant(name).quality_rank
+
+
+def is_on_ladder(name: str) -> bool:
+    """True when the product offers this quantization in its tables."""
+    q = get_quant(name)
+    return any(q.name == lad.name for lad in quantizations())

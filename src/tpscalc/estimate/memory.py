@@ -1,0 +1,157 @@
+"""Memory a model needs on the card: weights + KV cache + runtime (compute buffers, backend).
+
+All functions are pure; sizes are bytes unless the name says GiB (2^30 B). The KV-cache rules
+follow llama.cpp's llama-kv-cache.cpp and were checked against the KV buffer sizes printed in
+`data/measured/llamacpp_memory_logs.csv` (LLaMA 3.1 8B 16k ctx: 2048 MiB; DeepSeek V3 mainline
+MLA 16k ctx before V-less caching: 2074 MiB; gemma3 4B 128k ctx with sliding window: 2734 MiB).
+"""
+from __future__ import annotations
+
+from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+from tpscalc.catalog.schema import Architecture, Quantization
+from tpscalc.estimate.types import MemoryBreakdown
+from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
+
+GIB = 2**30
+MIB = 2**20
+# llama.cpp pads the sliding-window cache to a multiple of 256 cells and keeps one micro-batch
+# beyond the window (size_swa = min(n_ctx, pad(n_swa + n_ubatch, 256)) in src/llama-kv-cache-iswa.cpp).
+KV_PAD_CELLS = 256
+# Fixed memory a backend takes on the GPU beyond llama.cpp's buffers (driver context, kernels,
+# library handles): ollama reserves 457 MiB per CUDA or ROCm GPU and 512 MiB for Metal
+# (cudaMinimumMemory, rocmMinimumMemory in ollama gpu/gpu.go; metalMinimumMemory in
+# gpu/gpu_darwin.go, https://github.com/ollama/ollama). Vulkan and SYCL: no published figure,
+# assumed equal to CUDA's. CPU: nothing on a GPU.
+BACKEND_OVERHEAD_BYTES: dict[str, int] = {
+    "cuda": 457 * MIB, "rocm": 457 * MIB, "metal": 512 * MIB,
+    "vulkan": 457 * MIB, "sycl": 457 * MIB, "cpu": 0,
+}
+F32_BYTES = 4  # logits and activations in llama.cpp's compute graph are f32
+# Vocabulary assumed when a model has no known architecture: LLaMA 3's 128,256 tokens,
+# typical of 2024-25 open models (config.json of meta-llama/Meta-Llama-3-8B).
+APPROX_VOCAB = 128_256
+
+
+def kv_bytes_per_element(kv_type: str = "f16") -> float:
+    """Bytes per cached value: f16 2, q8_0 34/32, q4_0 18/32 (GGML_QUANT_SIZES block/bytes)."""
+    block, size = GGML_QUANT_SIZES[GGMLQuantizationType[kv_type.upper()]]
+    return size / block
+
+
+def kv_values_per_token_layer(arch: Architecture) -> int:
+    """Values one attention layer caches per token: K and V heads, or MLA's compressed latent.
+
+    MLA (DeepSeek V2/V3, Kimi K2): llama.cpp caches the latent c_kv (kv_lora_rank) and the
+    shared RoPE key (qk_rope_head_dim) as one K row and, since "kv-cache : support V-less cache"
+    (https://github.com/ggml-org/llama.cpp/pull/19067, Jan 2026), no V rows. Builds between
+    PR #12801 (Apr 2025) and that one also stored a V row of kv_lora_rank values.
+    """
+    if arch.is_mla:
+        return (arch.kv_lora_rank or 512) + (arch.qk_rope_head_dim or 64)
+    return 2 * arch.num_kv_heads * arch.head_dim
+
+
+def _pad(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16",
+                   n_ubatch: int = 512) -> int:
+    """KV-cache bytes for one sequence of `context_tokens`.
+
+    Full-attention layers hold every token; sliding-window layers hold min(context, window +
+    one micro-batch, padded to 256); linear-attention / state-space layers hold a fixed
+    recurrent state of a few MiB that does not grow with context and is ignored here. Mixture
+    of experts changes nothing.
+    """
+    swa_layers = arch.sliding_window_layers if arch.sliding_window else 0
+    full_layers = arch.num_layers - swa_layers - arch.linear_attention_layers
+    swa_cells = 0
+    if swa_layers:
+        window = arch.sliding_window or 0
+        swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
+    cells = full_layers * context_tokens + swa_layers * swa_cells
+    per_cell = kv_values_per_token_layer(arch) * kv_bytes_per_element(kv_type)
+    return round(cells * per_cell)
+
+
+def _ffn_width(arch: Architecture) -> int:
+    """Width of the FFN activations per token (active experts only), gate and up counted."""
+    if arch.is_moe:
+        inter = arch.moe_intermediate_size or arch.intermediate_size or 4 * arch.hidden_size
+        width = inter * ((arch.num_experts_active or 1) + arch.num_shared_experts)
+    else:
+        width = arch.intermediate_size or 4 * arch.hidden_size
+    return width * (2 if arch.ffn_gated else 1)
+
+
+def compute_buffer_bytes(arch: Architecture, context_tokens: int, n_ubatch: int = 512,
+                         flash_attn: bool = True) -> int:
+    """llama.cpp's GPU compute buffer for one micro-batch of `n_ubatch` tokens.
+
+    The larger of the logits (n_vocab × n_ubatch f32) and, without flash attention, the
+    attention scores (context × n_ubatch × heads f32), plus the FFN activations of the
+    micro-batch (n_ubatch × FFN width f32). Checked against the mainline rows of
+    llamacpp_memory_logs.csv: LLaMA 3.1 8B FA ub 1024: 613 MiB (613 printed), GLM-Z1 32B FA:
+    386 MiB (353), Granite 8B no FA 32k ctx: 2104 MiB (2144), Pythia 2.8B no FA: 148 MiB (162).
+    """
+    ub = max(1, min(n_ubatch, context_tokens))
+    logits = arch.vocab_size * ub * F32_BYTES
+    scores = 0 if flash_attn else context_tokens * ub * arch.num_attention_heads * F32_BYTES
+    return max(logits, scores) + ub * _ffn_width(arch) * F32_BYTES
+
+
+def backend_overhead_bytes(backend: str) -> int:
+    """Fixed GPU memory the backend itself takes (driver context, kernels), bytes."""
+    try:
+        return BACKEND_OVERHEAD_BYTES[backend.lower()]
+    except KeyError:
+        known = ", ".join(BACKEND_OVERHEAD_BYTES)
+        raise ValueError(f"unknown backend {backend!r}; known: {known}") from None
+
+
+def runtime_bytes(arch: Architecture, backend: str, context_tokens: int, n_ubatch: int = 512,
+                  flash_attn: bool = True) -> int:
+    """Compute buffers plus the backend's fixed overhead, bytes."""
+    return (compute_buffer_bytes(arch, context_tokens, n_ubatch, flash_attn)
+            + backend_overhead_bytes(backend))
+
+
+def approx_architecture(parameters: float) -> Architecture:
+    """A LLaMA-like dense shape for a model known only by its parameter count (a heuristic).
+
+    Assumes 128-wide heads, layers = hidden / 128 (LLaMA 7B/13B: 4096/32, 5120/40),
+    grouped-query attention with a quarter of the heads for K/V (LLaMA 3 8B: 8 of 32), a gated
+    FFN 3.5 × hidden wide, so that parameters ≈ 13 × layers × hidden²; LLaMA 3's vocabulary.
+    It lands near LLaMA 3 8B's KV cache (132 vs 128 KiB per token) and errs high for large
+    models (70B: 587 vs LLaMA 3 70B's 320 KiB): estimates from it are flagged approximated.
+    """
+    hidden = max(128, round((parameters * 128 / 13) ** (1 / 3) / 128) * 128)
+    heads = hidden // 128
+    return Architecture(
+        num_layers=max(1, hidden // 128), hidden_size=hidden,
+        intermediate_size=int(3.5 * hidden), num_attention_heads=heads,
+        num_kv_heads=max(1, heads // 4), head_dim=128, vocab_size=APPROX_VOCAB,
+        source="approximated from the parameter count",
+    )
+
+
+def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | Quantization,
+                     context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
+                     n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
+    """Weights, KV cache, runtime and total, GiB; approximated when `arch` is None."""
+    approximated = arch is None
+    if arch is None:
+        shape = approx_architecture(parameters)
+        weights = approx_weights_bytes(parameters, ftype)
+    else:
+        shape = arch
+        name = ftype if isinstance(ftype, str) else ftype.name
+        weights = float(weights_bytes(arch, name))
+    kv = kv_cache_bytes(shape, context_tokens, kv_type, n_ubatch)
+    runtime = runtime_bytes(shape, backend, context_tokens, n_ubatch, flash_attn)
+    return MemoryBreakdown(
+        weights_gib=weights / GIB, kv_cache_gib=kv / GIB, runtime_gib=runtime / GIB,
+        total_gib=(weights + kv + runtime) / GIB, approximated=approximated,
+    )
