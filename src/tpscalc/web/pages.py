@@ -1,0 +1,132 @@
+"""HTML routes: indexes, model and card pages, credits, and the language redirect."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from tpscalc.web import indexes, reports
+from tpscalc.web.errors import WebError
+from tpscalc.web.params import BACKENDS, CONTEXT_CHOICES, SORTS, Controls, parse_controls, quant_names
+from tpscalc.web.render import render_page
+from tpscalc.web.views import model_context
+
+router = APIRouter(include_in_schema=False)
+
+
+def check_lang(lang: str) -> str:
+    """`lang` when the site speaks it, else a 404 naming the languages it does."""
+    if lang not in LANGUAGES:
+        raise WebError(404, "unknown_language", f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
+    return lang
+
+
+def preferred_language(header: str | None) -> str:
+    """The first language of an Accept-Language header we speak (by q-value), else English."""
+    choices = []
+    for i, part in enumerate((header or "").split(",")):
+        code, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        choices.append((-q, i, code.strip().lower().split("-")[0]))
+    for _q, _i, code in sorted(choices):
+        if code in LANGUAGES:
+            return code
+    return DEFAULT_LANGUAGE
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    """Redirect to the model index in the visitor's language."""
+    lang = preferred_language(request.headers.get("accept-language"))
+    return RedirectResponse(f"/{lang}/models", status_code=307, headers={"Vary": "Accept-Language"})
+
+
+@router.get("/{lang}")
+def language_home(lang: str) -> Response:
+    """/{lang} → /{lang}/models."""
+    return RedirectResponse(f"/{check_lang(lang)}/models", status_code=307)
+
+
+def form_options(controls: Controls) -> dict[str, object]:
+    """What the control form offers (and which the user chose)."""
+    contexts = sorted(set(CONTEXT_CHOICES) | {controls.context})
+    return {"controls": controls, "contexts": contexts, "quants": quant_names(),
+            "backends": BACKENDS, "sorts": SORTS}
+
+
+def model_page(lang: str, slug: str, controls: Controls, path: str, *, export: bool = False,
+               partial: bool = False) -> str:
+    """The model page (or only its results block) as HTML."""
+    report = reports.model_report(slug, controls, lang)
+    template = "_partials/model_results.html" if partial else "model.html"
+    return render_page(lang, template, path, export=export, report=report,
+                       **model_context(report, lang), **form_options(controls))
+
+
+def card_page(lang: str, slug: str, controls: Controls, path: str, *, export: bool = False,
+              partial: bool = False) -> str:
+    """The card page (or only its results block) as HTML."""
+    report = reports.card_report(slug, controls, lang)
+    template = "_partials/card_results.html" if partial else "card.html"
+    return render_page(lang, template, path, export=export, report=report, **form_options(controls))
+
+
+@router.get("/{lang}/models/{slug}", response_class=HTMLResponse)
+def model_route(lang: str, slug: str, request: Request) -> Response:
+    """One model against every card."""
+    check_lang(lang)
+    canonical = reports.find_model(slug).slug
+    if canonical != slug:
+        return RedirectResponse(f"/{lang}/models/{canonical}", status_code=308)
+    controls = parse_controls(request.query_params)
+    partial = request.query_params.get("partial") == "1"
+    return HTMLResponse(model_page(lang, slug, controls, request.url.path, partial=partial))
+
+
+@router.get("/{lang}/cards/{slug}", response_class=HTMLResponse)
+def card_route(lang: str, slug: str, request: Request) -> Response:
+    """One card against every model."""
+    check_lang(lang)
+    canonical = reports.find_card(slug).slug
+    if canonical != slug:
+        return RedirectResponse(f"/{lang}/cards/{canonical}", status_code=308)
+    controls = parse_controls(request.query_params)
+    partial = request.query_params.get("partial") == "1"
+    return HTMLResponse(card_page(lang, slug, controls, request.url.path, partial=partial))
+
+
+def models_index(lang: str, params: object, path: str, *, export: bool = False) -> str:
+    """The model index page."""
+    filters = indexes.parse_model_filters(params)
+    return render_page(lang, "models_index.html", path, export=export, filters=filters,
+                       rows=indexes.list_models(filters), organizations=indexes.organizations())
+
+
+def cards_index(lang: str, params: object, path: str, *, export: bool = False) -> str:
+    """The card index page."""
+    filters = indexes.parse_card_filters(params)
+    return render_page(lang, "cards_index.html", path, export=export, filters=filters,
+                       rows=indexes.list_cards(filters), vendors=indexes.vendors())
+
+
+@router.get("/{lang}/models", response_class=HTMLResponse)
+def models_route(lang: str, request: Request) -> HTMLResponse:
+    """All models, searchable and filterable."""
+    return HTMLResponse(models_index(check_lang(lang), request.query_params, request.url.path))
+
+
+@router.get("/{lang}/cards", response_class=HTMLResponse)
+def cards_route(lang: str, request: Request) -> HTMLResponse:
+    """All cards, searchable and filterable."""
+    return HTMLResponse(cards_index(check_lang(lang), request.query_params, request.url.path))
+
+
+@router.get("/{lang}/credits", response_class=HTMLResponse)
+def credits_route(lang: str, request: Request) -> HTMLResponse:
+    """Data sources and licences."""
+    return HTMLResponse(render_page(check_lang(lang), "credits.html", request.url.path))

@@ -1,0 +1,105 @@
+"""Jinja2 environments (one per language, gettext installed), filters, and page URLs."""
+from __future__ import annotations
+
+import posixpath
+from functools import cache
+from importlib import resources
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from tpscalc.i18n import LANGUAGES, format_number, format_release, translator
+from tpscalc.web import charts, labels
+
+
+def N_(message: str) -> str:
+    """Mark `message` for extraction without translating it here (translated where shown)."""
+    return message
+
+
+def tokens_per_s(value: float | None, lang: str) -> str:
+    """A speed with three significant figures ("226", "94.9", "8.12"), localised."""
+    if value is None:
+        return "—"
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2
+    return format_number(value, lang, digits)
+
+
+def parameters(count: float | None, lang: str) -> str:
+    """A parameter count as "15B", "1.1B", "135M" (localised decimal mark)."""
+    if not count:
+        return "—"
+    if count >= 1e12:
+        return format_number(count / 1e12, lang, 1 if count < 1e13 else 0) + "T"
+    if count >= 1e9:
+        return format_number(count / 1e9, lang, 1 if count < 1e10 else 0) + "B"
+    return format_number(count / 1e6, lang, 0) + "M"
+
+
+def page_file(path: str) -> str:
+    """The exported file of a site path ("/es/models/x" → "es/models/x.html")."""
+    clean = path.strip("/")
+    if not clean:
+        return "index.html"
+    if clean.startswith("static/"):
+        return clean
+    return clean + ".html"
+
+
+class Urls:
+    """Builds links for one page: absolute when served, relative files when exported."""
+
+    def __init__(self, current_path: str, export: bool) -> None:
+        self.current_path = current_path
+        self.export = export
+
+    def __call__(self, path: str, **query: Any) -> str:
+        """The link to site path `path` with `query` (dropped in a static export)."""
+        if self.export:
+            here = posixpath.dirname(page_file(self.current_path)) or "."
+            return posixpath.relpath(page_file(path), here)
+        clean = {k: v for k, v in query.items() if v not in (None, "", False)}
+        return path + ("?" + urlencode(clean) if clean else "")
+
+
+def _templates_dir() -> str:
+    return str(resources.files("tpscalc.web").joinpath("templates"))
+
+
+@cache
+def environment(lang: str) -> Environment:
+    """The Jinja2 environment for `lang` (autoescape on, gettext of `lang` installed)."""
+    env = Environment(loader=FileSystemLoader(_templates_dir()), autoescape=select_autoescape(default=True),
+                      extensions=["jinja2.ext.i18n"], undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    tr = translator(lang)
+    env.install_gettext_callables(tr.gettext, tr.ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.filters.update(
+        num=lambda v, digits=0: "—" if v is None else format_number(v, lang, digits),
+        tps=lambda v: tokens_per_s(v, lang),
+        gib=lambda v: "—" if v is None else format_number(v, lang, 1),
+        params=lambda v: parameters(v, lang),
+        release=lambda iso, precision="month": format_release(iso, precision, lang),
+        label=lambda key: tr.gettext(labels.LABELS.get(str(key), str(key))),
+    )
+    env.globals.update(lang=lang, languages=LANGUAGES, charts=charts, labels=labels,
+                       language_names=labels.LANGUAGE_NAMES)
+    return env
+
+
+def render_page(lang: str, template: str, path: str, *, export: bool = False, **context: Any) -> str:
+    """Render `template` for the page at site path `path` in `lang`."""
+    env = environment(lang)
+    urls = Urls(path, export)
+
+    def switch(other: str) -> str:
+        parts = path.strip("/").split("/")
+        if parts and parts[0] in LANGUAGES:
+            parts[0] = other
+        else:
+            parts = [other, "models"]
+        return urls("/" + "/".join(parts))
+
+    return env.get_template(template).render(url=urls, switch=switch, current_path=path,
+                                             export=export, **context)

@@ -1,0 +1,66 @@
+"""The JSON API: lists, reports (the same object the HTML renders), estimate, OpenAPI."""
+from __future__ import annotations
+
+import pytest
+
+MODEL_KEYS = {"model", "context", "min_quality", "cards_total", "cards_fit", "smallest", "fastest",
+              "median_tokens_per_s", "reading_speed_cards", "rows", "fastest_ten", "smallest_cards",
+              "faq", "notes", "memory_breakdown", "context_curve"}
+ROW_KEYS = {"gpu", "slug", "vendor", "memory_gib", "bandwidth_gb_s", "release_date", "needs_gib",
+            "quant", "fit", "decode", "prefill"}
+
+
+def test_model_list_and_filters(client) -> None:
+    body = client.get("/api/v1/models").json()
+    assert body["count"] == 3 and {m["slug"] for m in body["models"]} >= {"starcoder-2-15b"}
+    assert client.get("/api/v1/models?organization=bigcode").json()["count"] == 1
+    assert client.get("/api/v1/models?max_params=2").json()["models"][0]["slug"] == "tiny-chat-1b"
+
+
+def test_card_list_and_filters(client) -> None:
+    assert client.get("/api/v1/cards").json()["count"] == 5
+    body = client.get("/api/v1/cards?vendor=nvidia&min_memory=20").json()
+    assert [c["slug"] for c in body["cards"]] == ["h100-sxm5-80-gb", "geforce-rtx-4090"]
+
+
+def test_model_report_keys(client) -> None:
+    body = client.get("/api/v1/models/starcoder-2-15b").json()
+    assert MODEL_KEYS <= set(body)
+    assert body["rows"] and ROW_KEYS <= set(body["rows"][0])
+    assert set(body["rows"][0]["decode"]) >= {"tokens_per_s", "low", "high", "confidence", "bound", "measured"}
+
+
+def test_model_report_follows_query(client) -> None:
+    default = client.get("/api/v1/models/starcoder-2-15b").json()
+    wide = client.get("/api/v1/models/starcoder-2-15b?context=16384&all=1&lang=es").json()
+    assert default["context"] == 4096 and wide["context"] == 16384
+    assert len(wide["rows"]) == wide["cards_total"] == 5
+    assert wide["faq"][0]["question"] != default["faq"][0]["question"]  # Spanish
+
+
+def test_card_report(client) -> None:
+    body = client.get("/api/v1/cards/geforce-rtx-3060-12-gb?sort=size").json()
+    assert body["card"]["slug"] == "geforce-rtx-3060-12-gb" and body["sort"] == "size"
+    assert body["models_total"] == 3
+
+
+def test_estimate(client) -> None:
+    body = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B", "gpu": "4090",
+                                                  "quant": "q4_k_m", "context": "8192"}).json()
+    assert body["quant"] == "Q4_K_M" and body["context"] == 8192 and body["fits"] is True
+    assert body["memory"]["total_gib"] > body["memory"]["weights_gib"] > 0
+    assert body["error"] is None
+
+
+def test_html_and_api_render_the_same_report(client) -> None:
+    from tpscalc.web import reports
+    from tpscalc.web.params import Controls
+
+    api = client.get("/api/v1/models/starcoder-2-15b?context=8192").json()
+    assert api == reports.model_report("starcoder-2-15b", Controls(context=8192), "en")
+
+
+@pytest.mark.parametrize("path", ["/api/v1/models", "/api/v1/cards", "/api/v1/models/{slug}",
+                                  "/api/v1/cards/{slug}", "/api/v1/estimate"])
+def test_openapi_lists_routes(client, path: str) -> None:
+    assert path in client.get("/openapi.json").json()["paths"]

@@ -1,0 +1,87 @@
+"""One real browser: open a model page, change the context control, see the table change in place."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+def _require_browser() -> None:
+    present = os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        present = False
+    if not present:
+        if os.environ.get("CI"):
+            pytest.fail("chromium, chromedriver and selenium are required when CI is set")
+        pytest.skip("chromium/chromedriver/selenium not installed")
+
+
+@pytest.fixture()
+def server_url() -> Iterator[str]:
+    """uvicorn on a free 127.0.0.1 port in a thread (same process, so the test catalog applies)."""
+    import uvicorn
+
+    from tpscalc.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture()
+def browser() -> Iterator[object]:
+    _require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="tpscalc-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*FLAGS, f"--user-data-dir={profile}", "--window-size=1280,1600"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_context_control_swaps_the_table(browser, server_url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{server_url}/en/models/starcoder-2-15b")
+    table = browser.find_element(By.ID, "results-table")
+    before = table.text
+    assert "Does not fit" not in before
+    browser.find_element(By.NAME, "all").click()  # also show cards that can't run it
+    WebDriverWait(browser, 10).until(lambda d: "Does not fit" in d.find_element(By.ID, "results-table").text)
+    Select(browser.find_element(By.NAME, "context")).select_by_value("131072")
+    WebDriverWait(browser, 10).until(lambda d: "131,072 tokens" in d.find_element(By.ID, "results").text)
+    after = browser.find_element(By.ID, "results-table").text
+    assert after != before
+    assert browser.current_url.endswith("/en/models/starcoder-2-15b?context=131072&all=1")
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"

@@ -1,0 +1,116 @@
+"""Every HTML route renders, in every language, from the same report the API returns."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tpscalc.i18n import LANGUAGES
+
+PAGES = ["/{lang}/models", "/{lang}/cards", "/{lang}/credits", "/{lang}/models/starcoder-2-15b",
+         "/{lang}/cards/geforce-rtx-4090", "/{lang}/models/tiny-chat-1b", "/{lang}/cards/geforce-gtx-1650"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_in_language(client, page: str, lang: str) -> None:
+    r = client.get(page.format(lang=lang))
+    assert r.status_code == 200
+    assert f'<html lang="{lang}">' in r.text
+    assert r.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(("header", "lang"), [("es-ES,es;q=0.9,en;q=0.8", "es"), ("nl", "nl"),
+                                              ("fr-FR, de;q=0.5", "en"), ("fr, nl;q=0.4, es;q=0.7", "es"), ("", "en")])
+def test_root_redirects_by_accept_language(client, header: str, lang: str) -> None:
+    r = client.get("/", headers={"Accept-Language": header}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == f"/{lang}/models"
+
+
+def test_language_root_redirects(client) -> None:
+    assert client.get("/nl", follow_redirects=False).headers["location"] == "/nl/models"
+
+
+def test_model_page_shows_the_report_rows_in_order(client) -> None:
+    report = client.get("/api/v1/models/starcoder-2-15b").json()
+    html = client.get("/en/models/starcoder-2-15b").text
+    names = re.findall(r'<td><a href="/en/cards/([a-z0-9-]+)">', html)
+    assert names == [r["slug"] for r in report["rows"]]
+    assert len(names) == report["cards_fit"] > 0
+    for section in ("The extremes", "What the numbers mean", "Full record", "How to choose a GPU",
+                    "common questions", "Looking at it from the other side?"):
+        assert section in html
+    assert html.count("<svg") == 4  # breakdown, memory/context, speed/context, speed/memory
+    for item in report["faq"]:
+        assert item["question"].replace("'", "&#39;") in html
+
+
+def test_model_page_controls_change_the_table(client) -> None:
+    base = client.get("/en/models/starcoder-2-15b").text
+    long = client.get("/en/models/starcoder-2-15b?context=131072&all=1").text
+    assert "Does not fit" not in base and "Does not fit" in long
+    assert 'value="131072" selected' in long
+
+
+def test_partial_returns_only_the_results(client) -> None:
+    r = client.get("/en/models/starcoder-2-15b?partial=1&context=8192")
+    assert r.status_code == 200 and "<html" not in r.text and 'id="results-table"' in r.text
+
+
+def test_numbers_in_locale_format(client) -> None:
+    assert "1,008" in client.get("/en/cards").text
+    assert "1.008" in client.get("/es/cards").text and "1.008" in client.get("/nl/cards").text
+
+
+def test_language_switcher_keeps_the_page(client) -> None:
+    html = client.get("/es/models/starcoder-2-15b").text
+    assert 'href="/en/models/starcoder-2-15b"' in html and 'href="/nl/models/starcoder-2-15b"' in html
+
+
+def test_card_page_links_the_other_direction(client) -> None:
+    html = client.get("/en/cards/geforce-rtx-4090").text
+    assert 'href="/en/models/starcoder-2-15b"' in html and "24.0 GiB" in html
+
+
+def test_name_redirects_to_canonical_slug(client) -> None:
+    r = client.get("/en/cards/4090", follow_redirects=False)
+    assert r.status_code == 308 and r.headers["location"] == "/en/cards/geforce-rtx-4090"
+
+
+@pytest.mark.parametrize(("url", "present", "absent"), [
+    ("/en/models?organization=microsoft", "WizardCoder", "StarCoder"),
+    ("/en/models?min_params=10&max_params=15.2", "StarCoder", "Tiny Chat"),
+    ("/en/models?since=2024", "Tiny Chat", "WizardCoder"),
+    ("/en/cards?vendor=AMD", "7900 XTX", "RTX 4090"),
+    ("/en/cards?min_memory=20&max_memory=30", "RTX 4090", "GTX 1650"),
+    ("/en/cards?search=3060", "RTX 3060", "RTX 4090"),
+])
+def test_indexes_filter(client, url: str, present: str, absent: str) -> None:
+    html = client.get(url).text
+    assert present in html and absent not in html
+
+
+def test_security_headers(client) -> None:
+    r = client.get("/en/models/starcoder-2-15b")
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["x-frame-options"] == "DENY" and r.headers["referrer-policy"] == "same-origin"
+
+
+def test_no_inline_script_or_style(client) -> None:
+    html = client.get("/en/models/starcoder-2-15b").text
+    assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html) is None
+    assert "<style" not in html and " style=" not in html and " onclick=" not in html
+
+
+def test_search_text_is_escaped(client) -> None:
+    evil = '<script>alert(1)</script>'
+    for url in ("/en/models/starcoder-2-15b", "/en/cards/geforce-rtx-4090", "/en/models", "/en/cards"):
+        html = client.get(url, params={"search": evil}).text
+        assert evil not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_static_files_served(client) -> None:
+    assert "fetch(" in client.get("/static/app.js").text
+    assert client.get("/static/style.css").status_code == 200
