@@ -217,7 +217,15 @@ def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
     return _validated(fields)
 
 
-def _llmfit_fields(e: dict[str, Any]) -> dict[str, Any] | str:
+# Hand-map override names (Architecture fields) → llmfit's keys, so that a map row can supply
+# the layer facts an llmfit entry lacks and still be checked against llmfit's exact count.
+_LLMFIT_KEYS = {"num_layers": "num_hidden_layers", "hidden_size": "hidden_size",
+                "num_attention_heads": "num_attention_heads", "num_kv_heads": "num_key_value_heads",
+                "head_dim": "head_dim", "vocab_size": "vocab_size"}
+
+
+def _llmfit_fields(e: dict[str, Any], overrides: dict[str, Any] | None = None) -> dict[str, Any] | str:
+    e = dict(e, **{_LLMFIT_KEYS[k]: v for k, v in (overrides or {}).items() if k in _LLMFIT_KEYS})
     keys = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
     if not all(e.get(k) for k in keys):
         return "llmfit entry without layer facts"
@@ -230,6 +238,10 @@ def _llmfit_fields(e: dict[str, Any]) -> dict[str, Any] | str:
         source=f"llmfit:{e['name']}",
     )
     inter = e.get("moe_intermediate_size")
+    if inter and e.get("architecture") == "qwen":
+        # Qwen (1.0) splits intermediate_size over w1 and w2: ff_dim_in = intermediate_size // 2
+        # (modeling_qwen.py in https://huggingface.co/Qwen/Qwen-7B)
+        inter //= 2
     if e.get("is_moe") and (e.get("num_experts") or 0) > 1:
         fields.update(num_experts=int(e["num_experts"]),
                       num_experts_active=int(e.get("active_experts") or 1),
@@ -247,7 +259,7 @@ def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
     """An Architecture from llmfit's partial facts (then `overrides`, Architecture field names):
     the tied/gated/bias flags that reproduce its exact safetensors count (`parameters_raw`)
     within `tolerance`; else the reason it failed."""
-    base = _llmfit_fields(e)
+    base = _llmfit_fields(e, overrides)
     if isinstance(base, str):
         return base
     base.update(overrides or {})
@@ -298,10 +310,11 @@ def load_mlc(path: Path) -> list[Candidate]:
             for key, cfg in json.loads(path.read_text()).items()]
 
 
-def load_llmfit(path: Path) -> list[dict[str, Any]]:
-    """Every entry of llmfit's list that carries layer facts (converted on demand: see
-    `llmfit_candidate`, since checking 12,000 entries against their counts takes a minute)."""
-    return [e for e in json.loads(path.read_text()) if e.get("num_hidden_layers")]
+def load_llmfit(path: Path, with_layers_only: bool = True) -> list[dict[str, Any]]:
+    """Every entry of llmfit's list (by default only those that carry layer facts; converted on
+    demand: see `llmfit_candidate`, since checking 12,000 entries takes a minute)."""
+    entries = json.loads(path.read_text())
+    return [e for e in entries if e.get("num_hidden_layers") or not with_layers_only]
 
 
 def llmfit_candidate(e: dict[str, Any], overrides: dict[str, Any] | None = None) -> Candidate:

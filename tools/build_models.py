@@ -25,6 +25,7 @@ from matching import (
     direct_candidates,
     guard,
     hf_repos,
+    is_multimodal,
     load_map,
     name_keys,
 )
@@ -58,6 +59,9 @@ def _sources(shared: Path) -> dict[str, Path]:
 
 
 def _with_overrides(idx: Index, label: str, overrides: dict[str, Any]) -> archsources.Candidate | None:
+    key = label.split(":", 1)[-1]
+    if label.startswith("llmfit:") and key in idx.llmfit_raw:  # entries without layer facts too
+        return archsources.llmfit_candidate(idx.llmfit_raw[key], overrides)
     c = idx.by_label.get(label)
     if c is None:
         return None
@@ -70,11 +74,12 @@ def _with_overrides(idx: Index, label: str, overrides: dict[str, Any]) -> archso
     return c
 
 
-def _try(c: archsources.Candidate | None, params: float, join: Join, how: str) -> bool:
+def _try(c: archsources.Candidate | None, params: float, join: Join, how: str,
+         multimodal: bool = False) -> bool:
     """Accept `c` into `join` when it has an architecture that passes the guard."""
     if c is None or c.arch is None:
         return False
-    if not guard(c.arch.params_total or 0, params):
+    if not guard(c.arch.params_total or 0, params, multimodal):
         join.rejected.append(f"{c.label} ({(c.arch.params_total or 0) / 1e9:.2f} B)")
         return False
     join.arch, join.how = c.arch, how
@@ -85,7 +90,7 @@ def _try(c: archsources.Candidate | None, params: float, join: Join, how: str) -
 
 def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
     """The architecture from the hand map, else from repository ids and names."""
-    join, params = Join(), float(rec["parameters"])
+    join, params, mm = Join(), float(rec["parameters"]), is_multimodal(rec)
     if row is not None:
         if row.target == "none" or row.target.startswith("base:"):
             return join
@@ -93,7 +98,7 @@ def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
         if target == "hand":  # facts typed from the config.json the note cites
             arch = archsources._validated(dict(row.overrides, source=f"hand:{rec['model']}"))
             c = archsources._candidate("hand", rec["model"], None, arch)
-            if not _try(c, params, join, "map"):
+            if not _try(c, params, join, "map", mm):
                 join.rejected.append(f"hand facts unusable: {arch}")
             return join
         if target.startswith("hf:"):
@@ -102,11 +107,11 @@ def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
         c = _with_overrides(idx, target, row.overrides)
         if c is not None:
             c = idx.resolve(c) if not row.overrides else c
-        if not _try(c, params, join, "map"):
+        if not _try(c, params, join, "map", mm):
             join.rejected.append(f"map target {row.target} unusable")
         return join
     for c in direct_candidates(idx, rec)[:MAX_TRIES]:
-        if _try(idx.resolve(c), params, join, "direct"):
+        if _try(idx.resolve(c), params, join, "direct", mm):
             break
     return join
 
@@ -115,16 +120,30 @@ def join_base(idx: Index, rec: dict[str, Any], row: MapRow | None,
               by_name: dict[str, Join], join: Join) -> None:
     """Inherit the architecture of the Epoch "Base model" (or the map's base:<name>)."""
     bases = [row.target[5:]] if row and row.target.startswith("base:") else list(rec.get("base_model") or [])
-    params = float(rec["parameters"])
+    params, mm = float(rec["parameters"]), is_multimodal(rec)
     for base in bases:
         base_join = next((by_name[k] for k in name_keys(base) if k in by_name), None)
         if base_join and base_join.arch:
             c = archsources.Candidate("base", base, None, base_join.arch)
-            if _try(c, params, join, "base"):
+            if _try(c, params, join, "base", mm):
                 return
         for c in idx.by_repo.get(base.lower(), []):
-            if _try(idx.resolve(c), params, join, "base"):
+            if _try(idx.resolve(c), params, join, "base", mm):
                 return
+
+
+def _join_bases(idx: Index, recs: list[dict[str, Any]], joins: list[Join],
+                hand: dict[str, MapRow], by_name: dict[str, Join]) -> None:
+    """Base-model inheritance, repeated until nothing changes (a base may itself inherit)."""
+    changed = True
+    while changed:
+        changed = False
+        for r, j in zip(recs, joins):
+            row = hand.get(r["model"])
+            if j.arch is None and not (row and row.target == "none"):
+                j.rejected.clear()
+                join_base(idx, r, row, by_name, j)
+                changed = changed or j.arch is not None
 
 
 def _hf_repo(rec: dict[str, Any], join: Join) -> str | None:
@@ -155,16 +174,16 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
     recs = epoch.open_language_models(src["epoch"])
     fixed = (archsources.load_aiconfigurator(src["aiconfigurator"])
              + archsources.load_litgpt(src["litgpt"]) + archsources.load_mlc(src["mlc"]))
-    idx = build_index(fixed, archsources.load_llmfit(src["llmfit"]))
+    llmfit = archsources.load_llmfit(src["llmfit"], with_layers_only=False)
+    idx = build_index(fixed, [e for e in llmfit if e.get("num_hidden_layers")])
+    idx.llmfit_raw.update({e["name"]: e for e in llmfit})  # map rows may add the layer facts
     hand = load_map(MAP_FILE)
     joins = [join_direct(idx, r, hand.get(r["model"])) for r in recs]
     by_name: dict[str, Join] = {}
     for r, j in zip(recs, joins):
         for k in name_keys(r["model"]):
             by_name.setdefault(k, j)
-    for r, j in zip(recs, joins):
-        if j.arch is None and not (hand.get(r["model"]) and hand[r["model"]].target == "none"):
-            join_base(idx, r, hand.get(r["model"]), by_name, j)
+    _join_bases(idx, recs, joins, hand, by_name)
     slugs = unique_slugs([r["model"] for r in recs])
     models = [_model(r, s, j).model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]

@@ -3,6 +3,8 @@
 Rule (the guard): a candidate is accepted only when the parameter count computed from its
 architecture (`estimate.tensors.parameter_counts`) lies within ±15 % of Epoch's figure, so a
 name that matches the wrong size ("Llama 3.1-405B" vs the 8B config) is rejected and logged.
+Multimodal models (see MULTIMODAL_TEXT_SHARE) are matched on their text decoder, which may be
+as small as half of Epoch's count (the rest being vision/audio towers); text models are not.
 Candidates are tried in this order: the hand-kept map; then Hugging Face repository ids and
 names that match (sources in order of trust, then exact names before suffix-stripped ones,
 then downloads); then the architecture of the model's Epoch "Base model".
@@ -22,6 +24,14 @@ from archsources import TRUST, Candidate, llmfit_candidate
 from tpscalc.catalog.slug import compact
 
 GUARD_TOLERANCE = 0.15  # accepted: |computed / Epoch - 1| <= 15 %
+# Multimodal models (Epoch Domain lists one of these): the architecture describes the text
+# decoder only (what llama.cpp loads as the model; towers go to a separate mmproj file), while
+# Epoch counts the vision/audio towers too. Published towers are smaller than their decoder:
+# LLaVA-1.5-13B 0.3 B CLIP on 13 B, Llama 3.2 Vision 90B 18 B on 70.6 B, InternVL 1.5 5.9 B
+# InternViT on 19.9 B, so the decoder is accepted from 50 % of Epoch's count up to +15 %.
+# A tower larger than the decoder (CogVLM's visual expert) is rejected.
+MULTIMODAL_DOMAINS = frozenset({"Vision", "Multimodal", "Speech", "Audio", "Video"})
+MULTIMODAL_TEXT_SHARE = 0.5
 _SUFFIX = re.compile(r"(?:-(?:hf|base|instruct|chat|it|pt|v0\.1))+$", re.IGNORECASE)
 _HF_REPO = re.compile(r"huggingface\.co/([\w.-]+/[\w.-]+)")
 _NOT_REPOS = frozenset({"spaces", "datasets", "papers", "blog", "docs", "collections", "models"})
@@ -139,6 +149,14 @@ def direct_candidates(idx: Index, rec: dict[str, Any]) -> list[Candidate]:
     return [c for _, c in sorted(found.values(), key=lambda t: (t[0], t[1].label))]
 
 
-def guard(arch_params: int, epoch_params: float) -> bool:
-    """True when the computed count is within GUARD_TOLERANCE of Epoch's."""
-    return abs(arch_params / epoch_params - 1) <= GUARD_TOLERANCE
+def is_multimodal(rec: dict[str, Any]) -> bool:
+    """True when Epoch's Domain names a non-text input (its count then includes those towers)."""
+    return bool(set(rec.get("domain") or ()) & MULTIMODAL_DOMAINS)
+
+
+def guard(arch_params: int, epoch_params: float, multimodal: bool = False) -> bool:
+    """True when the computed count is within GUARD_TOLERANCE of Epoch's; for a multimodal model
+    the (text-decoder) count may fall short down to MULTIMODAL_TEXT_SHARE of Epoch's figure."""
+    ratio = arch_params / epoch_params
+    low = MULTIMODAL_TEXT_SHARE if multimodal else 1 - GUARD_TOLERANCE
+    return low <= ratio <= 1 + GUARD_TOLERANCE

@@ -58,15 +58,73 @@ def test_exact_parameter_counts(models: tuple[Model, ...], name: str, total_b: f
     assert arch.params_total / 1e9 == pytest.approx(total_b, abs=0.005)
 
 
+# Families added from hand-map rows; expected totals are the safetensors counts shown on each
+# model's Hugging Face page (as llmfit v1.1.17 lists them), or the developer's published figure.
+@pytest.mark.parametrize(("name", "expected", "rel"), [
+    ("Command R", 34_981_158_912, 1e-6),  # CohereLabs/c4ai-command-r-v01
+    ("Command R+", 103_810_625_536, 1e-6),  # CohereLabs/c4ai-command-r-plus
+    ("Cohere Command A", 111_057_580_032, 1e-4),  # CohereLabs/c4ai-command-a-03-2025
+    ("EXAONE 3.5 7.8B", 7_818_448_896, 1e-6),  # LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct
+    ("EXAONE 3.5 2.4B", 2_405_327_360, 1e-6),  # LGAI-EXAONE/EXAONE-3.5-2.4B-Instruct
+    ("Qwen-7B", 7_721_324_544, 1e-6),  # Qwen/Qwen-7B (Qwen 1.0: w1/w2 at intermediate_size / 2)
+    ("Stockmark-13B", 13_200_184_320, 1e-6),  # stockmark/stockmark-13b
+    ("Apertus 8B", 8_053_338_176, 1e-6),  # swiss-ai/Apertus-8B-Instruct-2509 (no FFN gate)
+    ("ERNIE-4.5-300B-A47B", 299_484_163_264, 1e-6),  # baidu/ERNIE-4.5-300B-A47B-Base-PT
+    ("Falcon 2 11B", 11_102_822_400, 1e-3),  # tiiuae/falcon-11B
+    ("StarCoder", 15_819_446_272, 0.005),  # bigcode/starcoder; learned position table not counted
+    ("DBRX", 132e9, 0.01),  # Databricks: "132B total parameters"
+    ("Grok-1", 314e9, 0.01),  # xAI: "314B parameter Mixture-of-Experts"
+    ("Nemotron-4 340B", 340e9, 0.01),  # arXiv:2406.11704
+    ("Hunyuan-Large", 389e9, 0.01),  # arXiv:2411.02265: 389 B total
+])
+def test_new_family_parameter_counts(models: tuple[Model, ...], name: str, expected: float,
+                                     rel: float) -> None:
+    arch = by_name(models, name).architecture
+    assert arch is not None and arch.params_total is not None
+    assert arch.params_total == pytest.approx(expected, rel=rel)
+
+
+@pytest.mark.parametrize(("name", "active_b"), [
+    ("DBRX", 36.0),  # Databricks: "36B active"
+    ("Hunyuan-Large", 52.0),  # arXiv:2411.02265: 52 B activated
+    ("ERNIE-4.5-300B-A47B", 47.0),  # model name: A47B
+])
+def test_new_moe_active_parameters(models: tuple[Model, ...], name: str, active_b: float) -> None:
+    arch = by_name(models, name).architecture
+    assert arch is not None and arch.params_active is not None
+    assert arch.params_active / 1e9 == pytest.approx(active_b, rel=0.03)
+
+
+@pytest.mark.parametrize(("name", "base"), [
+    ("WizardCoder-15.5B", "StarCoder"), ("Vicuna-13B-v1.5", "Llama 2-13B"),
+    ("Magistral Small 1.1", "Mistral Small 3.1"), ("Pixtral Large", "Mistral Large 2"),
+])
+def test_fine_tunes_inherit_their_base(models: tuple[Model, ...], name: str, base: str) -> None:
+    arch, base_arch = by_name(models, name).architecture, by_name(models, base).architecture
+    assert arch is not None and base_arch is not None
+    assert arch.params_total == base_arch.params_total
+
+
+def test_coverage_since_2023(models: tuple[Model, ...]) -> None:
+    """The issue asks for 90 %; this pins what the catalog reaches now (77 %) so it cannot drop."""
+    recent = [m for m in models if (m.publication_date or "") >= "2023"]
+    share = sum(1 for m in recent if m.architecture) / len(recent)
+    assert share >= 0.77
+
+
 def test_starcoder2_architecture_known_and_not_gated(models: tuple[Model, ...]) -> None:
     arch = by_name(models, "StarCoder 2 15B").architecture
     assert arch is not None and not arch.ffn_gated and arch.num_kv_heads == 4
 
 
 def test_every_architecture_passes_the_guard(models: tuple[Model, ...]) -> None:
+    """±15 % of Epoch's count; multimodal models: text decoder from 50 % (see tools/matching.py)."""
     for m in models:
         if m.architecture and m.architecture.params_total:
-            assert abs(m.architecture.params_total / m.parameters - 1) <= 0.15, m.name
+            ratio = m.architecture.params_total / m.parameters
+            multimodal = bool({"Vision", "Multimodal", "Speech", "Audio", "Video"}
+                              & set(m.record.get("domain") or ()))
+            assert (0.5 if multimodal else 0.85) <= ratio <= 1.15, m.name
 
 
 # Models measured in data/measured: llamacpp_calibration.csv, and the Epoch names of the
@@ -118,3 +176,14 @@ def test_guard_rule() -> None:
     assert not guard(8_030_261_248, 405e9)  # "Llama 3.1-405B" never joins the 8B config
     assert guard(405_853_388_800, 405e9)
     assert guard(1.14e9, 1e9) and not guard(1.16e9, 1e9)
+
+
+def test_guard_rule_multimodal() -> None:
+    """A multimodal model's text decoder may be down to half of Epoch's count; a text model's not."""
+    from matching import guard, is_multimodal
+    assert guard(70.55e9, 88.6e9, multimodal=True)  # Llama 3.2 90B: 70.6 B decoder + vision
+    assert not guard(70.55e9, 88.6e9)
+    assert not guard(6.74e9, 17e9, multimodal=True)  # CogVLM: visual expert larger than the LLM
+    assert not guard(1.16e9, 1e9, multimodal=True)  # never above +15 %
+    assert is_multimodal({"domain": ["Language", "Vision"]})
+    assert not is_multimodal({"domain": ["Language"]})
