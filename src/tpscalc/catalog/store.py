@@ -50,3 +50,10 @@ def cards() -> tuple[Card, ...]:
 def models() -> tuple[Model, ...]:
     """Every model in the catalog, in file order."""
     return tuple(_validate(Model, read_json("models.json")["models"], "models.json"))
+
+
+@cache
+def weights_table() -> tuple[tuple[str, ...], dict[str, list[list[int]]]]:
+    """(file types, slug → [[weights bytes, bytes read per token], ...]) from weights.json."""
+    data = read_json("weights.json")
+    return tuple(data["types"]), data["models"]

