@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -10,6 +11,11 @@ from tpscalc.catalog.slug import compact, slugify, tokens
 
 # Words that brand a card but that people leave out when they type its name.
 BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "radeon", "intel", "apple", "ati"})
+# Words that may be missing from a query without counting against a candidate ("4090" for
+# "GeForce RTX 4090", "M2 Max 38-core" for "Apple M2 Max (38-core GPU)").
+OPTIONAL_WORDS = BRAND_WORDS | {"rtx", "gtx", "rx", "instinct", "tesla", "quadro", "gpu"}
+# Parenthesised or bracketed notes and memory sizes ("(DGX Spark)", "[host ...]", "32GB").
+_NOTES = re.compile(r"\([^)]*\)|\[[^]]*\]|\b\d+\s*GB\b", re.IGNORECASE)
 
 
 class Named(Protocol):
@@ -50,34 +56,55 @@ def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:
     return [by_compact[h] for h in hits]
 
 
-def resolve(query: str, entries: Sequence[T], what: str = "entry") -> T:
-    """The one entry `query` names: exact slug or name, then compact form, then fewest extra words."""
-    q = query.strip()
-    if not q:
-        raise NameNotFoundError(f"empty {what} name")
+def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]]:
+    """The entry `q` names for sure, else every entry holding all its words, fewest extra words first."""
     q_slug, q_key = slugify(q), _key(q)
     for e in entries:
         if e.slug == q_slug or e.name.lower() == q.lower():
-            return e
+            return e, []
     for field in ("compact", "core"):
         hits = [e for e in entries if getattr(_key(e.name), field) == getattr(q_key, field)]
         if len(hits) == 1:
-            return hits[0]
+            return hits[0], []
     if not q_key.tokens:
-        raise NameNotFoundError(f"unknown {what} {query!r}", closest(q, entries))
-    scored = []
-    for e in entries:
-        k = _key(e.name)
-        if q_key.tokens <= k.tokens:
-            extra = len(k.tokens - q_key.tokens - BRAND_WORDS)
-            scored.append((extra, e))
+        return None, []
+    scored = [(len(k.tokens - q_key.tokens - OPTIONAL_WORDS), i, e)
+              for i, e in enumerate(entries) if q_key.tokens <= (k := _key(e.name)).tokens]
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return None, [(extra, e) for extra, _, e in scored]
+
+
+def _pick(scored: list[tuple[int, T]], strict: bool) -> T | None:
+    """The one candidate to take: the only one, or the one with fewest extra words (strict: none)."""
+    if len(scored) == 1:
+        return scored[0][1]
+    if len(scored) > 1 and scored[0][0] < scored[1][0] and (scored[0][0] == 0 or not strict):
+        return scored[0][1]
+    return None
+
+
+def resolve(query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None) -> T:
+    """The one entry `query` names: exact slug or name, then compact form, then fewest extra words.
+
+    `strict` (default: on for cards) takes a candidate with extra words only when it is the only
+    one, so "H100" lists the H100 variants instead of picking "H100 CNX". A query that finds
+    nothing is retried without its notes and memory size ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10").
+    """
+    q = query.strip()
+    if not q:
+        raise NameNotFoundError(f"empty {what} name")
+    strict = (what == "card") if strict is None else strict
+    hit, scored = _ranked(q, entries)
+    bare = " ".join(_NOTES.sub(" ", q).split())
+    if hit is None and not scored and bare and bare != q:
+        hit, scored = _ranked(bare, entries)
+    if hit is None:
+        hit = _pick(scored, strict)
+    if hit is not None:
+        return hit
     if not scored:
         sugg = closest(q, entries)
         hint = f"; closest: {', '.join(sugg)}" if sugg else ""
         raise NameNotFoundError(f"unknown {what} {query!r}{hint}", sugg)
-    scored.sort(key=lambda t: t[0])
-    best = [e for extra, e in scored if extra == scored[0][0]]
-    if len(best) == 1:
-        return best[0]
-    names = [e.name for e in best[:6]]
+    names = [e.name for _, e in scored[:6]]
     raise NameNotFoundError(f"{what} {query!r} is ambiguous: {', '.join(names)}", names)
