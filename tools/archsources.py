@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import archfamilies
 from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Architecture
@@ -37,9 +38,11 @@ QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
 TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode",
                              "starcoder2"})
 # Configs whose layers are not "attention + FFN" blocks (Mamba hybrids, NAS-pruned stacks).
-UNSUPPORTED_TYPES = frozenset({"nemotron_h", "nemotron-nas", "deci", "jamba", "mamba", "mamba2",
-                               "falcon_h1", "zamba2", "granitemoehybrid", "rwkv", "rwkv5", "t5",
-                               "bert", "modernbert", "xlm-roberta", "llama4", "llama4_text"})
+# (Nemotron-H, NAS and Llama 4 configs convert through archfamilies.py; the other hybrids come
+# from hand-map rows whose facts name the layer patterns.)
+UNSUPPORTED_TYPES = frozenset({"jamba", "mamba", "mamba2", "falcon_h1", "zamba2",
+                               "granitemoehybrid", "rwkv", "rwkv5", "t5", "bert", "modernbert",
+                               "xlm-roberta"})
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
     """An Architecture from an HF config.json dict, or the reason it cannot be expressed."""
     c = _text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
-    if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
+    if mt in UNSUPPORTED_TYPES:
         return f"unsupported layer structure ({mt})"
     n_layers = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
     hidden = _first(c, "hidden_size", "n_embd", "d_model")
@@ -172,7 +175,24 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
     fields.update(_moe_fields(c))
     fields.update(_mla_fields(c))
     fields.update(_linear_fields(c))
+    family = _family_fields(c, mt, int(n_layers))
+    if isinstance(family, str):
+        return family
+    if "layer_mixers" in family:  # the schema counts the attention-free layers itself
+        fields.pop("linear_attention_layers")
+    fields.update(family)
     return _validated(fields)
+
+
+def _family_fields(c: dict[str, Any], mt: str, n_layers: int) -> dict[str, Any] | str:
+    """Per-layer facts of the heterogeneous families (tools/archfamilies.py)."""
+    if c.get("hybrid_override_pattern"):
+        return archfamilies.nemotron_h_fields(c)
+    if c.get("block_configs"):
+        return archfamilies.nas_fields(c)
+    if mt in ("llama4", "llama4_text"):
+        return archfamilies.llama4_fields(c, n_layers)
+    return {}
 
 
 def _validated(fields: dict[str, Any]) -> Architecture | str:

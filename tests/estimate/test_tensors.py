@@ -117,3 +117,74 @@ def test_token_embd_read_only_when_tied() -> None:
     emb = tensor_inventory(GEMMA2_9B)[0]
     assert active_fraction(GEMMA2_9B, emb) == 1.0
     assert active_fraction(LLAMA2_7B, tensor_inventory(LLAMA2_7B)[0]) == 0.0
+
+
+# Granite-4.0-H-Tiny: GGUF dump of granite-4.0-h-tiny (granitehybrid.*: 1536 wide, 48 Mamba-2
+# heads, d_inner 3072, d_state 128, 1 group; attention on layers 5, 15, 25, 35; 666 tensors).
+GRANITE_H_TINY = Architecture(num_layers=40, hidden_size=1536, num_attention_heads=12,
+                              num_kv_heads=4, head_dim=128, vocab_size=100352,
+                              tied_embeddings=True, num_experts=64, num_experts_active=6,
+                              moe_intermediate_size=512, num_shared_experts=2,
+                              layer_mixers="".join("A" if i % 10 == 5 else "M" for i in range(40)),
+                              ssm_inner_size=3072, ssm_state_size=128, ssm_num_heads=48)
+
+
+def test_mamba2_block_shapes_match_the_gguf() -> None:
+    """blk.0 of granite-4.0-h-tiny: ssm_in 1536 x 6448, ssm_conv1d 4 x 3328, ssm_out 3072 x 1536."""
+    inv = tensor_inventory(GRANITE_H_TINY)
+    assert len(inv) == 666
+    layer0 = {t.name: t for t in inv if t.layer == 0}
+    assert (layer0["ssm_in"].n_cols, layer0["ssm_in"].n_rows) == (1536, 6448)  # 2*3072+2*128+48
+    assert (layer0["ssm_conv1d"].n_cols, layer0["ssm_conv1d"].n_rows) == (4, 3328)
+    assert layer0["ssm_norm"].n_elements == 3072 and layer0["ssm_a"].n_elements == 48
+    assert "attn_q" not in layer0 and {"attn_norm", "ffn_norm"} <= set(layer0)
+    assert parameter_counts(GRANITE_H_TINY)[0] == 6_939_037_248  # HF safetensors count
+
+
+def test_mamba_layers_hold_no_kv_cache() -> None:
+    assert GRANITE_H_TINY.linear_attention_layers == 36
+    assert not is_linear_attention_layer(GRANITE_H_TINY, 5)
+    assert is_linear_attention_layer(GRANITE_H_TINY, 0)
+
+
+def test_single_block_layers_have_one_norm() -> None:
+    """Nemotron-H style: a Mamba-only, attention-only or MLP-only block has just attn_norm."""
+    arch = Architecture(num_layers=3, hidden_size=64, intermediate_size=256,
+                        num_attention_heads=4, num_kv_heads=2, head_dim=16, vocab_size=100,
+                        ffn_gated=False, layer_mixers="MA-", layer_ffns="--D",
+                        ssm_inner_size=128, ssm_state_size=16, ssm_num_heads=8, ssm_groups=2)
+    by_layer = [[t.name for t in tensor_inventory(arch) if t.layer == i] for i in range(3)]
+    assert [names.count("attn_norm") + names.count("ffn_norm") for names in by_layer] == [1, 1, 1]
+    assert by_layer[2] == ["attn_norm", "ffn_up", "ffn_down"]
+    # Hand count: Mamba-2 layer = norm 64 + ssm_in 64*(2*128+2*2*16+8) + conv 4*192 + conv bias
+    # 192 + dt/a/d 3*8 + ssm_norm 128 + ssm_out 128*64.
+    mamba = 64 + 64 * 328 + 4 * 192 + 192 + 24 + 128 + 128 * 64
+    attn = 64 + 64 * 64 + 2 * 64 * 32 + 64 * 64
+    mlp = 64 + 2 * 64 * 256
+    assert parameter_counts(arch)[0] == 2 * 100 * 64 + 64 + mamba + attn + mlp
+
+
+def test_mamba1_block_hand_count() -> None:
+    """Mamba-1 (Jamba's dt/B/C norms on): llama.cpp LLM_ARCH_JAMBA shapes."""
+    arch = Architecture(num_layers=1, hidden_size=32, num_attention_heads=1, num_kv_heads=1,
+                        head_dim=32, vocab_size=10, layer_mixers="S", layer_ffns="-",
+                        ssm_inner_size=64, ssm_state_size=16, ssm_dt_rank=2, ssm_dt_norms=True)
+    block = (32 * 128 + 4 * 64 + 64 + 64 * (2 + 32) + 2 * 64 + 64 + 16 * 64 + 64 + 64 * 32
+             + 2 + 16 + 16)
+    assert parameter_counts(arch)[0] == 2 * 10 * 32 + 32 + 32 + block
+
+
+def test_nas_layers_and_llama4_interleave() -> None:
+    """NAS: no-op attention and per-layer FFN widths; Llama 4: MoE on every 2nd layer."""
+    nas = Architecture(num_layers=2, hidden_size=64, num_attention_heads=4, num_kv_heads=2,
+                       head_dim=16, vocab_size=10, layer_mixers="A-",
+                       layer_intermediate_sizes=(128, 0))
+    names = [t.name for t in tensor_inventory(nas) if t.layer == 1]
+    assert names == []  # attention no-op and FFN width 0: an empty layer
+    assert nas.linear_attention_layers == 1
+    l4 = Architecture(num_layers=4, hidden_size=64, intermediate_size=256, num_attention_heads=4,
+                      num_kv_heads=2, head_dim=16, vocab_size=10, num_experts=4,
+                      num_experts_active=1, moe_intermediate_size=32, num_shared_experts=1,
+                      layer_ffns="DEDE")
+    moe_layers = sorted({t.layer for t in tensor_inventory(l4) if t.name == "ffn_up_exps"})
+    assert moe_layers == [1, 3]

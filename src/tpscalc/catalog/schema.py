@@ -92,12 +92,34 @@ class Architecture(_Frozen):
     linear_key_head_dim: int | None = Field(default=None, gt=0)
     linear_num_value_heads: int | None = Field(default=None, gt=0)
     linear_value_head_dim: int | None = Field(default=None, gt=0)
-    linear_conv_kernel: int = Field(default=4, gt=0)
+    linear_conv_kernel: int = Field(default=4, gt=0)  # also the Mamba conv1d width (d_conv)
+    # Heterogeneous stacks (Mamba hybrids, Llama 4, NAS-pruned Nemotron): one character per
+    # layer. Mixer: "A" attention, "M" Mamba-2, "S" Mamba-1 (selective scan), "P" attention and
+    # Mamba-2 side by side, "O" attention replaced by one linear map, "-" none. FFN: "D" dense,
+    # "E" mixture of experts, "-" none. None = every layer attention + the default FFN.
+    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPO-]+$")
+    layer_ffns: str | None = Field(default=None, pattern=r"^[DE-]+$")
+    layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
+    # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
+    ssm_inner_size: int | None = Field(default=None, gt=0)  # d_inner (expand × hidden)
+    ssm_state_size: int | None = Field(default=None, gt=0)  # d_state
+    ssm_num_heads: int | None = Field(default=None, gt=0)  # Mamba-2 heads
+    ssm_groups: int = Field(default=1, gt=0)  # Mamba-2 B/C groups (n_groups)
+    ssm_dt_rank: int | None = Field(default=None, gt=0)  # Mamba-1 time-step rank
+    ssm_dt_norms: bool = False  # Mamba-1 dt/B/C RMSNorm weights (Jamba)
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)
     source: str = ""  # "aiconfigurator:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
+
+    @model_validator(mode="before")
+    @classmethod
+    def _count_stateless_layers(cls, data: Any) -> Any:
+        """With `layer_mixers`, layers without attention are the ones without a KV cache."""
+        if isinstance(data, dict) and data.get("layer_mixers") and "linear_attention_layers" not in data:
+            data = dict(data, linear_attention_layers=sum(c not in "AP" for c in data["layer_mixers"]))
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Architecture:
@@ -109,6 +131,15 @@ class Architecture(_Frozen):
             raise ValueError("num_experts and num_experts_active go together")
         if self.num_experts and self.num_experts_active and self.num_experts_active > self.num_experts:
             raise ValueError("more active experts than experts")
+        for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes"):
+            value = getattr(self, name)
+            if value is not None and len(value) != self.num_layers:
+                raise ValueError(f"{name} must have one entry per layer")
+        if self.layer_mixers and self.linear_attention_layers != sum(
+                c not in "AP" for c in self.layer_mixers):
+            raise ValueError("linear_attention_layers must count the layers without attention")
+        if self.layer_mixers and any(c in self.layer_mixers for c in "MSP") and not self.ssm_inner_size:
+            raise ValueError("Mamba layers need ssm_inner_size")
         return self
 
     @property

@@ -46,6 +46,8 @@ def _norm(arch: Architecture, name: str, i: int | None, n: int) -> list[TensorSp
 
 def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
     """True when layer `i` is a linear-attention layer: every k-th layer keeps full attention."""
+    if arch.layer_mixers:
+        return arch.layer_mixers[i] not in "AP"
     n_lin = arch.linear_attention_layers
     if n_lin <= 0:
         return False
@@ -57,10 +59,67 @@ def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
     return (i + 1) % interval != 0
 
 
-def _attention(arch: Architecture, i: int) -> list[TensorSpec]:
+def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
+    """The token mixer of layer `i`: attention, a Mamba block, both, a linear map or nothing."""
+    kind = arch.layer_mixers[i] if arch.layer_mixers else "A"
+    if kind == "M":
+        return _mamba2(arch, i)
+    if kind == "S":
+        return _mamba1(arch, i)
+    if kind == "P":  # Falcon-H1: attention and Mamba-2 in parallel on the same input
+        return _attention(arch, i, full=True) + _mamba2(arch, i)
+    if kind == "O":  # DeciLM / Nemotron NAS "replace_with_linear": only the output projection
+        return [TensorSpec("attn_output", i, arch.hidden_size, arch.hidden_size)]
+    if kind == "-":
+        return []
+    return _attention(arch, i, full=arch.layer_mixers is not None)
+
+
+def _mamba2(arch: Architecture, i: int) -> list[TensorSpec]:
+    """Mamba-2 block, llama.cpp LLM_ARCH_MAMBA2 / NEMOTRON_H / GRANITE_HYBRID shapes
+    (src/llama-model.cpp: ssm_in {n_embd, 2 d_inner + 2 n_group d_state + n_head}, ...)."""
+    h, d_inner = arch.hidden_size, arch.ssm_inner_size or 2 * arch.hidden_size
+    n_head, groups = arch.ssm_num_heads or 1, arch.ssm_groups
+    conv_dim = d_inner + 2 * groups * (arch.ssm_state_size or 128)
+    return [
+        TensorSpec("ssm_in", i, h, conv_dim + d_inner + n_head),  # z, x, B, C and dt
+        TensorSpec("ssm_conv1d", i, arch.linear_conv_kernel, conv_dim),
+        _vec("ssm_conv1d.bias", i, conv_dim),
+        _vec("ssm_dt.bias", i, n_head),
+        _vec("ssm_a", i, n_head),
+        _vec("ssm_d", i, n_head),
+        TensorSpec("ssm_norm", i, d_inner // groups, groups),
+        TensorSpec("ssm_out", i, d_inner, h),
+    ]
+
+
+def _mamba1(arch: Architecture, i: int) -> list[TensorSpec]:
+    """Mamba-1 (selective scan) block, llama.cpp LLM_ARCH_MAMBA / JAMBA shapes
+    (src/llama-model.cpp: ssm_x {d_inner, dt_rank + 2 d_state}, ssm_a {d_state, d_inner}, ...)."""
+    h, d_inner = arch.hidden_size, arch.ssm_inner_size or 2 * arch.hidden_size
+    d_state = arch.ssm_state_size or 16
+    dt_rank = arch.ssm_dt_rank or -(-h // 16)  # Mamba's "auto": ceil(d_model / 16)
+    out = [
+        TensorSpec("ssm_in", i, h, 2 * d_inner),
+        TensorSpec("ssm_conv1d", i, arch.linear_conv_kernel, d_inner),
+        _vec("ssm_conv1d.bias", i, d_inner),
+        TensorSpec("ssm_x", i, d_inner, dt_rank + 2 * d_state),
+        TensorSpec("ssm_dt", i, dt_rank, d_inner),
+        _vec("ssm_dt.bias", i, d_inner),
+        TensorSpec("ssm_a", i, d_state, d_inner),
+        _vec("ssm_d", i, d_inner),
+        TensorSpec("ssm_out", i, d_inner, h),
+    ]
+    if arch.ssm_dt_norms:  # Jamba: RMSNorm weights on dt, B and C
+        out += [_vec("ssm_dt_norm", i, dt_rank), _vec("ssm_b_norm", i, d_state),
+                _vec("ssm_c_norm", i, d_state)]
+    return out
+
+
+def _attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec]:
     if arch.is_mla:
         return _mla_attention(arch, i)
-    if is_linear_attention_layer(arch, i):
+    if not full and is_linear_attention_layer(arch, i):
         return _gated_delta_net(arch, i)
     h, d = arch.hidden_size, arch.head_dim
     q_dim, kv_dim = arch.num_attention_heads * d, arch.num_kv_heads * d
@@ -122,13 +181,22 @@ def _mla_attention(arch: Architecture, i: int) -> list[TensorSpec]:
     return out
 
 
-def _is_moe_layer(arch: Architecture, i: int) -> bool:
-    return arch.is_moe and i >= arch.first_dense_layers
+def _ffn_kind(arch: Architecture, i: int) -> str:
+    """"E" mixture of experts, "D" dense, "-" none for layer `i`."""
+    if arch.layer_ffns:
+        kind = arch.layer_ffns[i]
+    else:
+        kind = "E" if arch.is_moe and i >= arch.first_dense_layers else "D"
+    if kind == "D" and arch.layer_intermediate_sizes and arch.layer_intermediate_sizes[i] == 0:
+        return "-"
+    return kind
 
 
 def _dense_ffn(arch: Architecture, i: int) -> list[TensorSpec]:
     h = arch.hidden_size
     inter = arch.intermediate_size or 4 * h
+    if arch.layer_intermediate_sizes:
+        inter = arch.layer_intermediate_sizes[i]
     out = [TensorSpec("ffn_up", i, h, inter), TensorSpec("ffn_down", i, inter, h)]
     if arch.ffn_gated:
         out.insert(0, TensorSpec("ffn_gate", i, h, inter))
@@ -140,7 +208,10 @@ def _dense_ffn(arch: Architecture, i: int) -> list[TensorSpec]:
 
 
 def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
-    if not _is_moe_layer(arch, i):
+    kind = _ffn_kind(arch, i)
+    if kind == "-":
+        return []
+    if kind == "D":
         return _dense_ffn(arch, i)
     h = arch.hidden_size
     n_exp = arch.num_experts or 1
@@ -161,14 +232,19 @@ def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
 
 
 def _layer(arch: Architecture, i: int) -> list[TensorSpec]:
-    """Every tensor of layer `i`: norms, attention (or linear attention), FFN."""
+    """Every tensor of layer `i`: norms, mixer (attention, linear attention, Mamba), FFN.
+
+    A layer with only one of the two sub-blocks (Nemotron-H, NAS no-op attention) has one norm,
+    named attn_norm as llama.cpp's nemotron_h does."""
     h = arch.hidden_size
-    out = _norm(arch, "attn_norm", i, h)
-    out += _attention(arch, i)
+    mixer, ffn = _mixer(arch, i), _ffn(arch, i)
+    out = _norm(arch, "attn_norm", i, h) if mixer or ffn else []
+    out += mixer
     if arch.post_norms:  # Gemma 2/3: post_attention_layernorm
         out += _norm(arch, "post_attention_norm", i, h)
-    out += _norm(arch, "ffn_norm", i, h)
-    out += _ffn(arch, i)
+    if mixer and ffn:
+        out += _norm(arch, "ffn_norm", i, h)
+    out += ffn
     if arch.post_norms:  # Gemma 2/3: post_feedforward_layernorm
         out += _norm(arch, "post_ffw_norm", i, h)
     return out
