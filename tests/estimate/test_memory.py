@@ -64,9 +64,12 @@ def test_sliding_window_layers_stop_growing() -> None:
 
 
 def test_linear_attention_layers_hold_no_growing_cache() -> None:
-    """Qwen3-Next: 36 of 48 layers are Gated DeltaNet; only 12 layers cache K/V."""
+    """Qwen3-Next: 36 of 48 layers are Gated DeltaNet; only 12 layers cache K/V (plus a fixed state)."""
+    from tpscalc.estimate.memory import recurrent_state_bytes
+
     arch = arch_of("Qwen3-Next-80B-A3B")
-    assert kv_cache_bytes(arch, 4096) == 12 * 4096 * 2 * arch.num_kv_heads * arch.head_dim * 2
+    kv_only = kv_cache_bytes(arch, 4096) - recurrent_state_bytes(arch)
+    assert kv_only == 12 * 4096 * 2 * arch.num_kv_heads * arch.head_dim * 2
 
 
 def test_moe_changes_nothing_in_the_kv_cache() -> None:
@@ -143,3 +146,31 @@ def test_approx_architecture_has_the_parameter_count() -> None:
     for params in (7e9, 70e9, 400e9):
         total, _ = parameter_counts(approx_architecture(params))
         assert total == pytest.approx(params, rel=0.15)
+
+
+def test_gated_deltanet_state_hand_worked() -> None:
+    """Qwen3-Next-80B-A3B: 36 Gated DeltaNet layers, 32 value heads and 16 key heads of 128, conv 4.
+
+    Per layer: conv 3 × (2·16·128 + 32·128) + state 32 · 128 · 128 = 548,864 f32 values
+    (config.json of Qwen/Qwen3-Next-80B-A3B-Instruct; f32 per llama-memory-recurrent.cpp).
+    """
+    from tpscalc.catalog import get_model
+    from tpscalc.estimate.memory import recurrent_state_bytes
+
+    arch = get_model("Qwen3-Next-80B-A3B").architecture
+    assert arch is not None
+    assert recurrent_state_bytes(arch) == 36 * 548_864 * 4
+    # The state does not grow with context: the KV cache difference is all attention layers.
+    grow = kv_cache_bytes(arch, 8192) - kv_cache_bytes(arch, 4096)
+    assert grow == 12 * 4096 * 2 * arch.num_kv_heads * arch.head_dim * 2
+
+
+def test_mamba2_state_hand_worked() -> None:
+    """A Mamba-2 layer holds (d_conv − 1)·(d_inner + 2·groups·d_state) + d_inner·d_state f32 values."""
+    from tpscalc.estimate.memory import recurrent_state_bytes
+
+    arch = Architecture(num_layers=2, hidden_size=1024, intermediate_size=2048,
+                        num_attention_heads=8, num_kv_heads=8, head_dim=128, vocab_size=1000,
+                        layer_mixers="MA", ssm_inner_size=2048, ssm_state_size=128,
+                        ssm_num_heads=32, ssm_groups=1, linear_conv_kernel=4)
+    assert recurrent_state_bytes(arch) == (3 * (2048 + 2 * 128) + 2048 * 128) * 4

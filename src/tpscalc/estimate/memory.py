@@ -62,7 +62,7 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
 
     Full-attention layers hold every token; sliding-window layers hold min(context, window +
     one micro-batch, padded to 256); linear-attention / state-space layers hold a fixed
-    recurrent state of a few MiB that does not grow with context and is ignored here. Mixture
+    recurrent state that does not grow with context (see `recurrent_state_bytes`). Mixture
     of experts changes nothing.
     """
     swa_layers = arch.sliding_window_layers if arch.sliding_window else 0
@@ -73,7 +73,42 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
         swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
     cells = full_layers * context_tokens + swa_layers * swa_cells
     per_cell = kv_values_per_token_layer(arch) * kv_bytes_per_element(kv_type)
-    return round(cells * per_cell)
+    return round(cells * per_cell) + recurrent_state_bytes(arch)
+
+
+def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:
+    """Values of one layer's fixed recurrent state: the conv window plus the SSM/delta state."""
+    conv = arch.linear_conv_kernel - 1
+    if mixer in "MP" and arch.ssm_inner_size and arch.ssm_state_size:  # Mamba-2
+        inner, state = arch.ssm_inner_size, arch.ssm_state_size
+        return conv * (inner + 2 * arch.ssm_groups * state) + inner * state
+    if mixer == "S" and arch.ssm_inner_size and arch.ssm_state_size:  # Mamba-1
+        inner, state = arch.ssm_inner_size, arch.ssm_state_size
+        return conv * inner + inner * state
+    if arch.linear_num_value_heads and arch.linear_key_head_dim and arch.linear_value_head_dim:
+        # Gated DeltaNet: one k_dim × v_dim matrix per value head, conv over q, k and v.
+        k_heads = arch.linear_num_key_heads or arch.linear_num_value_heads
+        v_heads = arch.linear_num_value_heads
+        qkv = 2 * k_heads * arch.linear_key_head_dim + v_heads * arch.linear_value_head_dim
+        return conv * qkv + v_heads * arch.linear_key_head_dim * arch.linear_value_head_dim
+    return 0
+
+
+def recurrent_state_bytes(arch: Architecture) -> int:
+    """Fixed per-sequence state of Mamba / linear-attention layers, bytes (does not grow with context).
+
+    llama.cpp keeps it in f32 (llama_memory_recurrent: type_r = type_s = GGML_TYPE_F32,
+    src/llama-memory-recurrent.cpp): conv state (d_conv − 1) × channels, plus the SSM state
+    d_inner × d_state (Mamba) or one k_dim × v_dim matrix per head (Gated DeltaNet).
+    """
+    if not arch.linear_attention_layers:
+        return 0
+    mixers = arch.layer_mixers or ""
+    if mixers:
+        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSP")
+    else:
+        values = arch.linear_attention_layers * _recurrent_layer_state_values(arch, "-")
+    return values * F32_BYTES
 
 
 def _ffn_width(arch: Architecture) -> int:
