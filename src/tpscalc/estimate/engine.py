@@ -1,83 +1,206 @@
-"""PROVISIONAL engine facade: simple formulas so reports and the site can be built in parallel.
+"""The engine facade: one model on many cards (or many models on one card) in one call.
 
-Replaced by the composition of weights/memory/fit/speed with the same signatures.
+Composes the pure terms (weights, memory, fit, speed) for the reports, CLI, API and site.
+The only data it touches comes in through `catalog` loaders (the precomputed weight table and
+the speed calibration), both cached: the formulas themselves stay pure.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+import numpy as np
+
+from tpscalc.catalog import store
+from tpscalc.catalog.calibration_store import calibration
+from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, quantizations
 from tpscalc.catalog.schema import Card, Model
-from tpscalc.estimate.types import DecodeEstimate, Estimate, MemoryBreakdown, PrefillEstimate
+from tpscalc.estimate import memory as mem
+from tpscalc.estimate import speed
+from tpscalc.estimate.calibration import lookup_measured
+from tpscalc.estimate.fit import choose_quants
+from tpscalc.estimate.types import DecodeEstimate, Estimate, MemoryBreakdown
+from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes, weights_read_per_token_bytes
 
 DEFAULT_CONTEXT = 4096
+# Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
+# model can hold the context, so it is rejected as input.
 MAX_CONTEXT = 10_000_000
 GIB = 2**30
-_LADDER = (("F16", 16.0), ("Q8_0", 8.5), ("Q6_K", 6.56), ("Q5_K_M", 5.69), ("Q4_K_M", 4.89),
-           ("IQ4_XS", 4.25), ("Q3_K_M", 3.91), ("Q2_K", 3.35))
+UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 
 
 class EstimateInputError(ValueError):
     """Bad input to the engine: context out of range, unknown quantization."""
 
 
-def _check(context: int, quant: str | None) -> None:
-    if not isinstance(context, int) or context <= 0 or context > MAX_CONTEXT:
-        raise EstimateInputError(f"context must be between 1 and {MAX_CONTEXT:,} tokens")
-    if quant is not None and quant.upper() not in dict(_LADDER):
-        raise EstimateInputError(f"unknown quantization {quant!r}; use one of "
-                                 + ", ".join(q for q, _ in _LADDER))
+def check_context(context: int) -> int:
+    """`context` if it is a whole number of tokens in 1..MAX_CONTEXT, else EstimateInputError."""
+    if isinstance(context, bool) or not isinstance(context, int) or not 0 < context <= MAX_CONTEXT:
+        raise EstimateInputError(f"context must be a whole number of tokens from 1 to {MAX_CONTEXT:,}")
+    return context
 
 
-def memory_at(model: Model, quant: str, context: int) -> MemoryBreakdown:
-    """Memory needed for `model` at `quant` and `context` tokens, GiB."""
-    _check(context, quant)
-    bits = dict(_LADDER)[quant.upper()]
-    weights = model.parameters_total * bits / 8 / GIB
+def _quant_name(name: str) -> str:
+    try:
+        return get_quant(name).name
+    except UnknownQuantizationError as exc:
+        raise EstimateInputError(str(exc)) from exc
+
+
+def _floor_index(min_quality: str | None) -> int | None:
+    """Index on the ladder of the most compressed type allowed (None: any)."""
+    if min_quality is None:
+        return None
+    name = _quant_name(min_quality)
+    names = [q.name for q in quantizations()]
+    if name not in names:
+        raise EstimateInputError(f"{name} is not on the quality ladder; use one of {', '.join(names)}")
+    return names.index(name)
+
+
+@dataclass(frozen=True)
+class _ModelTerms:
+    """Everything about one model at one context that does not depend on the card, bytes."""
+
+    quants: tuple[str, ...]
+    weights: np.ndarray  # per quant
+    read_per_token: np.ndarray  # per quant
+    kv: float
+    kv_doubled: float
+    compute: float
+    compute_doubled: float
+    approximated: bool
+    n_layers: int
+    flops_per_token: float
+    is_moe: bool
+
+
+def _weights(model: Model, quant: str) -> tuple[float, float]:
+    """(weights bytes, weight bytes read per token) from the table, else from the formulas."""
+    types, rows = store.weights_table()
+    row = rows.get(model.slug)
+    if row is not None and quant in types:
+        w, r = row[types.index(quant)]
+        return float(w), float(r)
     arch = model.architecture
-    if arch:
-        kv = 2 * arch.num_layers * arch.num_kv_heads * arch.head_dim * 2 * context / GIB
-    else:
-        kv = 0.5 * (model.parameters_total / 7e9) * context / 4096
-    runtime = 0.5
-    return MemoryBreakdown(weights, kv, runtime, weights + kv + runtime, arch is None)
+    if arch is None:
+        total = approx_weights_bytes(model.parameters_total, quant)
+        return total, total * model.parameters_active / model.parameters_total
+    return float(weights_bytes(arch, quant)), weights_read_per_token_bytes(arch, quant)
 
 
-def _one(model: Model, card: Card, quant: str | None, context: int, backend: str | None,
-         min_quality: str | None) -> Estimate:
-    names = [q for q, _ in _LADDER]
-    floor = names.index(min_quality.upper()) if min_quality else len(names) - 1
-    candidates = [quant.upper()] if quant else names[: floor + 1]
-    usable = card.usable_memory_gib
-    chosen = next((q for q in candidates if memory_at(model, q, context).total_gib <= usable), None)
-    mem = memory_at(model, chosen or candidates[-1], context)
-    be = backend or {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}.get(card.vendor, "vulkan")
-    if chosen is None:
-        return Estimate(model.name, card.name, None, context, be, mem, usable, False, "no",
-                        None, None, round(mem.total_gib - usable, 2))
-    tps = 0.5 * card.bandwidth_gb_s * 1e9 / ((mem.weights_gib + mem.kv_cache_gib) * GIB)
-    decode = DecodeEstimate(tps, tps * 0.8, tps * 1.25, "low", "bandwidth")
-    pf = (card.tflops_fp16_dense or 10) * 1e12 * 0.4 / (2 * model.parameters_total)
-    prefill = PrefillEstimate(pf, pf * 0.7, pf * 1.4, 512 / pf, "compute")
-    fit = "comfortable" if memory_at(model, chosen, 2 * context).total_gib <= usable else "tight"
-    return Estimate(model.name, card.name, chosen, context, be, mem, usable, True, fit, decode, prefill)
+def _terms(model: Model, quants: Sequence[str], context: int) -> _ModelTerms:
+    arch = model.architecture or mem.approx_architecture(model.parameters_total)
+    pairs = [_weights(model, q) for q in quants]
+    attention_layers = arch.num_layers - arch.linear_attention_layers
+    # Decode speed is quoted for a conversation that fills the context: on average half of it
+    # is already in the cache while a token is generated.
+    flops = speed.prefill_flops_per_token(model.parameters_active, attention_layers,
+                                          arch.num_attention_heads, arch.head_dim,
+                                          speed.prompt_mean_context(context))
+    return _ModelTerms(
+        quants=tuple(quants),
+        weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
+        kv=float(mem.kv_cache_bytes(arch, context)),
+        kv_doubled=float(mem.kv_cache_bytes(arch, 2 * context)),
+        compute=float(mem.compute_buffer_bytes(arch, context)),
+        compute_doubled=float(mem.compute_buffer_bytes(arch, 2 * context)),
+        approximated=model.architecture is None, n_layers=arch.num_layers,
+        flops_per_token=flops, is_moe=arch.is_moe,
+    )
+
+
+def _backend(card: Card, backend: str | None) -> str:
+    return backend or speed.default_backend(card)
+
+
+def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
+    runtime = t.compute + overhead
+    total = t.weights[q] + t.kv + runtime
+    return MemoryBreakdown(t.weights[q] / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
+
+
+def _evaluate(model: Model, cards: Sequence[Card], t: _ModelTerms, context: int,
+              backend: str | None, floor: int | None) -> list[Estimate]:
+    """`model` on every card in `cards`, choosing per card among `t.quants` (least compressed first)."""
+    backends = [_backend(c, backend) for c in cards]
+    overhead = np.array([mem.backend_overhead_bytes(b) for b in backends], float)
+    usable = np.array([c.usable_memory_gib for c in cards])
+    totals = (t.weights[None, :] + t.kv + t.compute + overhead[:, None]) / GIB
+    doubled = (t.weights[None, :] + t.kv_doubled + t.compute_doubled + overhead[:, None]) / GIB
+    choice = choose_quants(totals, usable, floor, doubled)
+    decode: dict[int, DecodeEstimate] = {}
+    prefill: dict[int, object] = {}
+    cal = calibration()
+    for q in sorted(set(choice.index.tolist()) - {-1}):
+        idx = [i for i in range(len(cards)) if choice.index[i] == q]
+        group = [cards[i] for i in idx]
+        # Cards in one call may differ in backend only when `backend` is None; each card's own
+        # default is then applied inside speed (backend=None).
+        dec = speed.decode_estimates(t.read_per_token[q], t.kv / 2, t.n_layers, group, backend,
+                                     cal, is_moe=t.is_moe)
+        pre = speed.prefill_estimates(t.flops_per_token, context, group, backend, cal,
+                                      weights_bytes=t.weights[q],
+                                      quantized=t.quants[q] not in UNQUANTIZED)
+        for j, i in enumerate(idx):
+            decode[i], prefill[i] = dec[j], pre[j]
+    out = []
+    for i, card in enumerate(cards):
+        q = int(choice.index[i])
+        if q < 0:
+            lowest = t.quants[floor if floor is not None else len(t.quants) - 1]
+            shown = t.quants.index(lowest)
+            out.append(Estimate(model.name, card.name, None, context, backends[i],
+                                _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
+                                None, None, round(float(choice.short_by_gib[i]), 2)))
+            continue
+        d = decode[i]
+        measured = lookup_measured(cal, card.name, model.name, t.quants[q], backends[i])
+        if measured is not None:
+            d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
+                               measured.tokens_per_s)
+        out.append(Estimate(model.name, card.name, t.quants[q], context, backends[i],
+                            _breakdown(t, q, overhead[i]), float(usable[i]), True,
+                            str(choice.label[i]), d, prefill[i]))  # type: ignore[arg-type]
+    return out
+
+
+def _ladder() -> tuple[str, ...]:
+    return tuple(q.name for q in quantizations())
 
 
 def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = DEFAULT_CONTEXT,
              backend: str | None = None, min_quality: str | None = None) -> Estimate:
-    """One model on one card."""
-    _check(context, quant or min_quality)
-    return _one(model, card, quant, context, backend, min_quality)
+    """One model on one card: the given quantization, else the least compressed that fits."""
+    check_context(context)
+    if quant is not None:
+        q = _quant_name(quant)
+        return _evaluate(model, [card], _terms(model, [q], context), context, backend, None)[0]
+    floor = _floor_index(min_quality)
+    return _evaluate(model, [card], _terms(model, _ladder(), context), context, backend, floor)[0]
 
 
 def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,
                       min_quality: str | None = None, backend: str | None = None) -> list[Estimate]:
-    """`model` on every card, in the order of `cards`."""
-    _check(context, min_quality)
-    return [_one(model, c, None, context, backend, min_quality) for c in cards]
+    """`model` on every card, in the order of `cards` (vectorised over cards)."""
+    check_context(context)
+    floor = _floor_index(min_quality)
+    return _evaluate(model, cards, _terms(model, _ladder(), context), context, backend, floor)
 
 
 def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = DEFAULT_CONTEXT,
                             min_quality: str | None = None, backend: str | None = None) -> list[Estimate]:
     """Every model in `models` on `card`, in the order of `models`."""
-    _check(context, min_quality)
-    return [_one(m, card, None, context, backend, min_quality) for m in models]
+    check_context(context)
+    floor = _floor_index(min_quality)
+    ladder = _ladder()
+    return [_evaluate(m, [card], _terms(m, ladder, context), context, backend, floor)[0]
+            for m in models]
+
+
+def memory_at(model: Model, quant: str, context: int, backend: str = "cuda") -> MemoryBreakdown:
+    """Memory `model` needs at `quant` and `context` tokens on `backend`, GiB."""
+    check_context(context)
+    t = _terms(model, [_quant_name(quant)], context)
+    return _breakdown(t, 0, float(mem.backend_overhead_bytes(backend)))

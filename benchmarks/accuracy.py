@@ -1,0 +1,153 @@
+"""Accuracy of the speed model by leave-one-device-out cross-validation, beside two baselines.
+
+    python benchmarks/accuracy.py [--no-nested]
+
+For each device (card name) in the measured data: refit the calibration without it (its
+bands too, unless --no-nested), predict its rows, compare. Baselines on the same rows:
+the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
+(0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import calibrate
+from calibration_data import GIB, Obs, load_observations
+
+# The seed page's rule: 0.47 × bandwidth ÷ memory needed (weights + KV at its context).
+SEED_FACTOR = 0.47
+# llmfit v1.1.17 (src/hardware.rs, estimate_tps): 0.55 × bandwidth ÷ (params × bytes per param).
+LLMFIT_FACTOR = 0.55
+# Bytes per parameter llmfit's speed rule uses (AlexsJones/llmfit, quant_bytes_per_param; 0.5
+# for any other quant, as there).
+LLMFIT_BYTES_PER_PARAM = {"F16": 2.0, "BF16": 2.0, "Q8_0": 1.0, "Q6_K": 0.75, "Q5_K_M": 0.625,
+                          "Q4_K_M": 0.5, "Q4_0": 0.5, "Q3_K_M": 0.4375, "Q2_K": 0.3125}
+
+
+def seed_rule(o: Obs) -> float:
+    """Seed's tokens/s: 0.47 × bandwidth ÷ memory needed (weights + KV at the row's context).
+
+    The seed page's own figure (B200, StarCoder 2 15B Q8_0: 0.47 × 8,000 GB/s ÷ 16.8 GB =
+    224 ≈ its 226 tok/s) shows the rule; we give it the row's real context and no runtime
+    allowance, the most favourable reading.
+    """
+    return SEED_FACTOR * o.card.bandwidth_gb_s * 1e9 / (o.weights_bytes + o.kv_bytes)
+
+
+def llmfit_rule(o: Obs) -> float:
+    """llmfit's tokens/s: 0.55 × bandwidth ÷ (total parameters × bytes per parameter)."""
+    bpp = LLMFIT_BYTES_PER_PARAM.get(o.quant, 0.5)
+    return LLMFIT_FACTOR * o.card.bandwidth_gb_s * 1e9 / (o.params_total * bpp)
+
+
+def _errors(pred: np.ndarray, meas: np.ndarray) -> np.ndarray:
+    return np.abs(pred / meas - 1.0) * 100
+
+
+def lodo(obs: Sequence[Obs], nested: bool) -> list[tuple[Obs, float, float, float, str]]:
+    """(obs, predicted, low, high, confidence) for every row, its device left out of the fit."""
+    out = []
+    full = None if nested else calibrate.bands(obs)
+    for dev in sorted({o.card.name for o in obs}):
+        train = [o for o in obs if o.card.name != dev]
+        cal = calibrate.calibrate(train, with_bands=nested)
+        if full is not None:
+            cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
+        for o in (o for o in obs if o.card.name == dev):
+            pred, conf = calibrate.predict(cal, o)
+            bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
+            band = bands.get(conf) or calibrate.Band(0.6, 1.5)
+            out.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
+    return out
+
+
+def summarise(rows: list[tuple[Obs, float, float, float, str]]) -> dict[str, float]:
+    """The figures of the table for the model (decode and prefill) and the two baselines."""
+    dec = [r for r in rows if r[0].kind == "decode" and np.isfinite(r[1])]
+    pre = [r for r in rows if r[0].kind == "prefill" and np.isfinite(r[1])]
+    meas = np.array([r[0].tokens_per_s for r in dec])
+    pred = np.array([r[1] for r in dec])
+    lo, hi = np.array([r[2] for r in dec]), np.array([r[3] for r in dec])
+    err = _errors(pred, meas)
+    out = {"n": len(dec), "median": float(np.median(err)), "p90": float(np.percentile(err, 90)),
+           "inside": float(np.mean((meas >= lo) & (meas <= hi)) * 100),
+           "ratio": float(np.median(hi / lo))}
+    if pre:
+        out["prefill_median"] = float(np.median(_errors(np.array([r[1] for r in pre]),
+                                                        np.array([r[0].tokens_per_s for r in pre]))))
+        out["prefill_n"] = len(pre)
+    for name, rule in (("seed", seed_rule), ("llmfit", llmfit_rule)):
+        e = _errors(np.array([rule(r[0]) for r in dec]), meas)
+        out[f"{name}_median"], out[f"{name}_p90"] = float(np.median(e)), float(np.percentile(e, 90))
+    return out
+
+
+def weight_size_error(obs: Sequence[Obs]) -> tuple[float, float, int]:
+    """Median and max |computed weights − llama-bench size| ÷ size, %, over distinct files."""
+    seen = {(o.model, o.quant): o for o in obs
+            if o.size_gib and o.bytes_source == "architecture" and o.from_main_csv}
+    err = [abs(o.weights_bytes / GIB / o.size_gib - 1) * 100 for o in seen.values()]
+    return (float(np.median(err)), float(np.max(err)), len(err)) if err else (np.nan, np.nan, 0)
+
+
+def by_level(rows: list[tuple[Obs, float, float, float, str]]) -> str:
+    """A line per confidence level: rows, median error, share inside the range."""
+    lines = []
+    for level in ("high", "medium", "low"):
+        sel = [r for r in rows if r[4] == level and r[0].kind == "decode"]
+        if sel:
+            m = np.array([r[0].tokens_per_s for r in sel])
+            e = _errors(np.array([r[1] for r in sel]), m)
+            inside = np.mean([(r[2] <= r[0].tokens_per_s <= r[3]) for r in sel]) * 100
+            lines.append(f"- decode, {level} confidence: {len(sel)} rows, median error "
+                         f"{np.median(e):.1f} %, {inside:.0f} % inside the range")
+    return "\n".join(lines)
+
+
+def table(s: dict[str, float], size: tuple[float, float, int]) -> str:
+    """The Markdown table the README shows."""
+    f: Callable[[float], str] = lambda v: f"{v:.1f} %"
+    return "\n".join([
+        "| decode, leave-one-device-out | tpscalc | seed rule (0.47 × BW ÷ memory) | llmfit 1.1.17 (0.55 × BW ÷ params × bytes) |",
+        "|---|---|---|---|",
+        f"| median absolute error | {f(s['median'])} | {f(s['seed_median'])} | {f(s['llmfit_median'])} |",
+        f"| 90th percentile error | {f(s['p90'])} | {f(s['seed_p90'])} | {f(s['llmfit_p90'])} |",
+        f"| measurements inside the stated range | {f(s['inside'])} | – | – |",
+        f"| median high ÷ low of the range | {s['ratio']:.2f} | – | – |",
+        f"| prefill median absolute error | {f(s.get('prefill_median', np.nan))} | – | – |",
+        f"| weight size vs llama-bench size (median / max) | {size[0]:.2f} % / {size[1]:.2f} % | – | – |",
+        "",
+        (f"{int(s['n'])} decode and {int(s.get('prefill_n', 0))} prefill measurements; "
+         f"{size[2]} distinct model files for the weight size."),
+    ])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the cross-validation and print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--main-only", action="store_true",
+                    help="fit on llamacpp_calibration.csv alone (no MoE/depth rows)")
+    ap.add_argument("--no-nested", action="store_true",
+                    help="take the range bands from the full fit (faster, slightly optimistic)")
+    args = ap.parse_args(argv)
+    obs = load_observations(extra=not args.main_only)
+    rows = lodo(obs, nested=not args.no_nested)
+    print(f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
+          f"{sum(not o.from_main_csv for o in obs)} from llamacpp_extra_calibration.csv\n")
+    print(table(summarise(rows), weight_size_error(obs)))
+    print()
+    print(by_level(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""Fitted speed-model parameters (from tools/calibrate.py) as frozen dataclasses, and their lookup.
+
+Parameters come in three levels: a device (card + backend) measured in the calibration data,
+its family (backend + chip architecture, e.g. "cuda:ada-lovelace" or "metal:apple-m3"), and the
+backend alone. The level used for a card decides the confidence label and the width of the range.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tpscalc.catalog.schema import Card
+from tpscalc.catalog.slug import slugify
+from tpscalc.estimate.types import Confidence
+
+LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class BackendParams:
+    """Backend-wide parameters: decode overhead, and fallbacks for unmeasured families."""
+
+    decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
+    overhead_per_token_us: float  # fixed cost of one generated token, microseconds
+    overhead_per_layer_us: float  # extra fixed cost per transformer layer, microseconds
+    prefill_efficiency: float  # share of dense FP16 tensor TFLOPS reached on a prompt (0..1]
+    moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
+    prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)
+
+
+@dataclass(frozen=True)
+class LevelParams:
+    """Efficiencies fitted for one family or one device."""
+
+    decode_efficiency: float | None
+    prefill_efficiency: float | None
+    n_measurements: int = 0
+
+
+@dataclass(frozen=True)
+class Band:
+    """Quantiles of measured ÷ predicted speed at one confidence level (range = estimate × these)."""
+
+    low_ratio: float
+    high_ratio: float
+    n: int = 0
+
+
+@dataclass(frozen=True)
+class MeasuredSpeed:
+    """A real llama.cpp decode measurement for one card, model and quantization."""
+
+    tokens_per_s: float
+    test: str  # "tg128", "tg512", ...
+    backend: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the speed model needs that was fitted on measurements."""
+
+    backends: dict[str, BackendParams]
+    families: dict[str, LevelParams] = field(default_factory=dict)  # key: family_key()
+    devices: dict[str, LevelParams] = field(default_factory=dict)  # key: device_key()
+    decode_bands: dict[str, Band] = field(default_factory=dict)  # key: confidence level
+    prefill_bands: dict[str, Band] = field(default_factory=dict)
+    measured: dict[str, tuple[MeasuredSpeed, ...]] = field(default_factory=dict)  # measured_key()
+    backend_aliases: dict[str, str] = field(default_factory=dict)  # "sycl" -> "vulkan" when unfitted
+    # How older llama.cpp builds differed ("decode|cuda|0": extra µs per layer; "prefill|cuda|0":
+    # log ε shift). Estimates are for current builds; these only let cross-validation compare
+    # like with like.
+    era_terms: dict[str, float] = field(default_factory=dict)
+    notes: str = ""
+
+
+def arch_slug(card: Card) -> str:
+    """Chip family of a card as a slug: "ada-lovelace", "rdna-3-0", "apple-m3"; vendor if unknown."""
+    if card.vendor == "Apple":
+        # "Apple M3 Max (40-core GPU)" -> "apple-m3": the generation, whatever the tier.
+        words = card.name.replace("(", " ").split()
+        gen = next((w for w in words if len(w) >= 2 and w[0] in "Mm" and w[1:].isdigit()), "m")
+        return slugify(f"apple {gen}")
+    return slugify(card.architecture or card.vendor or "unknown")
+
+
+def family_key(card: Card, backend: str) -> str:
+    """Calibration key of a card's family under a backend: "cuda:ada-lovelace"."""
+    return f"{backend}:{arch_slug(card)}"
+
+
+def device_key(card_name: str, backend: str) -> str:
+    """Calibration key of one measured device: "cuda:GeForce RTX 4090"."""
+    return f"{backend}:{card_name}"
+
+
+def measured_key(card_name: str, model_name: str, quant: str) -> str:
+    """Key of the measured-speed table: "GeForce RTX 4090|Llama 2-7B|Q4_0"."""
+    return f"{card_name}|{model_name}|{quant.upper()}"
+
+
+def lookup_measured(cal: Calibration, card_name: str, model_name: str, quant: str,
+                    backend: str | None = None) -> MeasuredSpeed | None:
+    """The held measurement for this card, model and quant (best: same backend, then fastest)."""
+    rows = cal.measured.get(measured_key(card_name, model_name, quant), ())
+    if backend is not None and any(r.backend == backend for r in rows):
+        rows = tuple(r for r in rows if r.backend == backend)
+    return max(rows, key=lambda r: r.tokens_per_s, default=None)
+
+
+def _level(d: dict[str, Any]) -> LevelParams:
+    return LevelParams(d.get("decode_efficiency"), d.get("prefill_efficiency"),
+                       int(d.get("n_measurements", 0)))
+
+
+def from_dict(d: dict[str, Any]) -> Calibration:
+    """Build a Calibration from the JSON written by tools/calibrate.py."""
+    return Calibration(
+        backends={k: BackendParams(**v) for k, v in d["backends"].items()},
+        families={k: _level(v) for k, v in d.get("families", {}).items()},
+        devices={k: _level(v) for k, v in d.get("devices", {}).items()},
+        decode_bands={k: Band(**v) for k, v in d.get("decode_bands", {}).items()},
+        prefill_bands={k: Band(**v) for k, v in d.get("prefill_bands", {}).items()},
+        measured={k: tuple(MeasuredSpeed(**m) for m in v)
+                  for k, v in d.get("measured", {}).items()},
+        backend_aliases=dict(d.get("backend_aliases", {})),
+        era_terms=dict(d.get("era_terms", {})),
+        notes=d.get("notes", ""),
+    )

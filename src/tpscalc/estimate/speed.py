@@ -1,0 +1,195 @@
+"""Decode and prefill speed of llama.cpp on a card: time-per-token formulas, vectorised over cards.
+
+Decode (one request) is memory-bound plus a fixed per-token cost:
+    t = (weights read per token × moe factor + KV cache at context) / (η × bandwidth)
+        + (a + b × layers) µs
+Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
+    t(prompt) = max(prompt × FLOPs per token / (ε × dense FP16 TFLOPS),
+                    ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
+η, ε, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from tpscalc.catalog.schema import Card
+from tpscalc.estimate.calibration import (
+    BackendParams,
+    Band,
+    Calibration,
+    device_key,
+    family_key,
+)
+from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
+
+# llama.cpp's default physical batch for prompt processing (n_ubatch = 512, common/common.h).
+DEFAULT_UBATCH = 512
+_FALLBACK_BAND = Band(0.6, 1.5)  # used only when a calibration carries no band for a level
+
+
+def default_backend(card: Card) -> str:
+    """Backend llama.cpp users run on this card: cuda (NVIDIA), rocm (AMD), metal (Apple), vulkan.
+
+    Intel defaults to vulkan, not sycl: the calibration holds Vulkan measurements of Arc cards
+    and none of SYCL, so a SYCL estimate would be an unmeasured guess.
+    """
+    return {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}.get(card.vendor, "vulkan")
+
+
+# ---- formula terms (float or numpy arrays) ---------------------------------------------------
+
+def memory_seconds(n_bytes: ArrayLike, bandwidth_gb_s: ArrayLike, efficiency: ArrayLike) -> NDArray:
+    """Time to stream `n_bytes` at `efficiency` × bandwidth (10^9 B/s), s."""
+    return np.asarray(n_bytes, float) / (np.asarray(efficiency, float)
+                                         * np.asarray(bandwidth_gb_s, float) * 1e9)
+
+
+def overhead_seconds(n_layers: ArrayLike, per_token_us: ArrayLike, per_layer_us: ArrayLike) -> NDArray:
+    """Fixed cost of one token (kernel launches, synchronisation), s."""
+    return (np.asarray(per_token_us, float) + np.asarray(per_layer_us, float)
+            * np.asarray(n_layers, float)) * 1e-6
+
+
+def decode_seconds_per_token(read_bytes: float, kv_bytes: float, n_layers: int,
+                             bandwidth_gb_s: ArrayLike, efficiency: ArrayLike,
+                             per_token_us: ArrayLike, per_layer_us: ArrayLike,
+                             moe_factor: ArrayLike = 1.0) -> tuple[NDArray, NDArray]:
+    """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
+    read = np.asarray(moe_factor, float) * read_bytes + kv_bytes
+    return (memory_seconds(read, bandwidth_gb_s, efficiency),
+            overhead_seconds(n_layers, per_token_us, per_layer_us))
+
+
+def prompt_mean_context(prompt_tokens: int, depth_tokens: int = 0) -> float:
+    """Mean number of earlier tokens each prompt token attends to (causal mask), tokens."""
+    return depth_tokens + (prompt_tokens - 1) / 2
+
+
+def prefill_flops_per_token(params_active: float, attention_layers: int, n_heads: int,
+                            head_dim: int, mean_context: float) -> float:
+    """FLOPs to process one prompt token: 2 × active parameters + attention over the context.
+
+    Attention per layer and head: Q·Kᵀ and softmax·V are each head_dim multiply-adds per
+    earlier token, so 2 × 2 × head_dim × context FLOPs.
+    """
+    return 2.0 * params_active + 4.0 * attention_layers * n_heads * head_dim * mean_context
+
+
+def prefill_seconds(prompt_tokens: int, flops_per_token: float, tflops: ArrayLike,
+                    efficiency: ArrayLike, weights_bytes: float, bandwidth_gb_s: ArrayLike,
+                    decode_efficiency: ArrayLike, ubatch: int = DEFAULT_UBATCH
+                    ) -> tuple[NDArray, NDArray]:
+    """(compute time, weight-streaming floor) to process a prompt, s."""
+    compute = prompt_tokens * flops_per_token / (np.asarray(efficiency, float)
+                                                 * np.asarray(tflops, float) * 1e12)
+    passes = math.ceil(prompt_tokens / ubatch)
+    return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
+
+
+# ---- parameters per card ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CardParams:
+    """The fitted parameters that apply to one card under one backend, with their confidence."""
+
+    decode_efficiency: float
+    prefill_efficiency: float
+    per_token_us: float
+    per_layer_us: float
+    moe_factor: float
+    prefill_quantized_factor: float
+    decode_confidence: Confidence
+    prefill_confidence: Confidence
+
+
+def _backend_params(backend: str, cal: Calibration) -> BackendParams:
+    """The backend's parameters; an unfitted backend borrows its alias's (sycl -> vulkan)."""
+    for name in (backend, cal.backend_aliases.get(backend, ""), "vulkan"):
+        if name in cal.backends:
+            return cal.backends[name]
+    return next(iter(cal.backends.values()))
+
+
+def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
+    """Parameters for `card`: the device's own if measured, else its family's, else the backend's."""
+    asked = backend or default_backend(card)
+    be = _backend_params(asked, cal)
+    dev = cal.devices.get(device_key(card.name, asked))
+    fam = cal.families.get(family_key(card, asked))
+    eta, eta_conf = be.decode_efficiency, "low"
+    eps, eps_conf = be.prefill_efficiency, "low"
+    for level, conf in ((fam, "medium"), (dev, "high")):
+        if level is not None and level.decode_efficiency is not None:
+            eta, eta_conf = level.decode_efficiency, conf
+        if level is not None and level.prefill_efficiency is not None:
+            eps, eps_conf = level.prefill_efficiency, conf
+    return CardParams(eta, eps, be.overhead_per_token_us, be.overhead_per_layer_us,
+                      be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf)  # type: ignore[arg-type]
+
+
+def _band(bands: dict[str, Band], level: str) -> Band:
+    return bands.get(level) or _FALLBACK_BAND
+
+
+# ---- public estimates ------------------------------------------------------------------------
+
+def decode_estimates(read_bytes_per_token: float, kv_bytes_at_context: float, n_layers: int,
+                     cards: Sequence[Card], backend: str | None, cal: Calibration,
+                     is_moe: bool = False) -> list[DecodeEstimate]:
+    """Decode speed of one request on each card (tokens/s), with range, confidence and bound."""
+    ps = [card_params(c, backend, cal) for c in cards]
+    bw = np.array([c.bandwidth_gb_s for c in cards], float)
+    moe = np.array([p.moe_factor if is_moe else 1.0 for p in ps])
+    mem, over = decode_seconds_per_token(
+        read_bytes_per_token, kv_bytes_at_context, n_layers, bw,
+        np.array([p.decode_efficiency for p in ps]), np.array([p.per_token_us for p in ps]),
+        np.array([p.per_layer_us for p in ps]), moe)
+    tps = 1.0 / (mem + over)
+    out = []
+    for i, p in enumerate(ps):
+        band = _band(cal.decode_bands, p.decode_confidence)
+        bound = "overhead" if over[i] > mem[i] else "bandwidth"
+        out.append(DecodeEstimate(float(tps[i]), float(tps[i] * band.low_ratio),
+                                  float(tps[i] * band.high_ratio), p.decode_confidence, bound))
+    return out
+
+
+def card_tflops(card: Card) -> float | None:
+    """Dense FP16 tensor TFLOPS of a card, else its FP16 shader rate, else None."""
+    return card.tflops_fp16_dense or card.tflops_fp16_shader
+
+
+def prefill_estimates(flops_per_token: float, prompt_tokens: int, cards: Sequence[Card],
+                      backend: str | None, cal: Calibration, weights_bytes: float = 0.0,
+                      quantized: bool = True, ubatch: int = DEFAULT_UBATCH
+                      ) -> list[PrefillEstimate | None]:
+    """Prompt speed (tokens/s) and time to first token on each card; None where TFLOPS are unknown.
+
+    `quantized`: the weights are a quantized type (not F16/BF16/F32), which costs llama.cpp
+    dequantization work; `weights_bytes` sets the bandwidth floor (0: no floor).
+    """
+    ps = [card_params(c, backend, cal) for c in cards]
+    tf = np.array([card_tflops(c) or np.nan for c in cards], float)
+    eps = np.array([p.prefill_efficiency * (p.prefill_quantized_factor if quantized else 1.0)
+                    for p in ps])
+    compute, floor = prefill_seconds(
+        prompt_tokens, flops_per_token, tf, eps,
+        weights_bytes, np.array([c.bandwidth_gb_s for c in cards], float),
+        np.array([p.decode_efficiency for p in ps]), ubatch)
+    total = np.maximum(compute, floor)
+    out: list[PrefillEstimate | None] = []
+    for i, p in enumerate(ps):
+        if not np.isfinite(total[i]):
+            out.append(None)
+            continue
+        tps = prompt_tokens / float(total[i])
+        band = _band(cal.prefill_bands, p.prefill_confidence)
+        bound = "compute" if compute[i] >= floor[i] else "bandwidth"
+        out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio,
+                                   float(total[i]), bound))
+    return out

@@ -1,0 +1,153 @@
+"""Each term of the speed model against hand-worked numbers."""
+from __future__ import annotations
+
+import pytest
+
+from tpscalc.catalog.schema import Card
+from tpscalc.catalog.slug import slugify
+from tpscalc.estimate import speed
+from tpscalc.estimate.calibration import (
+    BackendParams,
+    Band,
+    Calibration,
+    LevelParams,
+    MeasuredSpeed,
+    family_key,
+    lookup_measured,
+)
+
+
+def card(name: str = "Test GPU", vendor: str = "NVIDIA", bw: float = 1000.0,
+         arch: str | None = "Ampere", tflops: float | None = 100.0) -> Card:
+    """A minimal card for formula tests."""
+    return Card(name=name, slug=slugify(name), vendor=vendor, memory_gib=24, bandwidth_gb_s=bw,
+                architecture=arch, tflops_fp16_dense=tflops)
+
+
+CAL = Calibration(
+    backends={
+        "cuda": BackendParams(decode_efficiency=0.8, overhead_per_token_us=0.0,
+                              overhead_per_layer_us=20.0, prefill_efficiency=0.5,
+                              moe_decode_factor=1.5, prefill_quantized_factor=0.5),
+        "vulkan": BackendParams(decode_efficiency=0.6, overhead_per_token_us=100.0,
+                                overhead_per_layer_us=0.0, prefill_efficiency=0.25),
+    },
+    families={"cuda:ada-lovelace": LevelParams(0.9, 0.4, 10)},
+    devices={"cuda:Known GPU": LevelParams(0.5, None, 3)},
+    decode_bands={"high": Band(0.9, 1.1), "medium": Band(0.8, 1.2), "low": Band(0.6, 1.5)},
+    prefill_bands={"high": Band(0.8, 1.2), "medium": Band(0.7, 1.4), "low": Band(0.5, 2.0)},
+    measured={"Known GPU|Llama 2-7B|Q4_0": (MeasuredSpeed(150.0, "tg128", "cuda"),
+                                            MeasuredSpeed(160.0, "tg128", "vulkan"))},
+    backend_aliases={"sycl": "vulkan"},
+)
+
+
+def test_memory_seconds() -> None:
+    # 4e9 B at 0.8 × 1000 GB/s = 4e9 / 8e11 = 5 ms
+    assert speed.memory_seconds(4e9, 1000.0, 0.8) == pytest.approx(0.005)
+
+
+def test_overhead_seconds() -> None:
+    # 100 µs + 32 layers × 10 µs = 420 µs
+    assert speed.overhead_seconds(32, 100.0, 10.0) == pytest.approx(420e-6)
+
+
+@pytest.mark.parametrize("moe, memory_s", [(1.0, 0.016), (1.5, 0.022)])
+def test_decode_seconds_per_token(moe: float, memory_s: float) -> None:
+    # (3e9 × moe + 1e9 KV) B / (0.5 × 500e9 B/s); overhead 40 layers × 25 µs = 1 ms
+    mem, over = speed.decode_seconds_per_token(3e9, 1e9, 40, 500.0, 0.5, 0.0, 25.0, moe)
+    assert mem == pytest.approx(memory_s)
+    assert over == pytest.approx(0.001)
+
+
+def test_prompt_mean_context() -> None:
+    assert speed.prompt_mean_context(512) == pytest.approx(255.5)
+    assert speed.prompt_mean_context(512, depth_tokens=100) == pytest.approx(355.5)
+
+
+def test_prefill_flops_per_token() -> None:
+    # 2 × 7e9 + 4 × 32 layers × 32 heads × 128 × 255.5 = 14e9 + 133,955,584
+    assert speed.prefill_flops_per_token(7e9, 32, 32, 128, 255.5) == pytest.approx(14_133_955_584)
+
+
+@pytest.mark.parametrize("prompt, floor_s", [(512, 0.005), (1024, 0.010)])
+def test_prefill_seconds(prompt: int, floor_s: float) -> None:
+    # compute: prompt × 1e10 FLOP / (0.5 × 100e12); floor: ⌈prompt/512⌉ × 4e9 / 0.8e12
+    compute, floor = speed.prefill_seconds(prompt, 1e10, 100.0, 0.5, 4e9, 1000.0, 0.8)
+    assert compute == pytest.approx(prompt * 1e10 / 50e12)
+    assert floor == pytest.approx(floor_s)
+
+
+@pytest.mark.parametrize("vendor, backend", [("NVIDIA", "cuda"), ("AMD", "rocm"),
+                                             ("Apple", "metal"), ("Intel", "vulkan")])
+def test_default_backend(vendor: str, backend: str) -> None:
+    assert speed.default_backend(card(vendor=vendor)) == backend
+
+
+def test_decode_estimate_backend_level() -> None:
+    # Ampere has no family entry: backend η 0.8. t = 4e9/0.8e12 + 32 × 20 µs = 5.64 ms
+    est = speed.decode_estimates(4e9, 0.0, 32, [card()], None, CAL)[0]
+    assert est.tokens_per_s == pytest.approx(1 / 0.00564)
+    assert est.confidence == "low" and est.bound == "bandwidth"
+    assert (est.low, est.high) == pytest.approx((est.tokens_per_s * 0.6, est.tokens_per_s * 1.5))
+
+
+def test_decode_estimate_levels() -> None:
+    ada = card("Ada GPU", arch="Ada Lovelace")
+    known = card("Known GPU", arch="Ada Lovelace")
+    fam, dev = speed.decode_estimates(4e9, 0.0, 32, [ada, known], "cuda", CAL)
+    assert fam.confidence == "medium"
+    assert fam.tokens_per_s == pytest.approx(1 / (4e9 / 0.9e12 + 640e-6))
+    assert dev.confidence == "high"
+    assert dev.tokens_per_s == pytest.approx(1 / (4e9 / 0.5e12 + 640e-6))
+    assert (dev.low, dev.high) == pytest.approx((dev.tokens_per_s * 0.9, dev.tokens_per_s * 1.1))
+
+
+def test_decode_overhead_bound_for_tiny_model() -> None:
+    # 1e8 B / 0.8e12 = 0.125 ms < 0.64 ms of overhead
+    assert speed.decode_estimates(1e8, 0.0, 32, [card()], None, CAL)[0].bound == "overhead"
+
+
+def test_decode_moe_factor_applies_to_weights_only() -> None:
+    est = speed.decode_estimates(4e9, 1e9, 32, [card()], None, CAL, is_moe=True)[0]
+    assert est.tokens_per_s == pytest.approx(1 / ((6e9 + 1e9) / 0.8e12 + 640e-6))
+
+
+def test_unfitted_backend_borrows_alias() -> None:
+    # sycl -> vulkan: η 0.6, 100 µs per token, low confidence
+    est = speed.decode_estimates(4e9, 0.0, 32, [card(vendor="Intel")], "sycl", CAL)[0]
+    assert est.tokens_per_s == pytest.approx(1 / (4e9 / 0.6e12 + 100e-6))
+    assert est.confidence == "low"
+
+
+def test_prefill_estimate() -> None:
+    # compute: 512 × 1e10 / (0.5 × 0.5 quantized × 100e12) = 0.2048 s; floor 4e9/0.8e12 = 5 ms
+    est = speed.prefill_estimates(1e10, 512, [card()], None, CAL, weights_bytes=4e9)[0]
+    assert est is not None
+    assert est.time_to_first_token_s == pytest.approx(0.2048)
+    assert est.tokens_per_s == pytest.approx(512 / 0.2048)
+    assert est.bound == "compute"
+    f16 = speed.prefill_estimates(1e10, 512, [card()], None, CAL, quantized=False)[0]
+    assert f16 is not None and f16.time_to_first_token_s == pytest.approx(0.1024)
+
+
+def test_prefill_bandwidth_floor_decides_on_weak_bandwidth() -> None:
+    # 10 GB/s: floor 4e9/(0.8 × 10e9) = 0.5 s > compute 0.2048 s
+    est = speed.prefill_estimates(1e10, 512, [card(bw=10.0)], None, CAL, weights_bytes=4e9)[0]
+    assert est is not None and est.bound == "bandwidth"
+    assert est.time_to_first_token_s == pytest.approx(0.5)
+
+
+def test_prefill_none_without_tflops() -> None:
+    assert speed.prefill_estimates(1e10, 512, [card(tflops=None)], None, CAL) == [None]
+
+
+def test_family_key_apple_generation() -> None:
+    m3 = card("Apple M3 Max (40-core GPU)", vendor="Apple", arch=None)
+    assert family_key(m3, "metal") == "metal:apple-m3"
+
+
+def test_lookup_measured_prefers_backend() -> None:
+    assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "q4_0", "cuda").tokens_per_s == 150.0
+    assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "Q4_0").tokens_per_s == 160.0
+    assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "Q8_0") is None

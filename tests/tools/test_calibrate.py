@@ -1,0 +1,100 @@
+"""The calibration fit recovers known parameters from synthetic measurements."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+
+import calibrate
+from calibration_data import Obs, era_of, normalise_quant
+
+from tpscalc.catalog.schema import Card
+from tpscalc.catalog.slug import slugify
+from tpscalc.estimate.calibration import from_dict
+
+TRUE = {"cuda": (0.80, 30.0), "metal": (0.70, 60.0)}  # η, overhead per layer (µs)
+EPS_TRUE = {"cuda": 0.40, "metal": 0.25}
+MODELS = [(4e9, 32), (8e9, 40), (16e9, 60), (36e9, 80)]  # bytes read per token, layers
+FLOPS = 1.4e10
+
+
+def _card(name: str, vendor: str, arch: str, bw: float, tf: float) -> Card:
+    return Card(name=name, slug=slugify(name), vendor=vendor, memory_gib=64, bandwidth_gb_s=bw,
+                architecture=arch, tflops_fp16_dense=tf)
+
+
+CARDS = [("cuda", _card(f"G{i}", "NVIDIA", arch, bw, bw / 10))
+         for i, (arch, bw) in enumerate([("Ampere", 900), ("Ampere", 600), ("Ada Lovelace", 1000),
+                                         ("Ada Lovelace", 300), ("Turing", 450)])]
+CARDS += [("metal", _card(f"Apple M{i} (10-core GPU)", "Apple", f"Apple M{i}", bw, bw / 40))
+          for i, bw in [(1, 68), (2, 400), (3, 150)]]
+
+
+def _obs(card: Card, backend: str, kind: str, tps: float, read: float, layers: int) -> Obs:
+    return Obs(card=card, backend=backend, model=f"m{layers}", quant="F16", kind=kind,
+               test="tg128" if kind == "decode" else "pp512", tokens_per_s=tps, era=2,
+               read_bytes=read, kv_bytes=0.0, n_layers=layers, is_moe=False,
+               flops_per_token=FLOPS, prompt_tokens=512, quantized=False, source="synthetic",
+               size_gib=None, from_main_csv=True, bytes_source="architecture",
+               weights_bytes=read, params_total=read / 2, kv_bytes_per_token=0.0)
+
+
+def synthetic(eta_scale: dict[str, float] | None = None) -> list[Obs]:
+    """Exact measurements from the true parameters (η scaled per card name where given)."""
+    out = []
+    for backend, c in CARDS:
+        eta, per_layer = TRUE[backend]
+        eta *= (eta_scale or {}).get(c.name, 1.0)
+        for read, layers in MODELS:
+            t = read / (eta * c.bandwidth_gb_s * 1e9) + layers * per_layer * 1e-6
+            out.append(_obs(c, backend, "decode", 1 / t, read, layers))
+        pp = EPS_TRUE[backend] * c.tflops_fp16_dense * 1e12 / FLOPS
+        out.append(_obs(c, backend, "prefill", pp, 4e9, 32))
+    return out
+
+
+def test_fit_recovers_backend_parameters() -> None:
+    coef, _ = calibrate.fit_decode(synthetic())
+    for backend, (eta, per_layer) in TRUE.items():
+        assert 1 / coef[f"u|{backend}"] == pytest.approx(eta, rel=0.01)
+        assert coef[f"b|{backend}"] == pytest.approx(per_layer, rel=0.03)
+    pre, _ = calibrate.fit_prefill(synthetic())
+    for backend, eps in EPS_TRUE.items():
+        assert pre[f"e|{backend}"] == pytest.approx(__import__("math").log(eps), abs=0.01)
+
+
+def test_device_offset_recovered_for_known_device() -> None:
+    obs = synthetic({"G1": 0.6})  # one card reaches 60 % of its family's η
+    cal = calibrate.fit(obs)
+    for o in (o for o in obs if o.card.name == "G1" and o.kind == "decode"):
+        pred, conf = calibrate.predict(cal, o)
+        assert conf == "high"
+        assert pred == pytest.approx(o.tokens_per_s, rel=0.05)
+
+
+def test_left_out_device_gets_family_parameters() -> None:
+    rows = calibrate.cross_validate(synthetic(), calibrate.by_device)
+    for o, pred, conf in rows:
+        assert conf in ("medium", "low")
+        assert pred == pytest.approx(o.tokens_per_s, rel=0.03)
+
+
+def test_json_round_trip_is_exact_and_deterministic() -> None:
+    cal = calibrate.calibrate(synthetic(), with_bands=False)
+    text = calibrate.to_json(cal)
+    assert from_dict(json.loads(text)) == cal
+    assert calibrate.to_json(calibrate.calibrate(synthetic(), with_bands=False)) == text
+
+
+@pytest.mark.parametrize("date, era", [("2023-12", 0), ("2024-05-11", 1), ("", 2), ("2025-11", 2)])
+def test_era_of(date: str, era: int) -> None:
+    assert era_of(date) == era
+
+
+def test_normalise_quant() -> None:
+    assert normalise_quant("Q4_K - Medium") == "Q4_K_M"
+    assert normalise_quant("q8_0") == "Q8_0"

@@ -1,0 +1,363 @@
+"""Fit the speed model (estimate/speed.py) on measured llama.cpp speeds; write calibration.json.
+
+    python tools/calibrate.py [--check]
+
+Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
+u = 1/η:  t = x·(u_backend + δ_family + δ_device) + (a + b·layers)·1e-6 + era terms,
+where x = bytes read per token ÷ card bandwidth. Rows are weighted by 1/t (relative error),
+family and device offsets are ridge-shrunk toward the backend, so a device with one
+measurement moves its own η but little else. Older llama.cpp builds (2023, 2024) get their own
+extra per-layer overhead (they had no CUDA graphs) and half the weight; estimates use the
+newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε + offsets.
+Bands (the stated range) are the 10th and 90th percentiles of measured ÷ predicted in
+cross-validation, pooled by the confidence level the prediction reported.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calibration_data import Obs, load_observations
+
+from tpscalc.estimate import speed
+from tpscalc.estimate.calibration import (
+    LEVELS,
+    BackendParams,
+    Band,
+    Calibration,
+    LevelParams,
+    MeasuredSpeed,
+    device_key,
+    family_key,
+    measured_key,
+)
+
+OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
+LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
+LAMBDA_DEVICE = 0.05  # ridge on device offsets: one row moves its device most of the way
+LAMBDA_PREFILL_FAMILY = 0.5
+LAMBDA_PREFILL_DEVICE = 1.0
+OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's newest era count half
+# Backends whose older builds get their own extra overhead: CUDA, where the same cards were
+# measured on 2023, 2024 and 2025 builds and CUDA graphs (llama.cpp PR #6766, 2024) cut the
+# per-kernel launch cost. Metal's 2023 and 2024 rows show no such step, so they are pooled.
+ERA_BACKENDS = frozenset({"cuda"})
+BAND_QUANTILES = (0.10, 0.90)
+# Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
+# serve part of the reads or where the overhead term takes time from the bandwidth term.
+U_MIN = 0.5
+# Backends with no measurements borrow the parameters of one that has them.
+BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
+
+
+# ---- decode ----------------------------------------------------------------------------------
+
+class _Columns:
+    """Named columns of a linear design matrix, created on first use."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        return self.index.setdefault(name, len(self.index))
+
+
+def _newest_era(obs: Sequence[Obs]) -> dict[str, int]:
+    """Newest era per backend in `obs`."""
+    out: dict[str, int] = {}
+    for o in obs:
+        out[o.backend] = max(out.get(o.backend, 0), o.era)
+    return out
+
+
+def _is_old(o: Obs, newest: dict[str, int]) -> bool:
+    """True for a row of an older build on a backend that models its eras."""
+    return o.backend in ERA_BACKENDS and o.era < newest[o.backend]
+
+
+def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
+                 fixed_zero: set[str]) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
+    rows, target, weight = [], [], []
+    for o in obs:
+        x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
+        x = x_w + o.kv_bytes / (o.card.bandwidth_gb_s * 1e9)
+        r: dict[int, float] = defaultdict(float)
+        r[cols(f"u|{o.backend}")] += x
+        r[cols(f"f|{family_key(o.card, o.backend)}")] += x
+        r[cols(f"d|{device_key(o.card.name, o.backend)}")] += x
+        if o.is_moe:
+            r[cols(f"moe|{o.backend}")] += x_w
+        for name, value in ((f"a|{o.backend}", 1e-6), (f"b|{o.backend}", o.n_layers * 1e-6)):
+            if name not in fixed_zero:
+                r[cols(name)] += value
+        if _is_old(o, newest):
+            r[cols(f"era|{o.backend}|{o.era}")] += o.n_layers * 1e-6
+        t = 1.0 / o.tokens_per_s
+        rows.append(dict(r))
+        target.append(t)
+        weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
+    return rows, np.array(target), np.array(weight)
+
+
+def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
+                 n_cols: int, ridge: dict[int, float]) -> np.ndarray:
+    """Weighted least squares on relative error (row ÷ target) with ridge pseudo-rows."""
+    a = np.zeros((len(rows) + len(ridge), n_cols))
+    b = np.zeros(len(rows) + len(ridge))
+    for i, r in enumerate(rows):
+        s = np.sqrt(weight[i]) / target[i]
+        for j, v in r.items():
+            a[i, j] = v * s
+        b[i] = np.sqrt(weight[i])
+    for k, (j, lam) in enumerate(sorted(ridge.items())):
+        a[len(rows) + k, j] = np.sqrt(lam)
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
+    """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts."""
+    obs = [o for o in obs if o.kind == "decode"]
+    newest, fixed_zero = _newest_era(obs), set()
+    while True:
+        cols = _Columns()
+        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero)
+        ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else LAMBDA_DEVICE)
+                 for n, j in cols.index.items() if n[:2] in ("f|", "d|")}
+        coef = _ridge_solve(rows, target, weight, len(cols.index), ridge)
+        named = {n: float(coef[j]) for n, j in cols.index.items()}
+        negative = {n for n, v in named.items() if n[:2] in ("a|", "b|") and v < 0}
+        if not negative:
+            break
+        fixed_zero |= negative  # an overhead cannot be negative: drop the term and refit
+    counts: dict[str, int] = defaultdict(int)
+    for o in obs:
+        counts[f"f|{family_key(o.card, o.backend)}"] += 1
+        counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
+    return named, dict(counts)
+
+
+# ---- prefill ---------------------------------------------------------------------------------
+
+def _roofline_tps(o: Obs) -> float:
+    """Prompt tokens/s at 100 % of the card's FP16 rate, the quantity ε scales."""
+    return (speed.card_tflops(o.card) or np.nan) * 1e12 / o.flops_per_token
+
+
+def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
+    """Prefill coefficients of log ε by name ("e|cuda", "f|...", "d|...", "q|cuda")."""
+    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
+    newest = _newest_era(obs)
+    # The quantized-weights term only where a backend has both kinds (else it is unidentified).
+    mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
+    cols = _Columns()
+    rows, target, weight = [], [], []
+    for o in obs:
+        r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{family_key(o.card, o.backend)}"): 1.0,
+             cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
+        if o.quantized and o.backend in mixed:
+            r[cols(f"q|{o.backend}")] = 1.0
+        if _is_old(o, newest):
+            r[cols(f"era|{o.backend}|{o.era}")] = 1.0
+        rows.append(r)
+        target.append(np.log(o.tokens_per_s / _roofline_tps(o)))
+        weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
+    n = len(cols.index)
+    ridge = {j: (LAMBDA_PREFILL_FAMILY if k.startswith("f|") else LAMBDA_PREFILL_DEVICE)
+             for k, j in cols.index.items() if k[:2] in ("f|", "d|")}
+    a = np.zeros((len(rows) + len(ridge), n))
+    b = np.zeros(len(rows) + len(ridge))
+    for i, r in enumerate(rows):
+        for j, v in r.items():
+            a[i, j] = v * np.sqrt(weight[i])
+        b[i] = target[i] * np.sqrt(weight[i])
+    for k, (j, lam) in enumerate(sorted(ridge.items())):
+        a[len(rows) + k, j] = np.sqrt(lam)
+    coef = np.linalg.lstsq(a, b, rcond=None)[0]
+    counts: dict[str, int] = defaultdict(int)
+    for o in obs:
+        counts[f"f|{family_key(o.card, o.backend)}"] += 1
+        counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
+    return {k: float(coef[j]) for k, j in cols.index.items()}, dict(counts)
+
+
+# ---- assemble --------------------------------------------------------------------------------
+
+def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
+            prefix: str) -> dict[str, LevelParams]:
+    """Family ("f") or device ("d") efficiencies: η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d])."""
+    out: dict[str, LevelParams] = {}
+    counts: dict[str, int] = defaultdict(int)
+    for o in obs:
+        fam, dev = family_key(o.card, o.backend), device_key(o.card.name, o.backend)
+        key = fam if prefix == "f" else dev
+        counts[key] += 1
+        eta = eps = None
+        if f"{prefix}|{key}" in dec:
+            u = dec[f"u|{o.backend}"] + dec[f"f|{fam}"] + (dec[f"d|{dev}"] if prefix == "d" else 0)
+            eta = round(1.0 / max(u, U_MIN), 4)
+        if f"{prefix}|{key}" in pre:
+            e = pre[f"e|{o.backend}"] + pre[f"f|{fam}"] + (pre[f"d|{dev}"] if prefix == "d" else 0)
+            eps = round(float(np.exp(e)), 4)
+        old = out.get(key, LevelParams(None, None))
+        out[key] = LevelParams(eta if eta is not None else old.decode_efficiency,
+                               eps if eps is not None else old.prefill_efficiency, counts[key])
+    return dict(sorted(out.items()))
+
+
+def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
+              ) -> dict[str, BackendParams]:
+    out = {}
+    for be in sorted({o.backend for o in obs}):
+        u = dec.get(f"u|{be}")
+        eta = 1.0 / max(u, U_MIN) if u else 0.5
+        moe = (u + dec[f"moe|{be}"]) / u if u and f"moe|{be}" in dec else 1.0
+        out[be] = BackendParams(
+            decode_efficiency=round(eta, 4),
+            overhead_per_token_us=round(max(dec.get(f"a|{be}", 0.0), 0.0), 1),
+            overhead_per_layer_us=round(max(dec.get(f"b|{be}", 0.0), 0.0), 2),
+            prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
+            moe_decode_factor=round(max(moe, 1.0), 3),
+            prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4))
+    return out
+
+
+def fit(obs: Sequence[Obs]) -> Calibration:
+    """Parameters fitted on `obs` (no bands, no measured table)."""
+    dec, _ = fit_decode(obs)
+    pre, _ = fit_prefill(obs)
+    dec_obs = [o for o in obs if o.kind == "decode"]
+    pre_obs = [o for o in obs if o.kind == "prefill"]
+    fams = _levels(dec_obs, dec, {}, "f")
+    for k, v in _levels(pre_obs, {}, pre, "f").items():
+        d = fams.get(k, LevelParams(None, None))
+        fams[k] = LevelParams(d.decode_efficiency, v.prefill_efficiency,
+                              d.n_measurements + v.n_measurements)
+    devs = _levels(dec_obs, dec, {}, "d")
+    for k, v in _levels(pre_obs, {}, pre, "d").items():
+        d = devs.get(k, LevelParams(None, None))
+        devs[k] = LevelParams(d.decode_efficiency, v.prefill_efficiency,
+                              d.n_measurements + v.n_measurements)
+    eras = {f"decode|{k[4:]}": round(v, 2) for k, v in dec.items() if k.startswith("era|")}
+    eras |= {f"prefill|{k[4:]}": round(v, 4) for k, v in pre.items() if k.startswith("era|")}
+    return Calibration(backends=_backends(obs, dec, pre), families=dict(sorted(fams.items())),
+                       devices=dict(sorted(devs.items())), backend_aliases=BACKEND_ALIASES,
+                       era_terms=dict(sorted(eras.items())))
+
+
+# ---- predictions through the engine's own code path ------------------------------------------
+
+def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
+    """(tokens/s, confidence) that estimate/speed.py gives for the conditions of `o`.
+
+    Rows of older builds get their fitted era term, so that cross-validation compares a
+    2023 measurement with a 2023-build prediction (the engine always predicts current builds).
+    """
+    era = f"{o.backend}|{o.era}"
+    if o.kind == "decode":
+        d = speed.decode_estimates(o.read_bytes, o.kv_bytes, o.n_layers, [o.card], o.backend,
+                                   cal, is_moe=o.is_moe)[0]
+        extra_s = cal.era_terms.get(f"decode|{era}", 0.0) * o.n_layers * 1e-6
+        return 1.0 / (1.0 / d.tokens_per_s + extra_s), d.confidence
+    p = speed.prefill_estimates(o.flops_per_token, o.prompt_tokens, [o.card], o.backend, cal,
+                                weights_bytes=o.read_bytes, quantized=o.quantized)[0]
+    conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
+    shift = np.exp(cal.era_terms.get(f"prefill|{era}", 0.0))
+    return (p.tokens_per_s * shift if p else float("nan")), conf
+
+
+def cross_validate(obs: Sequence[Obs], group: Callable[[Obs], str],
+                   fitter: Callable[[Sequence[Obs]], Calibration] = fit
+                   ) -> list[tuple[Obs, float, str]]:
+    """Refit without each group of rows and predict that group: (obs, predicted, confidence)."""
+    out = []
+    for g in sorted({group(o) for o in obs}):
+        cal = fitter([o for o in obs if group(o) != g])
+        out += [(o, *predict(cal, o)) for o in obs if group(o) == g]
+    return out
+
+
+def by_device(o: Obs) -> str:
+    """Cross-validation group: one device (card name), all backends."""
+    return o.card.name
+
+
+def by_condition(o: Obs) -> str:
+    """Cross-validation group: one card, backend, model and quant (the device stays known)."""
+    return f"{o.card.name}|{o.backend}|{o.model}|{o.quant}"
+
+
+def by_family(o: Obs) -> str:
+    """Cross-validation group: one family under one backend."""
+    return family_key(o.card, o.backend)
+
+
+def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
+    """Decode and prefill bands per confidence level from three cross-validations, pooled."""
+    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for grouping in (by_condition, by_device, by_family):
+        for o, pred, conf in cross_validate(obs, grouping):
+            if np.isfinite(pred) and pred > 0:
+                ratios[(o.kind, conf)].append(o.tokens_per_s / pred)
+    out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
+    for i, kind in enumerate(("decode", "prefill")):
+        for level in LEVELS:
+            r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [0.6, 1.5]
+            lo, hi = np.quantile(r, BAND_QUANTILES)
+            out[i][level] = Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(r))
+    return out
+
+
+def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
+    """Decode measurements from empty or short context, keyed by card, model and quant."""
+    table: dict[str, list[MeasuredSpeed]] = defaultdict(list)
+    for o in obs:
+        if o.kind == "decode" and o.from_main_csv:
+            table[measured_key(o.card.name, o.model, o.quant)].append(
+                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source))
+    return {k: tuple(sorted(v, key=lambda m: -m.tokens_per_s)) for k, v in sorted(table.items())}
+
+
+def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:
+    """The full calibration: parameters, bands, measured table."""
+    cal = fit(obs)
+    if with_bands:
+        dec_b, pre_b = bands(obs)
+        cal = replace(cal, decode_bands=dec_b, prefill_bands=pre_b)
+    return replace(cal, measured=measured_table(obs), notes=__doc__.split("\n\n")[1].strip())
+
+
+def to_json(cal: Calibration) -> str:
+    """Deterministic JSON text of a calibration (sorted keys, rounded numbers)."""
+    d = asdict(cal)
+    return json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Fit on the measured CSVs and write calibration.json (or, with --check, compare)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if the committed file differs")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    text = to_json(calibrate(load_observations()))
+    if args.check:
+        same = args.out.exists() and args.out.read_text(encoding="utf-8") == text
+        print("calibration.json is up to date" if same else "calibration.json is stale")
+        return 0 if same else 1
+    args.out.write_text(text, encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,226 @@
+"""Measured llama.cpp speeds (../shared/data/measured) as observations the speed model can predict.
+
+Each row gets its card from the catalog and the bytes, layers and FLOPs of its model from the
+architecture (estimate/weights.py), so the calibration and the accuracy benchmark run the same
+pipeline as the engine. Where a model has no architecture in the catalog, bytes fall back to the
+file size llama-bench printed (`size_gib`), and the observation says so (`bytes_source`).
+"""
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tpscalc.catalog.schema import Architecture, Card
+from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
+from tpscalc.estimate.tensors import parameter_counts
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = ROOT.parent / "shared" / "data" / "measured"
+MAIN_CSV = MEASURED / "llamacpp_calibration.csv"
+EXTRA_CSV = MEASURED / "llamacpp_extra_calibration.csv"
+GIB = 2**30
+# Quant names as llama-bench prints them -> llama.cpp file-type names.
+QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4"}
+UNQUANTIZED = {"F16", "BF16", "F32"}
+# Extra-CSV model labels (llama-bench's "arch size" plus the file) -> names in our catalog.
+EXTRA_MODELS = {
+    "gpt-oss 20B": "gpt-oss-20b", "gpt-oss 120B": "gpt-oss-120b",
+    "qwen3moe 30B.A3B": "Qwen3-30B-A3B", "qwen2 7B": "Qwen2.5-Coder-7B",
+    "gemma3 4B": "Gemma 3 4B", "llama 7B Q4_0 [llama-2-7b": "Llama 2-7B",
+}
+
+
+# The original LLaMA 33B and 65B shapes (Touvron et al. 2023, "LLaMA", arXiv:2302.13971, Table 2;
+# FFN width from the released params.json), used only when the catalog holds no architecture.
+LLAMA1_SHAPES = {
+    "LLaMA-33B": {"num_layers": 60, "hidden_size": 6656, "intermediate_size": 17920,
+                  "num_attention_heads": 52, "num_kv_heads": 52, "head_dim": 128,
+                  "vocab_size": 32000},
+    "LLaMA-65B": {"num_layers": 80, "hidden_size": 8192, "intermediate_size": 22016,
+                  "num_attention_heads": 64, "num_kv_heads": 64, "head_dim": 128,
+                  "vocab_size": 32000},
+}
+
+
+# Extra-CSV GPU labels (as written by their sources) -> catalog names; unlisted ones are skipped.
+EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
+              "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell"}
+
+
+@dataclass(frozen=True)
+class Obs:
+    """One measurement with everything the speed model needs to predict it."""
+
+    card: Card
+    backend: str
+    model: str
+    quant: str
+    kind: str  # "decode" or "prefill"
+    test: str
+    tokens_per_s: float
+    era: int  # 0: 2023 builds, 1: 2024, 2: 2025 and later
+    read_bytes: float  # weights read per generated token, B
+    kv_bytes: float  # KV cache read per generated token at the row's context, B
+    n_layers: int
+    is_moe: bool
+    flops_per_token: float  # prefill FLOPs per prompt token at the row's mean context
+    prompt_tokens: int
+    quantized: bool
+    source: str
+    size_gib: float | None
+    from_main_csv: bool
+    bytes_source: str  # "architecture" or "measured size"
+    weights_bytes: float  # all weights (the file's tensors), B
+    params_total: float
+    kv_bytes_per_token: float  # F16 KV cache per token of context, B
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What the speed model needs from a model at one quantization."""
+
+    read_bytes: float
+    kv_bytes_per_token: float
+    n_layers: int
+    attention_layers: int
+    n_heads: int
+    head_dim: int
+    params_active: float
+    is_moe: bool
+    bytes_source: str
+    weights_bytes: float
+    params_total: float
+
+
+def era_of(date: str) -> int:
+    """Era index of a row's date: 0 for 2023, 1 for 2024, 2 for 2025 or later or undated scoreboards."""
+    year = date[:4]
+    return {"2023": 0, "2024": 1}.get(year, 2)
+
+
+def normalise_quant(quant: str) -> str:
+    """llama.cpp file-type name of a quant label ("Q4_K - Medium" -> "Q4_K_M")."""
+    q = quant.strip().upper()
+    return QUANT_ALIASES.get(q, q)
+
+
+def _kv_per_token(arch: Architecture) -> float:
+    """F16 KV cache bytes per token (K and V, every attention layer), B."""
+    try:
+        from tpscalc.estimate.memory import kv_cache_bytes
+        return float(kv_cache_bytes(arch, 1))
+    except ImportError:  # memory.py is built in parallel; the plain formula until then
+        layers = arch.num_layers - arch.linear_attention_layers
+        return 2.0 * layers * arch.num_kv_heads * arch.head_dim * 2
+
+
+def model_facts(model_name: str, quant: str, size_gib: float | None,
+                get_model: Callable[[str], object]) -> ModelFacts | None:
+    """Bytes, layers and shapes of `model_name` at `quant` from the catalog; None if unknown."""
+    try:
+        model = get_model(model_name)
+    except Exception:  # noqa: BLE001 - an unknown model is skipped, not fatal
+        return None
+    arch: Architecture | None = getattr(model, "architecture", None)
+    if arch is None and model_name in LLAMA1_SHAPES:
+        arch = Architecture(**LLAMA1_SHAPES[model_name], source="LLaMA paper, Table 2")
+        total, active = parameter_counts(arch)
+        arch = arch.model_copy(update={"params_total": total, "params_active": active})
+    if arch is None:
+        return None
+    total = float(arch.params_total or model.parameters_total)  # type: ignore[attr-defined]
+    try:
+        from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
+        read = float(weights_read_per_token_bytes(arch, quant))
+        full, source = float(weights_bytes(arch, quant)), "architecture"
+    except Exception:  # noqa: BLE001 - weights.py missing or quant unknown to it
+        if size_gib is None:
+            return None
+        # Fallback, documented: the file size, less the embedding table (one row read a token).
+        embd = arch.hidden_size * arch.vocab_size if not arch.tied_embeddings else 0
+        full, source = size_gib * GIB, "measured size"
+        read = full * (1 - embd / total)
+    active = float(arch.params_active or model.parameters_active)  # type: ignore[attr-defined]
+    return ModelFacts(read, _kv_per_token(arch), arch.num_layers,
+                      arch.num_layers - arch.linear_attention_layers, arch.num_attention_heads,
+                      arch.head_dim, active, arch.is_moe, source, full, total)
+
+
+def _obs(card: Card, backend: str, model: str, quant: str, facts: ModelFacts, test: str,
+         kind: str, context: float, prompt: int, tps: float, date: str, source: str,
+         size_gib: float | None, main: bool) -> Obs:
+    flops = prefill_flops_per_token(facts.params_active, facts.attention_layers, facts.n_heads,
+                                     facts.head_dim, context)
+    return Obs(card, backend, model, quant, kind, test, tps, era_of(date), facts.read_bytes,
+               facts.kv_bytes_per_token * context, facts.n_layers, facts.is_moe, flops, prompt,
+               quant not in UNQUANTIZED, source, size_gib, main, facts.bytes_source,
+               facts.weights_bytes, facts.params_total, facts.kv_bytes_per_token)
+
+
+def main_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
+              path: Path = MAIN_CSV) -> Iterator[Obs]:
+    """Observations from llamacpp_calibration.csv (decode and prefill, one GPU or SoC)."""
+    for r in csv.DictReader(path.open(encoding="utf-8")):
+        size = float(r["size_gib"]) if r["size_gib"] else None
+        quant = normalise_quant(r["quant"])
+        facts = model_facts(r["model"], quant, size, get_model)
+        if facts is None:
+            continue
+        context = float(r["context"])
+        if r["kind"] == "prefill":  # the column holds the prompt length for prompt tests
+            prompt = int(context)
+            context = prompt_mean_context(prompt)
+        else:
+            prompt = 0
+        yield _obs(get_card(r["device"]), r["backend"], r["model"], quant, facts, r["test"],
+                   r["kind"], context, prompt, float(r["tokens_per_s"]), r["date"], r["source"],
+                   size, True)
+
+
+_TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
+
+
+def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
+               path: Path = EXTRA_CSV) -> Iterator[Obs]:
+    """Single-GPU, fully offloaded decode rows of llamacpp_extra_calibration.csv (MoE, depth)."""
+    for r in csv.DictReader(path.open(encoding="utf-8")):
+        m = _TEST.match(r["test"].strip())
+        if (r["n_gpus"] != "1" or r["offload_notes"] or r["ngl"] not in ("99", "")
+                or r["split_mode"] not in ("none", "") or not m):
+            continue
+        name = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
+        size = float(r["size_gib"]) if r["size_gib"] else None
+        quant = normalise_quant(r["quant"])
+        facts = model_facts(name, quant, size, get_model) if name else None
+        gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), None)
+        try:
+            card = get_card(gpu or "")
+        except Exception:  # noqa: BLE001, S112 - a device the catalog lacks is skipped
+            continue
+        if facts is None:
+            continue
+        n, depth = int(m.group(2)), int(m.group(3) or 0)
+        kind = "decode" if m.group(1) == "tg" else "prefill"
+        if kind == "prefill":  # MoE and deep-context prompts are outside the prefill model
+            continue
+        context = depth + n / 2 if kind == "decode" else prompt_mean_context(n, depth)
+        yield _obs(card, r["backend"].lower(), name, quant, facts, r["test"], kind, context,
+                   n if kind == "prefill" else 0, float(r["tokens_per_s"]), r["date"],
+                   r["source"], size, False)
+
+
+def load_observations(get_card: Callable[[str], Card] | None = None,
+                      get_model: Callable[[str], object] | None = None,
+                      extra: bool = True) -> list[Obs]:
+    """Every usable observation, main CSV first; catalog lookups unless others are given."""
+    if get_card is None or get_model is None:
+        from tpscalc.catalog import get_card as catalog_card
+        from tpscalc.catalog import get_model as catalog_model
+        get_card, get_model = get_card or catalog_card, get_model or catalog_model
+    obs = list(main_rows(get_card, get_model))
+    if extra:
+        obs += list(extra_rows(get_card, get_model))
+    return obs
