@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv serve test catalog calibrate bench clean
+.PHONY: venv serve test catalog calibrate translations bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,9 +25,14 @@ catalog: venv
 calibrate: venv
 	$(BIN)/python tools/calibrate.py
 
+# Re-extract every message (templates, web/, report/) into the .po files; then translate the new ones.
+translations: venv
+	$(BIN)/python -m tpscalc.web.catalogs
+
 bench: venv
 	$(BIN)/python benchmarks/accuracy.py
 	$(BIN)/python benchmarks/speed.py
+	$(BIN)/python benchmarks/web_speed.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

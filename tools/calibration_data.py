@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
-from tpscalc.estimate.tensors import parameter_counts
+from tpscalc.estimate.memory import kv_cache_bytes
+from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = ROOT.parent / "shared" / "data" / "measured"
@@ -30,18 +31,6 @@ EXTRA_MODELS = {
     "gpt-oss 20B": "gpt-oss-20b", "gpt-oss 120B": "gpt-oss-120b",
     "qwen3moe 30B.A3B": "Qwen3-30B-A3B", "qwen2 7B": "Qwen2.5-Coder-7B",
     "gemma3 4B": "Gemma 3 4B", "llama 7B Q4_0 [llama-2-7b": "Llama 2-7B",
-}
-
-
-# The original LLaMA 33B and 65B shapes (Touvron et al. 2023, "LLaMA", arXiv:2302.13971, Table 2;
-# FFN width from the released params.json), used only when the catalog holds no architecture.
-LLAMA1_SHAPES = {
-    "LLaMA-33B": {"num_layers": 60, "hidden_size": 6656, "intermediate_size": 17920,
-                  "num_attention_heads": 52, "num_kv_heads": 52, "head_dim": 128,
-                  "vocab_size": 32000},
-    "LLaMA-65B": {"num_layers": 80, "hidden_size": 8192, "intermediate_size": 22016,
-                  "num_attention_heads": 64, "num_kv_heads": 64, "head_dim": 128,
-                  "vocab_size": 32000},
 }
 
 
@@ -109,12 +98,7 @@ def normalise_quant(quant: str) -> str:
 
 def _kv_per_token(arch: Architecture) -> float:
     """F16 KV cache bytes per token (K and V, every attention layer), B."""
-    try:
-        from tpscalc.estimate.memory import kv_cache_bytes
-        return float(kv_cache_bytes(arch, 1))
-    except ImportError:  # memory.py is built in parallel; the plain formula until then
-        layers = arch.num_layers - arch.linear_attention_layers
-        return 2.0 * layers * arch.num_kv_heads * arch.head_dim * 2
+    return float(kv_cache_bytes(arch, 2) - kv_cache_bytes(arch, 1))
 
 
 def model_facts(model_name: str, quant: str, size_gib: float | None,
@@ -125,18 +109,13 @@ def model_facts(model_name: str, quant: str, size_gib: float | None,
     except Exception:  # noqa: BLE001 - an unknown model is skipped, not fatal
         return None
     arch: Architecture | None = getattr(model, "architecture", None)
-    if arch is None and model_name in LLAMA1_SHAPES:
-        arch = Architecture(**LLAMA1_SHAPES[model_name], source="LLaMA paper, Table 2")
-        total, active = parameter_counts(arch)
-        arch = arch.model_copy(update={"params_total": total, "params_active": active})
     if arch is None:
         return None
     total = float(arch.params_total or model.parameters_total)  # type: ignore[attr-defined]
     try:
-        from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
         read = float(weights_read_per_token_bytes(arch, quant))
         full, source = float(weights_bytes(arch, quant)), "architecture"
-    except Exception:  # noqa: BLE001 - weights.py missing or quant unknown to it
+    except (KeyError, ValueError):  # a file type weights.py has no rule for
         if size_gib is None:
             return None
         # Fallback, documented: the file size, less the embedding table (one row read a token).
@@ -195,9 +174,9 @@ def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], objec
         size = float(r["size_gib"]) if r["size_gib"] else None
         quant = normalise_quant(r["quant"])
         facts = model_facts(name, quant, size, get_model) if name else None
-        gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), None)
+        gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), r["gpu"])
         try:
-            card = get_card(gpu or "")
+            card = get_card(gpu)
         except Exception:  # noqa: BLE001, S112 - a device the catalog lacks is skipped
             continue
         if facts is None:
