@@ -106,10 +106,10 @@ def test_fine_tunes_inherit_their_base(models: tuple[Model, ...], name: str, bas
 
 
 def test_coverage_since_2023(models: tuple[Model, ...]) -> None:
-    """The issue asks for 90 %; this pins what the catalog reaches now (78.7 %) so it cannot drop."""
+    """The issue asks for 90 %; this pins what the catalog reaches now (81.2 %) so it cannot drop."""
     recent = [m for m in models if (m.publication_date or "") >= "2023"]
     share = sum(1 for m in recent if m.architecture) / len(recent)
-    assert share >= 0.787
+    assert share >= 0.811
 
 
 def test_starcoder2_architecture_known_and_not_gated(models: tuple[Model, ...]) -> None:
@@ -159,6 +159,17 @@ def test_granite_4_hybrid_has_architecture(models: tuple[Model, ...]) -> None:
     ("Llama Nemotron Super 49B", 49_867_145_216, 0.0),  # nvidia/Llama-3_3-Nemotron-Super-49B-v1
     ("Llama 4 Scout", 109e9, 0.015),  # Meta: 109 B total incl. a ~1 B vision tower
     ("Llama 4 Maverick", 400e9, 0.005),  # Meta: 400 B total
+    ("Granite-4.0-H-Small", 32_207_337_984, 0.0),  # ibm-granite/granite-4.0-h-small
+    ("Granite-4.0-H-Micro", 3_191_396_096, 0.0),  # ibm-granite/granite-4.0-h-micro
+    ("Jamba 1.5 Mini", 51_570_323_328, 0.0),  # ai21labs/AI21-Jamba-Mini-1.5 (Mamba-1 + MoE)
+    ("Falcon-H1", 33_642_516_224, 0.0),  # tiiuae/Falcon-H1-34B-Base (parallel attention + Mamba-2)
+    ("Falcon Mamba", 7_272_665_088, 0.0),  # tiiuae/falcon-mamba-7b (pure Mamba-1)
+    ("Mamba-2.8B", 2_768_345_600, 0.0),  # state-spaces/mamba-2.8b-hf (pure Mamba-1, tied)
+    ("Codestral Mamba", 7_285_403_648, 0.0),  # Epoch's exact figure (pure Mamba-2)
+    # Ling (bailing_moe): the checkpoints add a router expert-bias vector (one value per expert
+    # and MoE layer) that llama.cpp keeps as exp_probs_b; not counted here: 256 x 19 values.
+    ("Ling-mini-base-2.0-20T", 16_255_643_392, 1e-6),  # inclusionAI/Ling-mini-2.0
+    ("Ling-lite-1.5 (\"Bailing\")", 16_801_974_272, 0.0),  # inclusionAI/Ling-lite-1.5
 ])
 def test_heterogeneous_family_parameter_counts(models: tuple[Model, ...], name: str,
                                                expected: float, rel: float) -> None:
@@ -170,6 +181,9 @@ def test_heterogeneous_family_parameter_counts(models: tuple[Model, ...], name: 
 @pytest.mark.parametrize(("name", "active_b"), [
     ("Llama 4 Scout", 17.0), ("Llama 4 Maverick", 17.0),  # Meta: "17B active"
     ("Granite-4.0-H-Tiny", 1.0),  # IBM: 7B-A1B
+    ("Granite-4.0-H-Small", 9.0),  # IBM: 32B total, 9B active
+    ("Jamba 1.5 Mini", 12.0),  # AI21: 52B total, 12B active
+    ("Ling-mini-base-2.0-20T", 1.4),  # inclusionAI: 16B total, 1.4B activated
 ])
 def test_heterogeneous_active_parameters(models: tuple[Model, ...], name: str,
                                          active_b: float) -> None:

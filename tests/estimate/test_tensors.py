@@ -188,3 +188,21 @@ def test_nas_layers_and_llama4_interleave() -> None:
                       layer_ffns="DEDE")
     moe_layers = sorted({t.layer for t in tensor_inventory(l4) if t.name == "ffn_up_exps"})
     assert moe_layers == [1, 3]
+
+
+def test_parallel_hybrid_layer_hand_count() -> None:
+    """Falcon-H1 "P" layer: attention and Mamba-2 on one input norm, then the FFN on its own."""
+    arch = Architecture(num_layers=1, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                        num_kv_heads=2, head_dim=16, vocab_size=10, layer_mixers="P",
+                        ssm_inner_size=64, ssm_state_size=8, ssm_num_heads=4, ssm_groups=2)
+    names = [t.name for t in tensor_inventory(arch) if t.layer == 0]
+    assert names.count("attn_norm") == 1 and names.count("ffn_norm") == 1
+    assert "attn_q" in names and "ssm_in" in names
+    assert arch.linear_attention_layers == 0  # the attention half keeps a KV cache
+    # attention: q, o 64x64; k, v 64x32. Mamba-2: conv_dim 64 + 2*2*8 = 96; ssm_in rows
+    # 96 + 64 + 4; conv 4 x 96 + bias 96; dt, a, d 3 x 4; norm 64; out 64x64. FFN: 3 x 64x128.
+    attn = 2 * 64 * 64 + 2 * 64 * 32
+    mamba = 64 * 164 + 4 * 96 + 96 + 12 + 64 + 64 * 64
+    ffn = 3 * 64 * 128
+    layer = 64 + attn + mamba + 64 + ffn
+    assert parameter_counts(arch)[0] == 2 * 10 * 64 + 64 + layer
