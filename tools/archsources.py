@@ -157,21 +157,21 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
     head_dim = c.get("head_dim") or int(hidden) // int(heads)
     window, n_slide, n_lin = _layer_counts(c, int(n_layers))
     tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
-    fields: dict[str, Any] = dict(
-        num_layers=int(n_layers), hidden_size=int(hidden), num_attention_heads=int(heads),
-        num_kv_heads=int(kv), head_dim=int(head_dim), vocab_size=int(vocab),
-        intermediate_size=_first(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
-        max_context=_first(c, "max_position_embeddings", "n_positions", "seq_length",
+    fields: dict[str, Any] = {
+        "num_layers": int(n_layers), "hidden_size": int(hidden), "num_attention_heads": int(heads),
+        "num_kv_heads": int(kv), "head_dim": int(head_dim), "vocab_size": int(vocab),
+        "intermediate_size": _first(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
+        "max_context": _first(c, "max_position_embeddings", "n_positions", "seq_length",
                             "context_window_size"),
-        tied_embeddings=bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
-        ffn_gated=mt not in UNGATED_TYPES,
-        attention_bias=bool(c.get("attention_bias") or c.get("qkv_bias") or mt in QKV_BIAS_TYPES),
-        linear_bias=bool(c.get("use_bias")) if mt == "starcoder2" else mt in {"phi", "gpt2", "gpt_bigcode"},
-        norm_bias=mt in LAYERNORM_TYPES, qk_norm=mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
-        post_norms=mt in POST_NORM_TYPES, attn_output_gate=bool(c.get("attn_output_gate")),
-        sliding_window=window, sliding_window_layers=n_slide, linear_attention_layers=n_lin,
-        source=source,
-    )
+        "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
+        "ffn_gated": mt not in UNGATED_TYPES,
+        "attention_bias": bool(c.get("attention_bias") or c.get("qkv_bias") or mt in QKV_BIAS_TYPES),
+        "linear_bias": bool(c.get("use_bias")) if mt == "starcoder2" else mt in {"phi", "gpt2", "gpt_bigcode"},
+        "norm_bias": mt in LAYERNORM_TYPES, "qk_norm": mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
+        "post_norms": mt in POST_NORM_TYPES, "attn_output_gate": bool(c.get("attn_output_gate")),
+        "sliding_window": window, "sliding_window_layers": n_slide, "linear_attention_layers": n_lin,
+        "source": source,
+    }
     fields.update(_moe_fields(c))
     fields.update(_mla_fields(c))
     fields.update(_linear_fields(c))
@@ -216,19 +216,19 @@ def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
     name = str(cfg["name"]).lower()
     if cfg.get("latent_attention"):
         return "latent attention config not converted"
-    fields: dict[str, Any] = dict(
-        num_layers=n_layers, hidden_size=int(cfg["n_embd"]),
-        num_attention_heads=int(cfg["n_head"]), num_kv_heads=int(cfg["n_query_groups"]),
-        head_dim=int(cfg["head_size"]), vocab_size=int(cfg["padded_vocab_size"]),
-        intermediate_size=cfg.get("intermediate_size"), max_context=cfg.get("block_size"),
-        tied_embeddings="gemma" in name,  # litgpt ties lm_head for Gemma (litgpt/model.py)
-        ffn_gated=mlp != "GptNeoxMLP", attention_bias=bool(cfg.get("attn_bias")),
-        linear_bias=bool(cfg.get("bias")), norm_bias=cfg.get("norm_class_name") == "LayerNorm",
-        qk_norm=bool(cfg.get("norm_qk")),
-        post_norms=bool(cfg.get("post_attention_norm") and cfg.get("post_mlp_norm")),
-        sliding_window=cfg.get("sliding_window_size"), sliding_window_layers=n_slide,
-        source=f"litgpt:{cfg['name']}",
-    )
+    fields: dict[str, Any] = {
+        "num_layers": n_layers, "hidden_size": int(cfg["n_embd"]),
+        "num_attention_heads": int(cfg["n_head"]), "num_kv_heads": int(cfg["n_query_groups"]),
+        "head_dim": int(cfg["head_size"]), "vocab_size": int(cfg["padded_vocab_size"]),
+        "intermediate_size": cfg.get("intermediate_size"), "max_context": cfg.get("block_size"),
+        "tied_embeddings": "gemma" in name,  # litgpt ties lm_head for Gemma (litgpt/model.py)
+        "ffn_gated": mlp != "GptNeoxMLP", "attention_bias": bool(cfg.get("attn_bias")),
+        "linear_bias": bool(cfg.get("bias")), "norm_bias": cfg.get("norm_class_name") == "LayerNorm",
+        "qk_norm": bool(cfg.get("norm_qk")),
+        "post_norms": bool(cfg.get("post_attention_norm") and cfg.get("post_mlp_norm")),
+        "sliding_window": cfg.get("sliding_window_size"), "sliding_window_layers": n_slide,
+        "source": f"litgpt:{cfg['name']}",
+    }
     if n_exp and n_exp > 1:
         fields.update(num_experts=int(n_exp), num_experts_active=int(cfg["n_expert_per_token"]),
                       moe_intermediate_size=cfg.get("moe_intermediate_size") or cfg.get("intermediate_size"),
@@ -250,13 +250,13 @@ def _llmfit_fields(e: dict[str, Any], overrides: dict[str, Any] | None = None) -
     if not all(e.get(k) for k in keys):
         return "llmfit entry without layer facts"
     heads = int(e["num_attention_heads"])
-    fields: dict[str, Any] = dict(
-        num_layers=int(e["num_hidden_layers"]), hidden_size=int(e["hidden_size"]),
-        num_attention_heads=heads, num_kv_heads=int(e.get("num_key_value_heads") or heads),
-        head_dim=int(e.get("head_dim") or int(e["hidden_size"]) // heads),
-        vocab_size=int(e["vocab_size"]), max_context=e.get("context_length") or None,
-        source=f"llmfit:{e['name']}",
-    )
+    fields: dict[str, Any] = {
+        "num_layers": int(e["num_hidden_layers"]), "hidden_size": int(e["hidden_size"]),
+        "num_attention_heads": heads, "num_kv_heads": int(e.get("num_key_value_heads") or heads),
+        "head_dim": int(e.get("head_dim") or int(e["hidden_size"]) // heads),
+        "vocab_size": int(e["vocab_size"]), "max_context": e.get("context_length") or None,
+        "source": f"llmfit:{e['name']}",
+    }
     inter = e.get("moe_intermediate_size")
     if inter and e.get("architecture") == "qwen":
         # Qwen (1.0) splits intermediate_size over w1 and w2: ff_dim_in = intermediate_size // 2
@@ -290,9 +290,9 @@ def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
     best: tuple[float, Architecture] | None = None
     gated = mt not in UNGATED_TYPES  # the family decides; only tied and bias are searched
     for tied, bias in itertools.product((False, True), repeat=2):
-        fields = dict(dict(tied_embeddings=tied, ffn_gated=gated, attention_bias=bias,
-                           norm_bias=mt in LAYERNORM_TYPES, qk_norm=mt in QK_NORM_TYPES,
-                           post_norms=mt in POST_NORM_TYPES), **base)
+        fields = dict({"tied_embeddings": tied, "ffn_gated": gated, "attention_bias": bias,
+                           "norm_bias": mt in LAYERNORM_TYPES, "qk_norm": mt in QK_NORM_TYPES,
+                           "post_norms": mt in POST_NORM_TYPES}, **base)
         arch = _validated(fields)
         if isinstance(arch, str):
             return arch

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tpscalc.catalog.schema import Architecture, Card
-from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
 from tpscalc.estimate.memory import kv_cache_bytes
+from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 ROOT = Path(__file__).resolve().parents[1]

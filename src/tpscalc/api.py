@@ -4,19 +4,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tpscalc.estimate.engine import DEFAULT_CONTEXT, check_context
+
 if TYPE_CHECKING:
     from tpscalc.report.card_report import CardReport
     from tpscalc.report.model_report import ModelReport
 
 
-def estimate(model: str, gpu: str, quant: str | None = None, context: int = 4096,
+def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFAULT_CONTEXT,
              backend: str | None = None) -> dict[str, Any]:
     """`model` on `gpu`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input."""
     from tpscalc.catalog import get_card, get_model
     from tpscalc.report import common
     from tpscalc.report.common import estimate_json
 
-    common.check_context(context)
+    check_context(context)
     quant = common.check_quant(quant or None)
     m, card = get_model(model), get_card(gpu)
     result = common.engine().estimate(m, card, quant=quant, context=context,
@@ -32,7 +34,7 @@ def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     out = []
     for req in requests:
         try:
-            context = int(req.get("context") or 4096)
+            context = int(req.get("context") or DEFAULT_CONTEXT)
         except (TypeError, ValueError):
             out.append(_error_row(req, f"context {req.get('context')!r} is not a whole number"))
             continue

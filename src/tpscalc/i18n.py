@@ -39,8 +39,8 @@ def messages(lang: str) -> dict[str, str | tuple[str, ...]]:
     for msg in catalog:
         if not msg.id or not msg.string or msg.fuzzy:
             continue
-        key = msg.id[0] if isinstance(msg.id, tuple) else msg.id
-        out[key] = tuple(msg.string) if isinstance(msg.string, tuple) else msg.string
+        key = msg.id if isinstance(msg.id, str) else msg.id[0]
+        out[key] = msg.string if isinstance(msg.string, str) else tuple(msg.string)
     return out
 
 
@@ -60,8 +60,7 @@ class Translator:
         """The singular or plural translation for count `n`."""
         found = self._messages.get(singular)
         if isinstance(found, tuple):
-            index = Locale.parse(self.lang).plural_form(n)
-            index = {"one": 0}.get(index, 1)
+            index = 0 if Locale.parse(self.lang).plural_form(n) == "one" else 1
             return found[min(index, len(found) - 1)]
         return singular if n == 1 else plural
 

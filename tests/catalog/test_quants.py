@@ -9,6 +9,8 @@ from tpscalc.catalog.quants import (
     all_quantizations,
     get_quant,
     is_on_ladder,
+    ladder_name,
+    ladder_names,
     quantizations,
 )
 from tpscalc.estimate.weights import average_bits_per_weight, canonical_ftype
@@ -93,3 +95,20 @@ def test_unknown_quant_lists_closest() -> None:
 def test_ladder_membership() -> None:
     assert is_on_ladder("q4_k_m")
     assert not is_on_ladder("F16")
+
+
+def test_ladder_name_spells_canonically_and_refuses_off_ladder_types() -> None:
+    assert ladder_names()[0] == "Q8_0" and "Q4_K_M" in ladder_names()
+    assert ladder_name("q4km") == ladder_name("Q4_K - Medium") == "Q4_K_M"
+    with pytest.raises(UnknownQuantizationError, match="not on the ladder; use one of Q8_0"):
+        ladder_name("F16")  # a real file type, not offered in the tables
+    with pytest.raises(UnknownQuantizationError, match="unknown quantization"):
+        ladder_name("Q9_X")
+
+
+def test_ladder_name_against_another_ladder() -> None:
+    ladder = ["Q8_0", "Q4_K_M", "Q2_K"]
+    assert ladder_name("q2_k", ladder) == "Q2_K"
+    with pytest.raises(UnknownQuantizationError) as err:
+        ladder_name("IQ4_XS", ladder)
+    assert "Q4_K_M" in err.value.suggestions and "not on the ladder" in str(err.value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from pydantic import ValidationError
@@ -97,5 +98,20 @@ def ladder_index(name: str) -> int:
 
 def is_on_ladder(name: str) -> bool:
     """True when the product offers this quantization in its tables."""
-    q = get_quant(name)
-    return any(q.name == lad.name for lad in quantizations())
+    return get_quant(name).name in ladder_names()
+
+
+def ladder_names() -> list[str]:
+    """Names of the quantizations on the ladder, least compressed first."""
+    return [q.name for q in quantizations()]
+
+
+def ladder_name(name: str, ladder: Sequence[str] | None = None) -> str:
+    """The canonical spelling of `name` if it is on `ladder` (default: the product's), else an error."""
+    canonical = get_quant(name).name  # UnknownQuantizationError lists the closest names
+    names = list(ladder) if ladder is not None else ladder_names()
+    if canonical in names:
+        return canonical
+    close = difflib.get_close_matches(canonical, names, n=4, cutoff=0.3)
+    hint = f"closest: {', '.join(close)}" if close else f"use one of {', '.join(names)}"
+    raise UnknownQuantizationError(f"quantization {name!r} is not on the ladder; {hint}", close)

@@ -26,7 +26,7 @@ def read_json(filename: str) -> Any:
     return json.loads(text)
 
 
-def _validate(kind: type[Card] | type[Model], rows: list[dict[str, Any]], filename: str) -> list[Any]:
+def _validate(kind: type[Card | Model], rows: list[dict[str, Any]], filename: str) -> list[Any]:
     out = []
     for i, row in enumerate(rows):
         try:

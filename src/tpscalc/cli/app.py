@@ -27,13 +27,7 @@ def fail(message: str) -> NoReturn:
 
 def _register() -> None:
     # Each module adds its commands to `app`; imported here so `tpscalc --help` lists them all.
-    from tpscalc.cli import catalog_cmds  # noqa: F401
-    for optional in ("estimate_cmds", "report_cmds", "web_cmds"):
-        try:
-            __import__(f"tpscalc.cli.{optional}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"tpscalc.cli.{optional}":
-                raise
+    from tpscalc.cli import catalog_cmds, estimate_cmds, report_cmds, web_cmds  # noqa: F401
 
 
 def main() -> None:

@@ -29,7 +29,13 @@ def export_site(
     lang: Annotated[list[str] | None, typer.Option(help="Languages to export (repeat); default all.")] = None,
 ) -> None:
     """Write every model and card page, in every language, as static files with relative links."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from tpscalc.i18n import LANGUAGES
     from tpscalc.web.export import export_site as run_export

@@ -20,7 +20,11 @@ from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import lookup_measured
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.types import DecodeEstimate, Estimate, MemoryBreakdown
-from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes, weights_read_per_token_bytes
+from tpscalc.estimate.weights import (
+    approx_weights_bytes,
+    weights_bytes,
+    weights_read_per_token_bytes,
+)
 
 DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
@@ -37,7 +41,8 @@ class EstimateInputError(ValueError):
 def check_context(context: int) -> int:
     """`context` if it is a whole number of tokens in 1..MAX_CONTEXT, else EstimateInputError."""
     if isinstance(context, bool) or not isinstance(context, int) or not 0 < context <= MAX_CONTEXT:
-        raise EstimateInputError(f"context must be a whole number of tokens from 1 to {MAX_CONTEXT:,}")
+        raise EstimateInputError(
+            f"context must be between 1 and {MAX_CONTEXT:,} tokens (a whole number), not {context!r}")
     return context
 
 

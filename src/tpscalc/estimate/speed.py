@@ -25,7 +25,7 @@ from tpscalc.estimate.calibration import (
     device_key,
     family_key,
 )
-from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
+from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
 # llama.cpp's default physical batch for prompt processing (n_ubatch = 512, common/common.h).
 DEFAULT_UBATCH = 512
@@ -153,7 +153,7 @@ def decode_estimates(read_bytes_per_token: float, kv_bytes_at_context: float, n_
     out = []
     for i, p in enumerate(ps):
         band = _band(cal.decode_bands, p.decode_confidence)
-        bound = "overhead" if over[i] > mem[i] else "bandwidth"
+        bound: Bound = "overhead" if over[i] > mem[i] else "bandwidth"
         out.append(DecodeEstimate(float(tps[i]), float(tps[i] * band.low_ratio),
                                   float(tps[i] * band.high_ratio), p.decode_confidence, bound))
     return out
@@ -189,7 +189,7 @@ def prefill_estimates(flops_per_token: float, prompt_tokens: int, cards: Sequenc
             continue
         tps = prompt_tokens / float(total[i])
         band = _band(cal.prefill_bands, p.prefill_confidence)
-        bound = "compute" if compute[i] >= floor[i] else "bandwidth"
+        bound: Bound = "compute" if compute[i] >= floor[i] else "bandwidth"
         out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio,
                                    float(total[i]), bound))
     return out

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.engine import DEFAULT_CONTEXT
 from tpscalc.estimate.types import Estimate
 from tpscalc.report import common
 from tpscalc.report.faq import params_text
@@ -18,7 +19,7 @@ SORTS = ("speed", "size", "date")
 class CardOptions:
     """What the user asked for."""
 
-    context: int = common.DEFAULT_CONTEXT
+    context: int = DEFAULT_CONTEXT
     min_quality: str | None = None
     search: str | None = None
     sort: str = "speed"
@@ -37,8 +38,7 @@ class ModelRow:
     @property
     def tokens_per_s(self) -> float:
         """Estimated decode speed, tokens/s (0 when it does not fit)."""
-        d = self.estimate.decode
-        return d.tokens_per_s if (d and self.estimate.fits) else 0.0
+        return common.fitting_tokens_per_s(self.estimate)
 
 
 @dataclass(frozen=True)
@@ -83,15 +83,12 @@ def sort_rows(rows: Sequence[ModelRow], sort: str) -> list[ModelRow]:
 
 
 def check_card_options(options: CardOptions) -> CardOptions:
-    """`options` with the quantization spelled canonically, or ReportInputError."""
-    from tpscalc.i18n import check_language
-
-    check_language(options.lang)
-    common.check_context(options.context)
+    """`options` with the quantization spelled canonically, or an input error."""
+    floor = common.check_inputs(options.lang, options.context, options.min_quality)
     if options.sort not in SORTS:
         raise common.ReportInputError(
             f"unknown sort {options.sort!r}; use one of {', '.join(SORTS)}")
-    return replace(options, min_quality=common.check_quant(options.min_quality))
+    return replace(options, min_quality=floor)
 
 
 def build_card_report(card: str | Card, *, models: Sequence[Model] | None = None,

@@ -1,7 +1,6 @@
 """Pieces both reports share: one row per (card, estimate), sorting, input checks, JSON forms."""
 from __future__ import annotations
 
-import difflib
 import importlib
 import statistics
 from collections.abc import Sequence
@@ -9,16 +8,19 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from tpscalc.catalog.lookup import NameNotFoundError
+from tpscalc.catalog.quants import ladder_name, ladder_names
 from tpscalc.catalog.schema import Card
+from tpscalc.estimate.engine import EstimateInputError, check_context
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
+from tpscalc.i18n import UnknownLanguageError, check_language
 
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
-MAX_CONTEXT_TOKENS = 10_000_000  # same upper bound as the engine's input check
-DEFAULT_CONTEXT = 4096
+quant_names = ladder_names  # the ladder the reports offer (one seam, so tests can use a fake one)
 
 
 class ReportInputError(ValueError):
-    """Bad report options (context, quantization floor, memory bounds, sort key)."""
+    """Bad report options (memory bounds, sort key)."""
 
 
 def engine() -> ModuleType:
@@ -28,55 +30,29 @@ def engine() -> ModuleType:
 
 def input_errors() -> tuple[type[Exception], ...]:
     """Exception types that mean bad user input (printed as one line, exit code 2)."""
-    from tpscalc.catalog.lookup import NameNotFoundError
-    from tpscalc.i18n import UnknownLanguageError
-
-    found: list[type[Exception]] = [ReportInputError, NameNotFoundError, UnknownLanguageError]
-    try:
-        err = getattr(engine(), "EstimateInputError", None)
-    except ImportError:
-        err = None
-    if isinstance(err, type) and issubclass(err, Exception):
+    found: list[type[Exception]] = [ReportInputError, EstimateInputError, NameNotFoundError,
+                                    UnknownLanguageError]
+    err = getattr(engine(), "EstimateInputError", None)  # a fake engine's own type
+    if isinstance(err, type) and issubclass(err, Exception) and err not in found:
         found.append(err)
     return tuple(found)
 
 
-def check_context(context: int) -> int:
-    """`context` if it is a sensible number of tokens, else ReportInputError."""
-    if context <= 0 or context > MAX_CONTEXT_TOKENS:
-        raise ReportInputError(
-            f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} tokens, got {context:,}")
-    return context
-
-
-def quant_names() -> list[str]:
-    """Names of the quantizations on the ladder, least compressed first (empty if unknown)."""
-    try:
-        from tpscalc.catalog import quants
-    except ImportError:
-        return []
-    return [q.name for q in quants.quantizations()]
-
-
 def check_quant(name: str | None) -> str | None:
-    """The canonical spelling of quantization `name` (on the ladder), or an input error."""
-    if name is None:
-        return None
-    names = quant_names()
-    if not names:
-        return name  # no ladder file yet: the engine checks it
-    try:
-        from tpscalc.catalog.quants import get_quant
-    except ImportError:
-        canonical = name.strip().upper()
-    else:
-        canonical = get_quant(name).name  # UnknownQuantizationError lists the closest names
-    by_upper = {n.upper(): n for n in names}
-    if canonical.upper() in by_upper:
-        return by_upper[canonical.upper()]
-    close = difflib.get_close_matches(canonical.upper(), list(by_upper), n=4, cutoff=0.3)
-    hint = ", ".join(by_upper[c] for c in close) or ", ".join(names)
-    raise ReportInputError(f"unknown quantization {name!r} (not on the ladder); closest: {hint}")
+    """The canonical spelling of quantization `name` (on the ladder), or UnknownQuantizationError."""
+    return None if name is None else ladder_name(name, quant_names())
+
+
+def check_inputs(lang: str, context: int, min_quality: str | None) -> str | None:
+    """Check the options both reports take; returns the quality floor spelled canonically."""
+    check_language(lang)
+    check_context(context)
+    return check_quant(min_quality)
+
+
+def fitting_tokens_per_s(e: Estimate) -> float:
+    """Estimated decode speed, tokens/s (0 when it does not fit)."""
+    return e.decode.tokens_per_s if (e.decode and e.fits) else 0.0
 
 
 @dataclass(frozen=True)
@@ -89,8 +65,7 @@ class Row:
     @property
     def tokens_per_s(self) -> float:
         """Estimated decode speed, tokens/s (0 when it does not fit)."""
-        d = self.estimate.decode
-        return d.tokens_per_s if (d and self.estimate.fits) else 0.0
+        return fitting_tokens_per_s(self.estimate)
 
     @property
     def needs_gib(self) -> float:

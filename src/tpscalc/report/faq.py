@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tpscalc.catalog.calibration_store import calibration
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, Row, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
@@ -232,16 +233,8 @@ def _accuracy(s: ModelSummary) -> str:
 
 
 def _calibration_band(confidence: str) -> Band | None:
-    """The decode band (measured ÷ estimate quantiles) at `confidence`, if calibration is present."""
-    try:
-        from tpscalc.catalog.calibration_store import calibration
-        from tpscalc.catalog.store import CatalogError
-    except ImportError:
-        return None
-    try:
-        return calibration().decode_bands.get(confidence)
-    except (CatalogError, KeyError, ValueError):  # no calibration file yet: say so, don't fail
-        return None
+    """The decode band (measured ÷ estimate quantiles) at `confidence` (None if not calibrated)."""
+    return calibration().decode_bands.get(confidence)
 
 
 def _faq_which(s: ModelSummary) -> list[Text]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.engine import DEFAULT_CONTEXT
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report import common, record
 from tpscalc.report.common import Row
@@ -20,7 +21,7 @@ EXTREMES = 10  # the ten fastest, the ten smallest
 class Options:
     """What the user asked for."""
 
-    context: int = common.DEFAULT_CONTEXT
+    context: int = DEFAULT_CONTEXT
     min_quality: str | None = None
     min_memory_gib: float | None = None
     max_memory_gib: float | None = None
@@ -153,19 +154,16 @@ def filter_rows(rows: Sequence[Row], options: Options) -> list[Row]:
 
 
 def check_options(options: Options) -> Options:
-    """`options` with the quantization spelled canonically, or ReportInputError."""
+    """`options` with the quantization spelled canonically, or an input error."""
     from dataclasses import replace
 
-    from tpscalc.i18n import check_language
-
-    check_language(options.lang)
-    common.check_context(options.context)
+    floor = common.check_inputs(options.lang, options.context, options.min_quality)
     lo, hi = options.min_memory_gib, options.max_memory_gib
     if (lo is not None and lo < 0) or (hi is not None and hi <= 0):
         raise common.ReportInputError("memory bounds must be positive GiB")
     if lo is not None and hi is not None and lo > hi:
         raise common.ReportInputError(f"--min-memory {lo:g} GiB exceeds --max-memory {hi:g} GiB")
-    return replace(options, min_quality=common.check_quant(options.min_quality))
+    return replace(options, min_quality=floor)
 
 
 def build_model_report(model: str | Model, *, cards: Sequence[Card] | None = None,

@@ -1,10 +1,13 @@
 """Rich terminal rendering of the model and card reports (the same objects the JSON renders)."""
 from __future__ import annotations
 
-from rich.console import Console, Group, RenderableType
+from collections.abc import Sequence
+
+from rich.console import Console, Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
+from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.card_report import CardReport, ModelRow
 from tpscalc.report.common import Row, gib, sig
@@ -12,6 +15,7 @@ from tpscalc.report.faq import params_text
 from tpscalc.report.model_report import ModelReport, Text
 
 FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
+Column = tuple[str, JustifyMethod]  # a table column: translated header, alignment
 PIPE_WIDTH = 200  # columns when printing to a file or pipe, so rows stay one line each
 
 
@@ -21,11 +25,11 @@ def _default_console() -> Console:
     return out if out.is_terminal else Console(width=PIPE_WIDTH)
 
 
-def speed_cells(estimate: object, lang: str) -> list[str]:
+def speed_cells(estimate: Estimate, lang: str) -> list[str]:
     """Speed, range and confidence cells: "226", "136–361", "low" (dashes when it does not fit)."""
     tr = translator(lang)
-    d = getattr(estimate, "decode", None)
-    if d is None or not getattr(estimate, "fits", False):
+    d = estimate.decode
+    if d is None or not estimate.fits:
         return ["—", "—", "—"]
     speed = sig(d.tokens_per_s, lang)
     if d.measured is not None:
@@ -33,11 +37,10 @@ def speed_cells(estimate: object, lang: str) -> list[str]:
     return [speed, f"{sig(d.low, lang)}–{sig(d.high, lang)}", tr.gettext(d.confidence)]
 
 
-def fit_cell(estimate: object, lang: str) -> RichText:
+def fit_cell(estimate: Estimate, lang: str) -> RichText:
     """The fit label ("Comfortable", "Tight", or "Short by 2.6 GiB"), coloured."""
     tr = translator(lang)
-    fit = getattr(estimate, "fit", "no")
-    short = getattr(estimate, "short_by_gib", None)
+    fit, short = estimate.fit, estimate.short_by_gib
     if fit == "no":
         label = (tr.gettext("Short by {short} GiB").format(short=gib(short, lang))
                  if short is not None else tr.gettext("Does not fit"))
@@ -52,18 +55,25 @@ def model_table(report: ModelReport) -> Table:
     tr = translator(lang)
     title = tr.ngettext("{n} card matches", "{n} cards match", len(report.rows)).format(
         n=len(report.rows))
-    table = Table(title=title, title_justify="left")
-    for header, justify in ((tr.gettext("Speed (tok/s)"), "right"),
-                            (tr.gettext("Range (tok/s)"), "right"),
-                            (tr.gettext("Confidence"), "left"),
-                            (tr.gettext("Card"), "left"), (tr.gettext("Vendor"), "left"),
+    middle: list[Column] = [(tr.gettext("Card"), "left"), (tr.gettext("Vendor"), "left"),
                             (tr.gettext("Memory (GiB)"), "right"),
-                            (tr.gettext("Bandwidth (GB/s)"), "right"),
-                            (tr.gettext("Released"), "left"), (tr.gettext("Needs (GiB)"), "right"),
-                            (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for r in report.rows:
-        table.add_row(*_model_row_cells(r, lang))
+                            (tr.gettext("Bandwidth (GB/s)"), "right"), (tr.gettext("Released"), "left")]
+    return _results_table(lang, title, middle, [_model_row_cells(r, lang) for r in report.rows])
+
+
+def _results_table(lang: str, title: str, middle: Sequence[Column],
+                   rows: Sequence[Sequence[RenderableType]]) -> Table:
+    """Speed, range and confidence columns, then `middle` (translated), then needs, quant, fit."""
+    tr = translator(lang)
+    table = Table(title=title, title_justify="left")
+    columns: list[Column] = [
+        (tr.gettext("Speed (tok/s)"), "right"), (tr.gettext("Range (tok/s)"), "right"),
+        (tr.gettext("Confidence"), "left"), *middle, (tr.gettext("Needs (GiB)"), "right"),
+        (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")]
+    for header, justify in columns:
+        table.add_column(header, justify=justify)
+    for cells in rows:
+        table.add_row(*cells)
     return table
 
 
@@ -134,18 +144,9 @@ def card_table(report: CardReport) -> Table:
     tr = translator(lang)
     title = tr.ngettext("{n} model matches", "{n} models match", len(report.rows)).format(
         n=len(report.rows))
-    table = Table(title=title, title_justify="left")
-    for header, justify in ((tr.gettext("Speed (tok/s)"), "right"),
-                            (tr.gettext("Range (tok/s)"), "right"),
-                            (tr.gettext("Confidence"), "left"),
-                            (tr.gettext("Model"), "left"), (tr.gettext("Organization"), "left"),
-                            (tr.gettext("Parameters"), "right"), (tr.gettext("Released"), "left"),
-                            (tr.gettext("Needs (GiB)"), "right"),
-                            (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for r in report.rows:
-        table.add_row(*_card_row_cells(r, lang))
-    return table
+    middle: list[Column] = [(tr.gettext("Model"), "left"), (tr.gettext("Organization"), "left"),
+                            (tr.gettext("Parameters"), "right"), (tr.gettext("Released"), "left")]
+    return _results_table(lang, title, middle, [_card_row_cells(r, lang) for r in report.rows])
 
 
 def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:

@@ -1,11 +1,11 @@
 """The JSON API under /api/v1/: the same report objects the HTML pages render."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
 
+from tpscalc import api
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
@@ -69,20 +69,8 @@ def api_estimate(model: str = Query(min_length=1), gpu: str = Query(min_length=1
 
 
 def estimate_json(model: Any, card: Any, quant: str | None, context: int, backend: str | None) -> dict[str, Any]:
-    """The estimate as tpscalc.api.estimate gives it (or the engine's dataclass, until that exists)."""
+    """The estimate as the Python API (tpscalc.api.estimate) gives it; WebError 400 on bad input."""
     try:
-        from tpscalc.api import estimate as api_estimate_fn
-    except ImportError:
-        api_estimate_fn = None
-    try:
-        if api_estimate_fn is not None:
-            out = api_estimate_fn(model.slug, card.slug, quant=quant, context=context, backend=backend)
-            if isinstance(out, dict) and out.get("error"):
-                raise WebError(400, "bad_input", str(out["error"]))
-            return out
-        from tpscalc.estimate.engine import estimate
-
-        est = estimate(model, card, quant=quant, context=context, backend=backend)
+        return api.estimate(model.slug, card.slug, quant=quant, context=context, backend=backend)
     except ValueError as exc:
         raise WebError(400, "bad_input", str(exc)) from None
-    return {**dataclasses.asdict(est), "error": None}

@@ -12,6 +12,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
 from tpscalc.i18n import LANGUAGES
+from tpscalc.report.record import SECTIONS
 
 # gettext/ngettext/_ (Babel's defaults) plus N_ (mark only) and report/faq.py's _q(summary, msgid).
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "_q": (2,)}
@@ -26,14 +27,10 @@ def package_dir() -> Path:
 
 def _dynamic_msgids() -> list[str]:
     """Messages the report builder translates from tables (record section titles and labels)."""
-    try:
-        from tpscalc.report import record
-    except ImportError:
-        return []
     out: list[str] = []
-    for title, fields in getattr(record, "SECTIONS", ()):
+    for title, fields in SECTIONS:
         out.append(title)
-        out.extend(f[1] for f in fields if isinstance(f, tuple) and len(f) == 2)
+        out.extend(label for _key, label in fields)
     return out
 
 
@@ -89,7 +86,7 @@ def update(lang: str, template: Catalog) -> int:
         string = prev.string if prev is not None else ("" if not msg.pluralizable else ("", ""))
         if lang == "en":
             string = msg.id if not msg.pluralizable else tuple(msg.id)
-        missing += not (string if isinstance(string, str) else all(string))
+        missing += not (string if isinstance(string, str) else all(string or ()))
         new.add(msg.id, string, locations=msg.locations)
     po_path(lang).parent.mkdir(parents=True, exist_ok=True)
     with po_path(lang).open("wb") as fh:

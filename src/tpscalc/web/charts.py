@@ -58,8 +58,8 @@ def _axes(x_label: str, y_label: str, y_ticks: Sequence[tuple[float, str]]) -> s
     bottom = HEIGHT - BOTTOM
     parts = [f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" stroke="#333"/>',
              f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#333"/>',
-             f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle" '
-             f'class="axis-label">{escape(x_label)}</text>',
+             (f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle" '
+              f'class="axis-label">{escape(x_label)}</text>'),
              f'<text x="4" y="{TOP - 10}" class="axis-label">{escape(y_label)}</text>']
     for y, text in y_ticks:
         parts.append(f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '

@@ -4,6 +4,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
@@ -42,10 +43,10 @@ def _language_pages(lang: str, models: list[str], cards: list[str]) -> Iterator[
     yield (f"/{lang}/credits", lambda: render_page(lang, "credits.html", f"/{lang}/credits", export=True))
     for slug in models:
         path = f"/{lang}/models/{slug}"
-        yield (path, lambda s=slug, p=path: pages.model_page(lang, s, Controls(), p, export=True))
+        yield (path, partial(pages.model_page, lang, slug, Controls(), path, export=True))
     for slug in cards:
         path = f"/{lang}/cards/{slug}"
-        yield (path, lambda s=slug, p=path: pages.card_page(lang, s, Controls(), p, export=True))
+        yield (path, partial(pages.card_page, lang, slug, Controls(), path, export=True))
 
 
 def copy_static(directory: Path) -> int:

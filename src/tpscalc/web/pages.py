@@ -1,13 +1,23 @@
 """HTML routes: indexes, model and card pages, credits, and the language redirect."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from tpscalc.catalog.quants import ladder_names
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
-from tpscalc.web.params import BACKENDS, CONTEXT_CHOICES, SORTS, Controls, parse_controls, quant_names
+from tpscalc.web.params import (
+    BACKENDS,
+    CONTEXT_CHOICES,
+    SORTS,
+    Controls,
+    parse_controls,
+)
 from tpscalc.web.render import render_page
 from tpscalc.web.views import model_context
 
@@ -55,7 +65,7 @@ def language_home(lang: str) -> Response:
 def form_options(controls: Controls) -> dict[str, object]:
     """What the control form offers (and which the user chose)."""
     contexts = sorted(set(CONTEXT_CHOICES) | {controls.context})
-    return {"controls": controls, "contexts": contexts, "quants": quant_names(),
+    return {"controls": controls, "contexts": contexts, "quants": ladder_names(),
             "backends": BACKENDS, "sorts": SORTS}
 
 
@@ -79,25 +89,25 @@ def card_page(lang: str, slug: str, controls: Controls, path: str, *, export: bo
 @router.get("/{lang}/models/{slug}", response_class=HTMLResponse)
 def model_route(lang: str, slug: str, request: Request) -> Response:
     """One model against every card."""
-    check_lang(lang)
-    canonical = reports.find_model(slug).slug
-    if canonical != slug:
-        return RedirectResponse(f"/{lang}/models/{canonical}", status_code=308)
-    controls = parse_controls(request.query_params)
-    partial = request.query_params.get("partial") == "1"
-    return HTMLResponse(model_page(lang, slug, controls, request.url.path, partial=partial))
+    return _detail_route(lang, slug, request, "models", reports.find_model, model_page)
 
 
 @router.get("/{lang}/cards/{slug}", response_class=HTMLResponse)
 def card_route(lang: str, slug: str, request: Request) -> Response:
     """One card against every model."""
+    return _detail_route(lang, slug, request, "cards", reports.find_card, card_page)
+
+
+def _detail_route(lang: str, slug: str, request: Request, kind: str, find: Callable[[str], Any],
+                  page: Callable[..., str]) -> Response:
+    """A model or card page; a redirect (308) to the canonical slug when `slug` is another name."""
     check_lang(lang)
-    canonical = reports.find_card(slug).slug
+    canonical = find(slug).slug
     if canonical != slug:
-        return RedirectResponse(f"/{lang}/cards/{canonical}", status_code=308)
+        return RedirectResponse(f"/{lang}/{kind}/{canonical}", status_code=308)
     controls = parse_controls(request.query_params)
     partial = request.query_params.get("partial") == "1"
-    return HTMLResponse(card_page(lang, slug, controls, request.url.path, partial=partial))
+    return HTMLResponse(page(lang, slug, controls, request.url.path, partial=partial))
 
 
 def models_index(lang: str, params: object, path: str, *, export: bool = False) -> str:

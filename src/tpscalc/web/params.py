@@ -4,11 +4,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tpscalc.catalog.slug import compact
+from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name
+from tpscalc.estimate.engine import DEFAULT_CONTEXT, EstimateInputError, check_context
 from tpscalc.web.errors import WebError
 
-DEFAULT_CONTEXT = 4096  # tokens; same default as tpscalc.estimate.engine.DEFAULT_CONTEXT
-MAX_CONTEXT = 10_000_000  # tokens; the engine refuses more
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl", "cpu")
 SORTS = ("speed", "size", "date")
 CONTEXT_CHOICES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # offered in the form
@@ -48,9 +47,10 @@ def parse_context(raw: str | None) -> int:
         value = int(text)
     except ValueError:
         raise WebError(400, "bad_context", f"context must be a whole number of tokens, not {raw!r}") from None
-    if value <= 0 or value > MAX_CONTEXT:
-        raise WebError(400, "bad_context", f"context must be between 1 and {MAX_CONTEXT:,} tokens, not {value:,}")
-    return value
+    try:
+        return check_context(value)
+    except EstimateInputError as exc:
+        raise WebError(400, "bad_context", str(exc)) from None
 
 
 def parse_memory(raw: str | None, name: str) -> float | None:
@@ -66,27 +66,14 @@ def parse_memory(raw: str | None, name: str) -> float | None:
     return value
 
 
-def quant_names() -> list[str]:
-    """The quantization ladder's names, least compressed first."""
-    try:
-        from tpscalc.catalog.quants import quantizations
-    except ModuleNotFoundError:
-        from tpscalc.estimate.engine import _LADDER  # provisional engine, until quants.py lands
-
-        return [q for q, _ in _LADDER]
-    return [q.name for q in quantizations()]
-
-
 def parse_quant(raw: str | None, code: str = "bad_quality") -> str | None:
-    """A quantization name from the ladder (case-insensitive), or WebError 400 naming the valid ones."""
+    """A quantization name from the ladder (as `catalog.quants` spells it), or WebError 400."""
     if raw is None or raw.strip() == "":
         return None
-    names = quant_names()
-    by_key = {compact(n): n for n in names}
-    found = by_key.get(compact(raw))
-    if found is None:
-        raise WebError(400, code, f"unknown quantization {raw!r}; use one of {', '.join(names)}")
-    return found
+    try:
+        return ladder_name(raw)
+    except UnknownQuantizationError as exc:
+        raise WebError(400, code, str(exc), exc.suggestions) from None
 
 
 def parse_choice(raw: str | None, choices: tuple[str, ...], what: str, default: str | None) -> str | None:

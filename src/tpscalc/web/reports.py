@@ -1,7 +1,6 @@
 """The one seam to the report builder: model and card reports as JSON-ready dicts, cached."""
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -27,11 +26,6 @@ def card_builder() -> Callable[..., Any]:
     return build_card_report
 
 
-def _as_dict(report: Any) -> dict[str, Any]:
-    out = report.to_json() if hasattr(report, "to_json") else report
-    return json.loads(out) if isinstance(out, str) else dict(out)
-
-
 def _input_error(exc: Exception) -> WebError:
     return WebError(400, "bad_input", str(exc))
 
@@ -55,29 +49,27 @@ def find_card(slug: str) -> Any:
 @lru_cache(maxsize=REPORT_CACHE_SIZE)
 def model_report(slug: str, controls: Controls, lang: str) -> dict[str, Any]:
     """The model report as the JSON API returns it (and the HTML page renders it)."""
-    model = find_model(slug)
-    try:
-        report = model_builder()(
-            model, context=controls.context, min_quality=controls.min_quality,
-            min_memory_gib=controls.min_memory_gib, max_memory_gib=controls.max_memory_gib,
-            search=controls.search, show_all=controls.show_all, backend=controls.backend, lang=lang)
-    except ValueError as exc:  # EstimateInputError and friends: the user's input, not our bug
-        raise _input_error(exc) from None
-    return _as_dict(report)
+    return _built(model_builder(), find_model(slug), lang, controls,
+                  min_memory_gib=controls.min_memory_gib, max_memory_gib=controls.max_memory_gib)
 
 
 @lru_cache(maxsize=REPORT_CACHE_SIZE)
 def card_report(slug: str, controls: Controls, lang: str) -> dict[str, Any]:
     """The card report as the JSON API returns it (and the HTML page renders it)."""
-    card = find_card(slug)
+    return _built(card_builder(), find_card(slug), lang, controls, sort=controls.sort)
+
+
+def _built(builder: Callable[..., Any], subject: Any, lang: str, controls: Controls,
+           **extra: Any) -> dict[str, Any]:
+    """`builder(subject, ...)` with the controls both reports take, as a dict; WebError 400 on bad input."""
     try:
-        report = card_builder()(
-            card, context=controls.context, min_quality=controls.min_quality,
-            search=controls.search, sort=controls.sort, show_all=controls.show_all,
-            backend=controls.backend, lang=lang)
-    except ValueError as exc:
+        report = builder(subject, context=controls.context, min_quality=controls.min_quality,
+                         search=controls.search, show_all=controls.show_all,
+                         backend=controls.backend, lang=lang, **extra)
+    except ValueError as exc:  # EstimateInputError and friends: the user's input, not our bug
         raise _input_error(exc) from None
-    return _as_dict(report)
+    out: dict[str, Any] = report.to_json()
+    return out
 
 
 def clear_cache() -> None:

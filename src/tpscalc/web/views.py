@@ -60,7 +60,8 @@ def brief(row: Any) -> dict[str, Any]:
     if not isinstance(row, dict):
         return {"gpu": str(row), "slug": None, "memory_gib": None, "quant": None,
                 "tokens_per_s": None, "needs_gib": None}
-    decode = row.get("decode") if isinstance(row.get("decode"), dict) else {}
+    found = row.get("decode")
+    decode: dict[str, Any] = found if isinstance(found, dict) else {}
     return {"gpu": row.get("gpu") or row.get("name"), "slug": row.get("slug"),
             "memory_gib": row.get("memory_gib"), "quant": row.get("quant"),
             "tokens_per_s": decode.get("tokens_per_s", row.get("decode_tokens_per_s")),

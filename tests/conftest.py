@@ -1,3 +1,4 @@
+"""The fake engine and catalog (tests/report/report_fakes.py) shared by the report and CLI tests."""
 from __future__ import annotations
 
 import importlib.util
@@ -9,10 +10,10 @@ import pytest
 
 
 def _load_fakes() -> ModuleType:
-    # The fake engine and catalog are shared with tests/report.
+    # Registered as `report_fakes` so test modules can import it under --import-mode=importlib.
     if "report_fakes" in sys.modules:
         return sys.modules["report_fakes"]
-    path = Path(__file__).parents[1] / "report" / "report_fakes.py"
+    path = Path(__file__).parent / "report" / "report_fakes.py"
     spec = importlib.util.spec_from_file_location("report_fakes", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -27,8 +28,10 @@ fakes = _load_fakes()
 @pytest.fixture
 def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The fake engine, cards, models and quantization ladder in place of the real ones."""
+    # Modules that import names from the real engine load before the fake replaces it.
+    from tpscalc import api  # noqa: F401
     from tpscalc.catalog import store
-    from tpscalc.report import common
+    from tpscalc.report import card_report, common, model_report  # noqa: F401
 
     monkeypatch.setitem(sys.modules, "tpscalc.estimate.engine", fakes.engine_module())
     monkeypatch.setattr(store, "cards", lambda: fakes.CARDS)
