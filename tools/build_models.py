@@ -34,7 +34,7 @@ from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.catalog.slug import unique_slugs
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SHARED = Path("/work/shared")
+DEFAULT_SHARED = ROOT.parent / "shared"  # the shared data checkout beside this repository
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
 OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"
 MAX_TRIES = 25  # direct candidates tried per model before giving up

@@ -9,7 +9,8 @@ import pytest
 from tpscalc.catalog import store
 from tpscalc.catalog.lookup import NameNotFoundError, resolve
 
-MEASURED = Path("/work/shared/data/measured/llamacpp_calibration.csv")
+# The shared data checkout sits beside the repository (as in CI); absent on a bare machine.
+MEASURED = Path(__file__).resolve().parents[3] / "shared/data/measured/llamacpp_calibration.csv"
 
 
 def _devices() -> list[str]:

@@ -19,7 +19,7 @@ from tpscalc.estimate.weights import (
 )
 
 GIB = 2**30
-SHARED = Path(os.environ.get("TPSCALC_SHARED", "/work/shared"))
+SHARED = Path(os.environ.get("TPSCALC_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 MEASURED = SHARED / "data" / "measured"
 
 

@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import calibrate
-from calibration_data import Obs, era_of, normalise_quant
+from calibration_data import MAIN_CSV, Obs, era_of, normalise_quant
 
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
@@ -98,3 +98,9 @@ def test_era_of(date: str, era: int) -> None:
 def test_normalise_quant() -> None:
     assert normalise_quant("Q4_K - Medium") == "Q4_K_M"
     assert normalise_quant("q8_0") == "Q8_0"
+
+
+@pytest.mark.skipif(not MAIN_CSV.exists(), reason="shared measured data not present")
+def test_committed_calibration_is_up_to_date() -> None:
+    """Refitting on the measured data reproduces the committed calibration.json exactly."""
+    assert calibrate.main(["--check"]) == 0
