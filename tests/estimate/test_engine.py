@@ -111,3 +111,22 @@ def test_bad_context_is_an_input_error(llama2: object, context: int) -> None:
 def test_unknown_quant_lists_valid_names(llama2: object) -> None:
     with pytest.raises(EstimateInputError, match="Q4_K_M"):
         estimate(llama2, card("C", 24.0), quant="Q4_K_Z")  # type: ignore[arg-type]
+
+
+def test_approximated_models_get_low_confidence() -> None:
+    """A model with no architecture is estimated from guesses: never more than low confidence."""
+    from tpscalc.catalog import store
+
+    model = next(m for m in store.models() if m.architecture is None and 1e9 < m.parameters < 1.3e10)
+    rtx = get_card_named("GeForce RTX 4090")
+    est = estimate(model, rtx)
+    assert est.memory.approximated
+    assert est.decode is not None and est.decode.confidence == "low"
+    known = estimate(get_model("Llama 2-7B"), rtx)
+    assert known.decode is not None and known.decode.confidence != "low"
+
+
+def get_card_named(name: str) -> Card:
+    from tpscalc.catalog import get_card
+
+    return get_card(name)

@@ -15,7 +15,7 @@ def test_counts_biggest_fastest() -> None:
     assert (report.models_total, report.models_fit, report.reading_speed_models) == (3, 2, 2)
     assert report.biggest is not None and report.biggest.model.name == "Test Coder 8B"
     assert report.fastest is not None and report.fastest.tokens_per_s == pytest.approx(300.0)
-    assert [r.model.name for r in report.rows] == ["Tiny 1B", "Test Coder 8B"]
+    assert [r.model.name for r in report.rows] == ["Test Coder 8B", "Tiny 1B"]  # largest first
 
 
 @pytest.mark.parametrize(("sort", "order"), [

@@ -71,16 +71,22 @@ def browser() -> Iterator[object]:
 def test_context_control_swaps_the_table(browser, server_url: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
+
+    def wait_for(text: str, element_id: str) -> None:
+        # The table is replaced in place: an element found a moment ago may be gone already.
+        WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: text in d.find_element(By.ID, element_id).text)
 
     browser.get(f"{server_url}/en/models/starcoder-2-15b")
     table = browser.find_element(By.ID, "results-table")
     before = table.text
     assert "Does not fit" not in before
     browser.find_element(By.NAME, "all").click()  # also show cards that can't run it
-    WebDriverWait(browser, 10).until(lambda d: "Does not fit" in d.find_element(By.ID, "results-table").text)
+    wait_for("Does not fit", "results-table")
     Select(browser.find_element(By.NAME, "context")).select_by_value("131072")
-    WebDriverWait(browser, 10).until(lambda d: "131,072 tokens" in d.find_element(By.ID, "results").text)
+    wait_for("131,072 tokens", "results")
     after = browser.find_element(By.ID, "results-table").text
     assert after != before
     assert browser.current_url.endswith("/en/models/starcoder-2-15b?context=131072&all=1")

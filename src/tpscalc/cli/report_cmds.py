@@ -63,7 +63,7 @@ def card_cmd(
     context: ContextOpt = 4096,
     min_quality: QualityOpt = None,
     search: SearchOpt = None,
-    sort: Annotated[str, typer.Option("--sort", help="speed, size or date.")] = "speed",
+    sort: Annotated[str, typer.Option("--sort", help="size (default), speed or date.")] = "size",
     show_all: AllOpt = False,
     backend: BackendOpt = None,
     lang: LangOpt = "en",

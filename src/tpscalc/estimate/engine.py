@@ -161,6 +161,13 @@ def _evaluate(model: Model, cards: Sequence[Card], t: _ModelTerms, context: int,
                                 None, None, round(float(choice.short_by_gib[i]), 2)))
             continue
         d = decode[i]
+        if t.approximated and d.confidence != "low":
+            # Without an architecture the bytes and layers are guesses: whatever the card's
+            # calibration, the estimate gets the widest (unseen-family) band.
+            band = cal.decode_bands.get("low")
+            if band is not None:
+                d = DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
+                                   d.tokens_per_s * band.high_ratio, "low", d.bound)
         measured = lookup_measured(cal, card.name, model.name, t.quants[q], backends[i])
         if measured is not None:
             d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,

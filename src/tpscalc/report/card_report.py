@@ -22,7 +22,7 @@ class CardOptions:
     context: int = DEFAULT_CONTEXT
     min_quality: str | None = None
     search: str | None = None
-    sort: str = "speed"
+    sort: str = "size"  # largest model first: what a card owner asks first
     show_all: bool = False
     backend: str | None = None
     lang: str = "en"

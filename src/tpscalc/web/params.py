@@ -25,7 +25,7 @@ class Controls:
     search: str | None = None
     show_all: bool = False
     backend: str | None = None
-    sort: str = "speed"
+    sort: str = "size"  # largest model first: what a card owner asks first
 
     def query(self) -> dict[str, str]:
         """The non-default controls as query parameters."""
@@ -96,5 +96,5 @@ def parse_controls(params: Any) -> Controls:
         search=search,
         show_all=(params.get("all") or "").strip().lower() in _TRUE,
         backend=parse_choice(params.get("backend"), BACKENDS, "backend", None),
-        sort=parse_choice(params.get("sort"), SORTS, "sort", "speed") or "speed",
+        sort=parse_choice(params.get("sort"), SORTS, "sort", "size") or "size",
     )
