@@ -69,9 +69,9 @@ def browser() -> Iterator[object]:
 
 
 def test_context_control_swaps_the_table(browser, server_url: str) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     def wait_for(text: str, element_id: str) -> None:
