@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFAULT_CONTEXT,
-             backend: str | None = None) -> dict[str, Any]:
+             backend: str | None = None, kv_type: str = "f16") -> dict[str, Any]:
     """`model` on `gpu`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input."""
     from tpscalc.catalog import get_card, get_model
     from tpscalc.report import common
@@ -22,12 +22,12 @@ def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFA
     quant = common.check_quant(quant or None)
     m, card = get_model(model), get_card(gpu)
     result = common.engine().estimate(m, card, quant=quant, context=context,
-                                      backend=backend or None)
+                                      backend=backend or None, kv_type=kv_type or "f16")
     return estimate_json(result)
 
 
 def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One dict per request (keys model, gpu, quant, context, backend), in order; a bad one gets `error`."""
+    """One dict per request (keys model, gpu, quant, context, backend, optional kv_type), in order; a bad one gets `error`."""
     from tpscalc.report.common import input_errors
 
     errors = input_errors()
@@ -41,7 +41,8 @@ def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
         try:
             out.append(estimate(str(req.get("model") or ""), str(req.get("gpu") or ""),
                                 quant=req.get("quant") or None, context=context,
-                                backend=req.get("backend") or None))
+                                backend=req.get("backend") or None,
+                                kv_type=req.get("kv_type") or "f16"))
         except errors as exc:
             out.append(_error_row(req, str(exc)))
     return out

@@ -114,3 +114,14 @@ def test_tpscalc_estimate_callable_even_after_engine_import() -> None:
 
     data = tpscalc.estimate("Test Coder 8B", "Alpha 24", quant="Q4_K_M")
     assert data["quant"] == "Q4_K_M" and data["decode"]["tokens_per_s"] == pytest.approx(250.0)
+
+
+def test_unknown_backend_is_one_line_and_exit_2() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tpscalc", "estimate", "--model", "Llama 2-7B",
+                           "--gpu", "4090", "--backend", "foo"], check=False, capture_output=True,
+                          text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "backend" in done.stderr

@@ -130,3 +130,16 @@ def get_card_named(name: str) -> Card:
     from tpscalc.catalog import get_card
 
     return get_card(name)
+
+
+def test_q8_0_kv_cache_is_34_32nds_of_half_f16(llama2: object) -> None:
+    """q8_0 stores 32 values in 34 bytes (GGML_QUANT_SIZES); f16 stores each in 2."""
+    f16 = memory_at(llama2, "Q4_K_M", 8192)  # type: ignore[arg-type]
+    q8 = memory_at(llama2, "Q4_K_M", 8192, kv_type="q8_0")  # type: ignore[arg-type]
+    assert q8.kv_cache_gib == pytest.approx(f16.kv_cache_gib * (34 / 32) / 2)
+
+
+@pytest.mark.parametrize("bad", [{"kv_type": "q5_1"}, {"backend": "cpu"}, {"backend": "cudaa"}])
+def test_unknown_kv_type_or_backend_is_an_input_error(llama2: object, bad: dict[str, str]) -> None:
+    with pytest.raises(EstimateInputError):
+        estimate(llama2, card("C", 24.0), **bad)  # type: ignore[arg-type]

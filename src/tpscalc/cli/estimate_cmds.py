@@ -55,8 +55,9 @@ def estimate_cmd(
     gpu: Annotated[str | None, typer.Option("--gpu", help="Card name.")] = None,
     quant: Annotated[str | None, typer.Option("--quant", help="Quantization (default: least compressed that fits).")] = None,
     context: Annotated[int, typer.Option("--context", help="Context length, tokens.")] = 4096,
-    backend: Annotated[str | None, typer.Option("--backend", help="cuda, rocm, vulkan, metal, sycl or cpu.")] = None,
-    input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend.")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="cuda, rocm, vulkan, metal or sycl (default: the vendor's usual one).")] = None,
+    kv_type: Annotated[str, typer.Option("--kv-type", help="KV-cache type: f16, q8_0 or q4_0.")] = "f16",
+    input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend[,kv_type].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Memory (GiB), fit and speed (tok/s) of one model on one card, or of every row of a CSV."""
@@ -71,7 +72,8 @@ def estimate_cmd(
         if not model or not gpu:
             fail("give --model NAME and --gpu NAME (or --input FILE.csv)")
         try:
-            results = [api.estimate(model, gpu, quant=quant, context=context, backend=backend)]
+            results = [api.estimate(model, gpu, quant=quant, context=context, backend=backend,
+                                    kv_type=kv_type)]
         except input_errors() as exc:
             fail(str(exc))
     if as_json:

@@ -13,7 +13,7 @@ QualityOpt = Annotated[str | None, typer.Option(
     "--min-quality", help="Least precise quantization allowed (e.g. Q4_K_M).")]
 SearchOpt = Annotated[str | None, typer.Option("--search", help="Only rows whose name contains this.")]
 BackendOpt = Annotated[str | None, typer.Option(
-    "--backend", help="cuda, rocm, vulkan, metal, sycl or cpu (default: the vendor's usual).")]
+    "--backend", help="cuda, rocm, vulkan, metal or sycl (default: the vendor's usual).")]
 LangOpt = Annotated[str, typer.Option("--lang", help="Language of the report: en, es or nl.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")]
 AllOpt = Annotated[bool, typer.Option("--all", help="Also show rows that do not fit.")]

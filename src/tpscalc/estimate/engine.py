@@ -32,6 +32,8 @@ DEFAULT_CONTEXT = 4096
 MAX_CONTEXT = 10_000_000
 GIB = 2**30
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
+# KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
+KV_TYPES = ("f16", "q8_0", "q4_0")
 
 
 class EstimateInputError(ValueError):
@@ -44,6 +46,28 @@ def check_context(context: int) -> int:
         raise EstimateInputError(
             f"context must be between 1 and {MAX_CONTEXT:,} tokens (a whole number), not {context!r}")
     return context
+
+
+# llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
+BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
+
+
+def check_backend(backend: str | None) -> str | None:
+    """`backend` lower-cased (None: each card's usual one), else EstimateInputError."""
+    if backend is None or not backend.strip():
+        return None
+    value = backend.strip().lower()
+    if value not in BACKENDS:
+        raise EstimateInputError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    return value
+
+
+def check_kv_type(kv_type: str) -> str:
+    """`kv_type` lower-cased if llama.cpp's KV cache can use it here, else EstimateInputError."""
+    value = kv_type.strip().lower()
+    if value not in KV_TYPES:
+        raise EstimateInputError(f"unknown KV-cache type {kv_type!r}; use one of {', '.join(KV_TYPES)}")
+    return value
 
 
 def _quant_name(name: str) -> str:
@@ -95,7 +119,7 @@ def _weights(model: Model, quant: str) -> tuple[float, float]:
     return float(weights_bytes(arch, quant)), weights_read_per_token_bytes(arch, quant)
 
 
-def _terms(model: Model, quants: Sequence[str], context: int) -> _ModelTerms:
+def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16") -> _ModelTerms:
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = [_weights(model, q) for q in quants]
     attention_layers = arch.num_layers - arch.linear_attention_layers
@@ -107,8 +131,8 @@ def _terms(model: Model, quants: Sequence[str], context: int) -> _ModelTerms:
     return _ModelTerms(
         quants=tuple(quants),
         weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
-        kv=float(mem.kv_cache_bytes(arch, context)),
-        kv_doubled=float(mem.kv_cache_bytes(arch, 2 * context)),
+        kv=float(mem.kv_cache_bytes(arch, context, kv_type)),
+        kv_doubled=float(mem.kv_cache_bytes(arch, 2 * context, kv_type)),
         compute=float(mem.compute_buffer_bytes(arch, context)),
         compute_doubled=float(mem.compute_buffer_bytes(arch, 2 * context)),
         approximated=model.architecture is None, n_layers=arch.num_layers,
@@ -121,14 +145,15 @@ def _backend(card: Card, backend: str | None) -> str:
 
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
-    runtime = t.compute + overhead
-    total = t.weights[q] + t.kv + runtime
-    return MemoryBreakdown(t.weights[q] / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
+    weights, runtime = float(t.weights[q]), t.compute + float(overhead)
+    total = weights + t.kv + runtime
+    return MemoryBreakdown(weights / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
 
 
 def _evaluate(model: Model, cards: Sequence[Card], t: _ModelTerms, context: int,
               backend: str | None, floor: int | None) -> list[Estimate]:
     """`model` on every card in `cards`, choosing per card among `t.quants` (least compressed first)."""
+    backend = check_backend(backend)
     backends = [_backend(c, backend) for c in cards]
     overhead = np.array([mem.backend_overhead_bytes(b) for b in backends], float)
     usable = np.array([c.usable_memory_gib for c in cards])
@@ -183,36 +208,42 @@ def _ladder() -> tuple[str, ...]:
 
 
 def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = DEFAULT_CONTEXT,
-             backend: str | None = None, min_quality: str | None = None) -> Estimate:
+             backend: str | None = None, min_quality: str | None = None,
+             kv_type: str = "f16") -> Estimate:
     """One model on one card: the given quantization, else the least compressed that fits."""
     check_context(context)
+    kv = check_kv_type(kv_type)
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate(model, [card], _terms(model, [q], context), context, backend, None)[0]
+        return _evaluate(model, [card], _terms(model, [q], context, kv), context, backend, None)[0]
     floor = _floor_index(min_quality)
-    return _evaluate(model, [card], _terms(model, _ladder(), context), context, backend, floor)[0]
+    return _evaluate(model, [card], _terms(model, _ladder(), context, kv), context, backend, floor)[0]
 
 
 def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,
-                      min_quality: str | None = None, backend: str | None = None) -> list[Estimate]:
+                      min_quality: str | None = None, backend: str | None = None,
+                      kv_type: str = "f16") -> list[Estimate]:
     """`model` on every card, in the order of `cards` (vectorised over cards)."""
     check_context(context)
     floor = _floor_index(min_quality)
-    return _evaluate(model, cards, _terms(model, _ladder(), context), context, backend, floor)
+    terms = _terms(model, _ladder(), context, check_kv_type(kv_type))
+    return _evaluate(model, cards, terms, context, backend, floor)
 
 
 def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = DEFAULT_CONTEXT,
-                            min_quality: str | None = None, backend: str | None = None) -> list[Estimate]:
+                            min_quality: str | None = None, backend: str | None = None,
+                            kv_type: str = "f16") -> list[Estimate]:
     """Every model in `models` on `card`, in the order of `models`."""
     check_context(context)
     floor = _floor_index(min_quality)
-    ladder = _ladder()
-    return [_evaluate(m, [card], _terms(m, ladder, context), context, backend, floor)[0]
+    ladder, kv = _ladder(), check_kv_type(kv_type)
+    return [_evaluate(m, [card], _terms(m, ladder, context, kv), context, backend, floor)[0]
             for m in models]
 
 
-def memory_at(model: Model, quant: str, context: int, backend: str = "cuda") -> MemoryBreakdown:
+def memory_at(model: Model, quant: str, context: int, backend: str = "cuda",
+              kv_type: str = "f16") -> MemoryBreakdown:
     """Memory `model` needs at `quant` and `context` tokens on `backend`, GiB."""
     check_context(context)
-    t = _terms(model, [_quant_name(quant)], context)
+    t = _terms(model, [_quant_name(quant)], context, check_kv_type(kv_type))
     return _breakdown(t, 0, float(mem.backend_overhead_bytes(backend)))

@@ -5,10 +5,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name
-from tpscalc.estimate.engine import DEFAULT_CONTEXT, EstimateInputError, check_context
+from tpscalc.estimate.engine import BACKENDS, DEFAULT_CONTEXT, EstimateInputError, check_context
 from tpscalc.web.errors import WebError
 
-BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl", "cpu")
 SORTS = ("speed", "size", "date")
 CONTEXT_CHOICES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # offered in the form
 _TRUE = {"1", "true", "on", "yes"}
