@@ -114,3 +114,11 @@ def test_search_text_is_escaped(client) -> None:
 def test_static_files_served(client) -> None:
     assert "fetch(" in client.get("/static/app.js").text
     assert client.get("/static/style.css").status_code == 200
+
+
+def test_head_answers_like_get_without_a_body(client) -> None:  # type: ignore[no-untyped-def]
+    get = client.get("/en/models")
+    head = client.head("/en/models")
+    assert head.status_code == get.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]

@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 CardKind = Literal["desktop", "laptop", "workstation", "datacenter", "unified", "other"]
 Bus = Literal["PCIe", "SXM", "OAM", "SoC", "other"]
 DatePrecision = Literal["day", "month", "year"]
+# "decoder": GPT-style, generates with a KV cache; "encoder": BERT-style, bidirectional, no
+# generation (embedding, reranking); "encoder-decoder": T5-style, an encoder plus a decoder
+# whose layers also attend to the encoded input (cross-attention).
+ModelKind = Literal["decoder", "encoder", "encoder-decoder"]
 
 
 class _Frozen(BaseModel):
@@ -97,8 +101,10 @@ class Architecture(_Frozen):
     # layer. Mixer: "A" attention, "M" Mamba-2, "S" Mamba-1 (selective scan), "P" attention and
     # Mamba-2 side by side, "O" attention replaced by one linear map, "-" none. FFN: "D" dense,
     # "E" mixture of experts, "-" none. None = every layer attention + the default FFN.
-    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPO-]+$")
-    layer_ffns: str | None = Field(default=None, pattern=r"^[DE-]+$")
+    # "R" RWKV time mixing (recurrent; see rwkv_*), "L" lightning (linear) attention.
+    # FFN "C" RWKV channel mixing (key, value, receptance).
+    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORL-]+$")
+    layer_ffns: str | None = Field(default=None, pattern=r"^[DEC-]+$")
     layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
     # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
     ssm_inner_size: int | None = Field(default=None, gt=0)  # d_inner (expand × hidden)
@@ -107,6 +113,21 @@ class Architecture(_Frozen):
     ssm_groups: int = Field(default=1, gt=0)  # Mamba-2 B/C groups (n_groups)
     ssm_dt_rank: int | None = Field(default=None, gt=0)  # Mamba-1 time-step rank
     ssm_dt_norms: bool = False  # Mamba-1 dt/B/C RMSNorm weights (Jamba)
+    # Encoders and encoder-decoders (BERT, XLM-RoBERTa, ModernBERT, T5). For "encoder-decoder",
+    # num_layers counts the decoder blocks and encoder_layers the encoder blocks.
+    kind: ModelKind = "decoder"
+    encoder_layers: int = Field(default=0, ge=0)
+    norm_position: Literal["pre", "post"] = "pre"  # BERT normalises after each sub-block
+    fused_qkv: bool = False  # one attn_qkv tensor (ModernBERT)
+    position_embeddings: int | None = Field(default=None, gt=0)  # learned absolute positions
+    token_type_embeddings: int = Field(default=0, ge=0)  # BERT's type_vocab_size
+    relative_attention_buckets: int | None = Field(default=None, gt=0)  # T5's position bias
+    # RWKV (layer_mixers "R", layer_ffns "C"): version 4, 5 or 6; head size of the wkv state;
+    # RWKV-6's data-dependent token-shift and decay LoRA ranks (HF TIME_MIX/DECAY_EXTRA_DIM).
+    rwkv_version: int | None = Field(default=None, ge=4, le=6)
+    rwkv_head_size: int | None = Field(default=None, gt=0)
+    rwkv_time_mix_extra_dim: int | None = Field(default=None, gt=0)
+    rwkv_time_decay_extra_dim: int | None = Field(default=None, gt=0)
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)
@@ -140,12 +161,21 @@ class Architecture(_Frozen):
             raise ValueError("linear_attention_layers must count the layers without attention")
         if self.layer_mixers and any(c in self.layer_mixers for c in "MSP") and not self.ssm_inner_size:
             raise ValueError("Mamba layers need ssm_inner_size")
+        if self.layer_mixers and "R" in self.layer_mixers and not self.rwkv_version:
+            raise ValueError("RWKV layers need rwkv_version")
+        if (self.kind == "encoder-decoder") != (self.encoder_layers > 0):
+            raise ValueError("encoder_layers goes with kind 'encoder-decoder' (and only with it)")
         return self
 
     @property
     def is_moe(self) -> bool:
         """True for a mixture-of-experts model."""
         return bool(self.num_experts and self.num_experts > 1)
+
+    @property
+    def generates(self) -> bool:
+        """False for encoder-only models (embeddings, rerankers): no decode, no KV cache."""
+        return self.kind != "encoder"
 
     @property
     def is_mla(self) -> bool:

@@ -42,4 +42,30 @@ def create_app() -> FastAPI:
         response.headers.update(SECURITY_HEADERS)
         return response
 
-    return app
+    return HeadAsGet(app)  # type: ignore[return-value]
+
+
+class HeadAsGet:
+    """ASGI wrapper: answer HEAD like GET without the body (link checkers and uptime probes send HEAD).
+
+    FastAPI routes declared with GET do not answer HEAD (405); RFC 9110 §9.3.2 expects the same
+    headers as GET. Attribute access falls through to the wrapped FastAPI app.
+    """
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.app, name)
+
+    async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope.get("type") != "http" or scope.get("method") != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_headers_only(message):  # type: ignore[no-untyped-def]
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, send_headers_only)
