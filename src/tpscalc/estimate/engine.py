@@ -17,9 +17,9 @@ from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, quantiza
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.calibration import lookup_measured
+from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.fit import choose_quants
-from tpscalc.estimate.types import DecodeEstimate, Estimate, MemoryBreakdown
+from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
 from tpscalc.estimate.weights import (
     approx_weights_bytes,
     weights_bytes,
@@ -34,6 +34,9 @@ GIB = 2**30
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 # KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
 KV_TYPES = ("f16", "q8_0", "q4_0")
+
+
+_FIT_LABELS: dict[str, FitLabel] = {"comfortable": "comfortable", "tight": "tight", "no": "no"}
 
 
 class EstimateInputError(ValueError):
@@ -150,56 +153,61 @@ def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
     return MemoryBreakdown(weights / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
 
 
-def _evaluate(model: Model, cards: Sequence[Card], t: _ModelTerms, context: int,
-              backend: str | None, floor: int | None) -> list[Estimate]:
-    """`model` on every card in `cards`, choosing per card among `t.quants` (least compressed first)."""
+def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
+    """`d` with the unseen-family (low-confidence) band: for models whose shape is guessed."""
+    band = cal.decode_bands.get("low")
+    if band is None or d.confidence == "low":
+        return d
+    return DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
+                          d.tokens_per_s * band.high_ratio, "low", d.bound)
+
+
+def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequence[Card],
+              context: int, backend: str | None, floor: int | None) -> list[Estimate]:
+    """One estimate per row: row i is models[i] (terms[i]) on cards[i]; all rows share one ladder."""
     backend = check_backend(backend)
+    quants = terms[0].quants
     backends = [_backend(c, backend) for c in cards]
     overhead = np.array([mem.backend_overhead_bytes(b) for b in backends], float)
     usable = np.array([c.usable_memory_gib for c in cards])
-    totals = (t.weights[None, :] + t.kv + t.compute + overhead[:, None]) / GIB
-    doubled = (t.weights[None, :] + t.kv_doubled + t.compute_doubled + overhead[:, None]) / GIB
-    choice = choose_quants(totals, usable, floor, doubled)
-    decode: dict[int, DecodeEstimate] = {}
-    prefill: dict[int, object] = {}
+    weights = np.array([t.weights for t in terms])  # (rows, quants)
+    fixed = np.array([t.kv + t.compute for t in terms]) + overhead
+    fixed_doubled = np.array([t.kv_doubled + t.compute_doubled for t in terms]) + overhead
+    choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
+                           (weights + fixed_doubled[:, None]) / GIB)
+    rows = np.flatnonzero(choice.index >= 0)
+    q = choice.index[rows]
+    fit_cards = [cards[int(i)] for i in rows]
+    fit_terms = [terms[int(i)] for i in rows]
     cal = calibration()
-    for q in sorted(set(choice.index.tolist()) - {-1}):
-        idx = [i for i in range(len(cards)) if choice.index[i] == q]
-        group = [cards[i] for i in idx]
-        # Cards in one call may differ in backend only when `backend` is None; each card's own
-        # default is then applied inside speed (backend=None).
-        dec = speed.decode_estimates(t.read_per_token[q], t.kv / 2, t.n_layers, group, backend,
-                                     cal, is_moe=t.is_moe)
-        pre = speed.prefill_estimates(t.flops_per_token, context, group, backend, cal,
-                                      weights_bytes=t.weights[q],
-                                      quantized=t.quants[q] not in UNQUANTIZED)
-        for j, i in enumerate(idx):
-            decode[i], prefill[i] = dec[j], pre[j]
+    # Decode is quoted for a conversation that fills the context: on average half of it is in
+    # the cache while a token is generated.
+    decode = speed.decode_estimates(
+        np.array([t.read_per_token[j] for t, j in zip(fit_terms, q)]),
+        np.array([t.kv / 2 for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
+        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool))
+    prefill = speed.prefill_estimates(
+        np.array([t.flops_per_token for t in fit_terms]), context, fit_cards, backend, cal,
+        weights_bytes=weights[rows, q], quantized=np.array([quants[j] not in UNQUANTIZED for j in q]))
+    found = {int(i): (int(j), d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
-    for i, card in enumerate(cards):
-        q = int(choice.index[i])
-        if q < 0:
-            lowest = t.quants[floor if floor is not None else len(t.quants) - 1]
-            shown = t.quants.index(lowest)
+    for i, (model, t, card) in enumerate(zip(models, terms, cards)):
+        if i not in found:
+            shown = floor if floor is not None else len(quants) - 1
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
                                 None, None, round(float(choice.short_by_gib[i]), 2)))
             continue
-        d = decode[i]
-        if t.approximated and d.confidence != "low":
-            # Without an architecture the bytes and layers are guesses: whatever the card's
-            # calibration, the estimate gets the widest (unseen-family) band.
-            band = cal.decode_bands.get("low")
-            if band is not None:
-                d = DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
-                                   d.tokens_per_s * band.high_ratio, "low", d.bound)
-        measured = lookup_measured(cal, card.name, model.name, t.quants[q], backends[i])
+        j, d, p = found[i]
+        if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
+            d = _low_confidence(d, cal)
+        measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
         if measured is not None:
             d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
                                measured.tokens_per_s)
-        out.append(Estimate(model.name, card.name, t.quants[q], context, backends[i],
-                            _breakdown(t, q, overhead[i]), float(usable[i]), True,
-                            str(choice.label[i]), d, prefill[i]))  # type: ignore[arg-type]
+        out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
+                            _breakdown(t, j, overhead[i]), float(usable[i]), True,
+                            _FIT_LABELS[str(choice.label[i])], d, p))
     return out
 
 
@@ -215,9 +223,10 @@ def estimate(model: Model, card: Card, *, quant: str | None = None, context: int
     kv = check_kv_type(kv_type)
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate(model, [card], _terms(model, [q], context, kv), context, backend, None)[0]
+        return _evaluate([model], [_terms(model, [q], context, kv)], [card], context, backend, None)[0]
     floor = _floor_index(min_quality)
-    return _evaluate(model, [card], _terms(model, _ladder(), context, kv), context, backend, floor)[0]
+    return _evaluate([model], [_terms(model, _ladder(), context, kv)], [card], context, backend,
+                     floor)[0]
 
 
 def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,
@@ -227,7 +236,7 @@ def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEF
     check_context(context)
     floor = _floor_index(min_quality)
     terms = _terms(model, _ladder(), context, check_kv_type(kv_type))
-    return _evaluate(model, cards, terms, context, backend, floor)
+    return _evaluate([model] * len(cards), [terms] * len(cards), cards, context, backend, floor)
 
 
 def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = DEFAULT_CONTEXT,
@@ -237,8 +246,8 @@ def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int
     check_context(context)
     floor = _floor_index(min_quality)
     ladder, kv = _ladder(), check_kv_type(kv_type)
-    return [_evaluate(m, [card], _terms(m, ladder, context, kv), context, backend, floor)[0]
-            for m in models]
+    terms = [_terms(m, ladder, context, kv) for m in models]
+    return _evaluate(models, terms, [card] * len(models), context, backend, floor)
 
 
 def memory_at(model: Model, quant: str, context: int, backend: str = "cuda",

@@ -55,12 +55,12 @@ def overhead_seconds(n_layers: ArrayLike, per_token_us: ArrayLike, per_layer_us:
             * np.asarray(n_layers, float)) * 1e-6
 
 
-def decode_seconds_per_token(read_bytes: float, kv_bytes: float, n_layers: int,
+def decode_seconds_per_token(read_bytes: ArrayLike, kv_bytes: ArrayLike, n_layers: ArrayLike,
                              bandwidth_gb_s: ArrayLike, efficiency: ArrayLike,
                              per_token_us: ArrayLike, per_layer_us: ArrayLike,
                              moe_factor: ArrayLike = 1.0) -> tuple[NDArray, NDArray]:
     """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
-    read = np.asarray(moe_factor, float) * read_bytes + kv_bytes
+    read = np.asarray(moe_factor, float) * np.asarray(read_bytes, float) + np.asarray(kv_bytes, float)
     return (memory_seconds(read, bandwidth_gb_s, efficiency),
             overhead_seconds(n_layers, per_token_us, per_layer_us))
 
@@ -80,12 +80,12 @@ def prefill_flops_per_token(params_active: float, attention_layers: int, n_heads
     return 2.0 * params_active + 4.0 * attention_layers * n_heads * head_dim * mean_context
 
 
-def prefill_seconds(prompt_tokens: int, flops_per_token: float, tflops: ArrayLike,
-                    efficiency: ArrayLike, weights_bytes: float, bandwidth_gb_s: ArrayLike,
+def prefill_seconds(prompt_tokens: int, flops_per_token: ArrayLike, tflops: ArrayLike,
+                    efficiency: ArrayLike, weights_bytes: ArrayLike, bandwidth_gb_s: ArrayLike,
                     decode_efficiency: ArrayLike, ubatch: int = DEFAULT_UBATCH
                     ) -> tuple[NDArray, NDArray]:
     """(compute time, weight-streaming floor) to process a prompt, s."""
-    compute = prompt_tokens * flops_per_token / (np.asarray(efficiency, float)
+    compute = prompt_tokens * np.asarray(flops_per_token, float) / (np.asarray(efficiency, float)
                                                  * np.asarray(tflops, float) * 1e12)
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
@@ -138,17 +138,22 @@ def _band(bands: dict[str, Band], level: str) -> Band:
 
 # ---- public estimates ------------------------------------------------------------------------
 
-def decode_estimates(read_bytes_per_token: float, kv_bytes_at_context: float, n_layers: int,
-                     cards: Sequence[Card], backend: str | None, cal: Calibration,
-                     is_moe: bool = False) -> list[DecodeEstimate]:
-    """Decode speed of one request on each card (tokens/s), with range, confidence and bound."""
+def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: ArrayLike,
+                     n_layers: ArrayLike, cards: Sequence[Card], backend: str | None,
+                     cal: Calibration, is_moe: ArrayLike = False) -> list[DecodeEstimate]:
+    """Decode speed of one request per row (tokens/s), with range, confidence and bound.
+
+    Row i is `cards[i]`; the model terms are scalars (one model on many cards) or arrays of the
+    same length (one entry per row, e.g. many models on one card).
+    """
     ps = [card_params(c, backend, cal) for c in cards]
     bw = np.array([c.bandwidth_gb_s for c in cards], float)
-    moe = np.array([p.moe_factor if is_moe else 1.0 for p in ps])
+    moe = np.where(np.asarray(is_moe, bool), np.array([p.moe_factor for p in ps]), 1.0)
     mem, over = decode_seconds_per_token(
         read_bytes_per_token, kv_bytes_at_context, n_layers, bw,
         np.array([p.decode_efficiency for p in ps]), np.array([p.per_token_us for p in ps]),
         np.array([p.per_layer_us for p in ps]), moe)
+    mem, over = np.broadcast_to(mem, bw.shape), np.broadcast_to(over, bw.shape)
     tps = 1.0 / (mem + over)
     out = []
     for i, p in enumerate(ps):
@@ -164,23 +169,25 @@ def card_tflops(card: Card) -> float | None:
     return card.tflops_fp16_dense or card.tflops_fp16_shader
 
 
-def prefill_estimates(flops_per_token: float, prompt_tokens: int, cards: Sequence[Card],
-                      backend: str | None, cal: Calibration, weights_bytes: float = 0.0,
-                      quantized: bool = True, ubatch: int = DEFAULT_UBATCH
+def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Sequence[Card],
+                      backend: str | None, cal: Calibration, weights_bytes: ArrayLike = 0.0,
+                      quantized: ArrayLike = True, ubatch: int = DEFAULT_UBATCH
                       ) -> list[PrefillEstimate | None]:
-    """Prompt speed (tokens/s) and time to first token on each card; None where TFLOPS are unknown.
+    """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
-    `quantized`: the weights are a quantized type (not F16/BF16/F32), which costs llama.cpp
-    dequantization work; `weights_bytes` sets the bandwidth floor (0: no floor).
+    Rows as in `decode_estimates`. `quantized`: the weights are a quantized type (not
+    F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
+    floor (0: no floor).
     """
     ps = [card_params(c, backend, cal) for c in cards]
     tf = np.array([card_tflops(c) or np.nan for c in cards], float)
-    eps = np.array([p.prefill_efficiency * (p.prefill_quantized_factor if quantized else 1.0)
-                    for p in ps])
+    factor = np.where(np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0)
+    eps = np.array([p.prefill_efficiency for p in ps]) * factor
     compute, floor = prefill_seconds(
         prompt_tokens, flops_per_token, tf, eps,
         weights_bytes, np.array([c.bandwidth_gb_s for c in cards], float),
         np.array([p.decode_efficiency for p in ps]), ubatch)
+    compute, floor = np.broadcast_to(compute, tf.shape), np.broadcast_to(floor, tf.shape)
     total = np.maximum(compute, floor)
     out: list[PrefillEstimate | None] = []
     for i, p in enumerate(ps):
