@@ -63,8 +63,13 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
     Full-attention layers hold every token; sliding-window layers hold min(context, window +
     one micro-batch, padded to 256); linear-attention / state-space layers hold a fixed
     recurrent state that does not grow with context (see `recurrent_state_bytes`). Mixture
-    of experts changes nothing.
+    of experts changes nothing. Encoder-only models do not generate: no cache. An
+    encoder-decoder caches its decoder's self-attention (num_layers counts the decoder blocks);
+    llama.cpp recomputes the cross-attention K/V from the encoder output each step, which it
+    keeps in host memory (see `encoder_output_bytes`).
     """
+    if not arch.generates:
+        return 0
     swa_layers = arch.sliding_window_layers if arch.sliding_window else 0
     full_layers = arch.num_layers - swa_layers - arch.linear_attention_layers
     swa_cells = 0
@@ -85,6 +90,10 @@ def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:
     if mixer == "S" and arch.ssm_inner_size and arch.ssm_state_size:  # Mamba-1
         inner, state = arch.ssm_inner_size, arch.ssm_state_size
         return conv * inner + inner * state
+    if mixer == "R":
+        return _rwkv_state_values(arch)
+    if mixer == "L":  # lightning attention: one head_dim × head_dim matrix per head
+        return arch.num_attention_heads * arch.head_dim * arch.head_dim
     if arch.linear_num_value_heads and arch.linear_key_head_dim and arch.linear_value_head_dim:
         # Gated DeltaNet: one k_dim × v_dim matrix per value head, conv over q, k and v.
         k_heads = arch.linear_num_key_heads or arch.linear_num_value_heads
@@ -92,6 +101,16 @@ def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:
         qkv = 2 * k_heads * arch.linear_key_head_dim + v_heads * arch.linear_value_head_dim
         return conv * qkv + v_heads * arch.linear_key_head_dim * arch.linear_value_head_dim
     return 0
+
+
+def _rwkv_state_values(arch: Architecture) -> int:
+    """One RWKV layer's state: RWKV-5/6 as llama.cpp keeps it (llama-hparams.cpp: n_embd_r =
+    token_shift_count (2) × n_embd, n_embd_s = n_embd × wkv_head_size); RWKV-4: five n_embd
+    vectors (att x, a, b, p and ffn x, as rwkv.cpp's state; https://github.com/RWKV/rwkv.cpp)."""
+    h = arch.hidden_size
+    if (arch.rwkv_version or 6) < 5:
+        return 5 * h
+    return 2 * h + h * (arch.rwkv_head_size or 64)
 
 
 def recurrent_state_bytes(arch: Architecture) -> int:
@@ -105,10 +124,18 @@ def recurrent_state_bytes(arch: Architecture) -> int:
         return 0
     mixers = arch.layer_mixers or ""
     if mixers:
-        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSP")
+        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSPRL")
     else:
         values = arch.linear_attention_layers * _recurrent_layer_state_values(arch, "-")
     return values * F32_BYTES
+
+
+def encoder_output_bytes(arch: Architecture, input_tokens: int) -> int:
+    """Encoder-decoder: the encoded input llama.cpp keeps for cross-attention, bytes (f32
+    n_embd per input token, in host memory: llama_cross::v_embd in src/llama-graph.h); 0 else."""
+    if arch.kind != "encoder-decoder":
+        return 0
+    return input_tokens * arch.hidden_size * F32_BYTES
 
 
 def _ffn_width(arch: Architecture) -> int:
@@ -132,7 +159,8 @@ def compute_buffer_bytes(arch: Architecture, context_tokens: int, n_ubatch: int 
     386 MiB (353), Granite 8B no FA 32k ctx: 2104 MiB (2144), Pythia 2.8B no FA: 148 MiB (162).
     """
     ub = max(1, min(n_ubatch, context_tokens))
-    logits = arch.vocab_size * ub * F32_BYTES
+    # an encoder outputs embeddings (n_embd per token), not logits
+    logits = (arch.vocab_size if arch.generates else arch.hidden_size) * ub * F32_BYTES
     scores = 0 if flash_attn else context_tokens * ub * arch.num_attention_heads * F32_BYTES
     return max(logits, scores) + ub * _ffn_width(arch) * F32_BYTES
 

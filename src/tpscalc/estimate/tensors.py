@@ -1,8 +1,10 @@
-"""The tensor inventory of a decoder-only transformer, named as llama.cpp names GGUF tensors.
+"""The tensor inventory of a language model, named as llama.cpp names GGUF tensors.
 
 One `TensorSpec` per tensor (per layer), so that the parameter count and the weight size at
 any llama.cpp file type (whose rules depend on the tensor's name and layer) follow from the
-architecture. Names follow llama.cpp's `LLM_TENSOR_*` table (src/llama-arch.cpp).
+architecture. Names follow llama.cpp's `LLM_TENSOR_*` table (src/llama-arch.cpp). Decoder-only
+transformers and hybrids are built here; encoders, encoder-decoders and RWKV blocks in
+`tensors_nondecoder.py`.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class TensorSpec:
     n_cols: int  # ne[0], the row length that quantization blocks run along
     n_rows: int  # ne[1]
     n_experts: int = 1  # ne[2] for stacked expert tensors
+    stack: str = ""  # "enc" / "dec" for encoder-decoder blocks (GGUF "enc.blk.N.", "dec.blk.N.")
 
     @property
     def n_elements(self) -> int:
@@ -72,6 +75,10 @@ def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
         return [TensorSpec("attn_output", i, arch.hidden_size, arch.hidden_size)]
     if kind == "-":
         return []
+    if kind == "L":
+        from tpscalc.estimate import tensors_nondecoder as nd  # it imports this module
+
+        return nd.lightning_attention(arch, i)
     return _attention(arch, i, full=arch.layer_mixers is not None)
 
 
@@ -211,6 +218,10 @@ def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
     kind = _ffn_kind(arch, i)
     if kind == "-":
         return []
+    if kind == "C":
+        from tpscalc.estimate import tensors_nondecoder as nd
+
+        return nd.rwkv_channel_mix(arch, i)
     if kind == "D":
         return _dense_ffn(arch, i)
     h = arch.hidden_size
@@ -232,6 +243,14 @@ def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
 
 
 def _layer(arch: Architecture, i: int) -> list[TensorSpec]:
+    if arch.layer_mixers and arch.layer_mixers[i] == "R":
+        from tpscalc.estimate import tensors_nondecoder as nd
+
+        return nd.rwkv_layer(arch, i)
+    return _transformer_layer(arch, i)
+
+
+def _transformer_layer(arch: Architecture, i: int) -> list[TensorSpec]:
     """Every tensor of layer `i`: norms, mixer (attention, linear attention, Mamba), FFN.
 
     A layer with only one of the two sub-blocks (Nemotron-H, NAS no-op attention) has one norm,
@@ -252,6 +271,10 @@ def _layer(arch: Architecture, i: int) -> list[TensorSpec]:
 
 def tensor_inventory(arch: Architecture) -> tuple[TensorSpec, ...]:
     """Every weight tensor of the model, global ones first, then layer by layer."""
+    if arch.kind != "decoder" or arch.rwkv_version:
+        from tpscalc.estimate import tensors_nondecoder as nd
+
+        return nd.inventory(arch)
     h = arch.hidden_size
     out = [TensorSpec("token_embd", None, h, arch.vocab_size)]
     for i in range(arch.num_layers):

@@ -45,7 +45,12 @@ _FALLBACK = {
     "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0",
 }
 _FLOAT_TYPES = frozenset({"F32", "F16", "BF16"})
-_NOT_QUANTIZED = ("ffn_gate_inp", "ssm_conv1d", "shortconv", "pos_embd", "token_types")
+_NOT_QUANTIZED = ("ffn_gate_inp", "ssm_conv1d", "shortconv", "pos_embd", "token_types",
+                  # BERT's learned positions (LLM_TENSOR_POS_EMBD), T5's relative position bias
+                  # and RWKV's small 2-D weights: tensor_allows_quantization in llama-quant.cpp
+                  "position_embd", "attn_rel_b", "cross_attn_rel_b",
+                  "time_mix_first", "time_mix_w1", "time_mix_w2", "time_mix_decay_w1",
+                  "time_mix_decay_w2", "time_mix_lerp_fused")
 
 
 def canonical_ftype(ftype: str) -> str:
@@ -86,7 +91,8 @@ def _shape(arch: Architecture, ftype: str, imatrix: bool | None) -> _Shape:
     if imatrix is None:
         imatrix = ftype.startswith("IQ") or ftype == "Q2_K_S"
     return _Shape(
-        n_layer=arch.num_layers,
+        # llama-quantize counts the tensors of a kind: an encoder-decoder has both stacks' blocks
+        n_layer=arch.num_layers + arch.encoder_layers,
         n_gqa=arch.num_attention_heads // arch.num_kv_heads,
         n_expert=arch.num_experts or 0,
         is_70b=arch.num_layers == 80 and arch.num_kv_heads < arch.num_attention_heads
@@ -99,7 +105,9 @@ def _shape(arch: Architecture, ftype: str, imatrix: bool | None) -> _Shape:
 
 @cache  # a pure function of a short string, called once per tensor
 def _category(name: str) -> str:
-    """llama.cpp's tensor_get_category() for a GGUF base name."""
+    """llama.cpp's tensor_get_category() for a GGUF base name (it matches substrings, so T5's
+    cross_attn_v counts as attn_v, while its attn_o is no attn_output)."""
+    name = name.removeprefix("cross_")
     if name in ("output", "token_embd"):
         return name
     if name in ("attn_qkv", "attn_kv_b", "attn_v", "attn_k", "attn_q", "attn_output"):
