@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from babel import Locale
@@ -85,6 +85,7 @@ def format_number(value: float, lang: str, digits: int = 0) -> str:
     return f"{Decimal(str(value)):,.{digits}f}".translate(_separators(lang))
 
 
+@lru_cache(maxsize=4096)  # a page formats the same few hundred dates; Babel builds a Locale per call
 def format_release(iso_date: str | None, precision: str, lang: str) -> str:
     """A release date as "Jan 2024" (month) or "2024" (year-only placeholders), localised."""
     if not iso_date:
