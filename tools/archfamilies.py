@@ -77,3 +77,69 @@ def llama4_fields(c: dict[str, Any], n_layers: int) -> dict[str, Any]:
         out["sliding_window"] = int(c["attention_chunk_size"])
         out["sliding_window_layers"] = n_layers - n_layers // LLAMA4_GLOBAL_EVERY
     return out
+
+
+def _make_divisible(v: float, divisor: int) -> int:
+    """OpenELM's rounding to a multiple of `divisor`, never more than 10 % down
+    (make_divisible in configuration_openelm.py, https://huggingface.co/apple/OpenELM-270M)."""
+    new_v = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return new_v + divisor if new_v < 0.9 * v else new_v
+
+
+def _linspace2(lo: float, hi: float, n: int) -> list[float]:
+    """numpy.linspace(lo, hi, n) rounded to 2 decimals, as OpenELMConfig.__post_init__ does."""
+    return [round(lo + (hi - lo) * k / (n - 1), 2) if n > 1 else lo for k in range(n)]
+
+
+def openelm_fields(c: dict[str, Any]) -> dict[str, Any]:
+    """Layer-wise scaled heads and FFN widths of an OpenELM config (configuration_openelm.py:
+    qkv and ffn multipliers spread linearly over the layers, query dim rounded to head_dim ×
+    num_gqa_groups, FFN width to ffn_dim_divisor; modeling_openelm.py: GLU FFN, q/k norms)."""
+    n, dim, hd = int(c["num_transformer_layers"]), int(c["model_dim"]), int(c["head_dim"])
+    groups = int(c.get("num_gqa_groups") or 1)
+    qkv = c.get("qkv_multipliers", 1.0)
+    qkv_m = _linspace2(*qkv, n) if isinstance(qkv, (list, tuple)) and len(qkv) == 2 else [qkv] * n
+    ffn = c.get("ffn_multipliers", 4.0)
+    ffn_m = (list(ffn) if isinstance(ffn, (list, tuple)) and len(ffn) == n
+             else _linspace2(*ffn, n) if isinstance(ffn, (list, tuple)) else [ffn] * n)
+    heads = [_make_divisible(dim * float(m), hd * groups) // hd for m in qkv_m]
+    divisor = int(c.get("ffn_dim_divisor") or 256)
+    return {
+        "num_layers": n, "hidden_size": dim, "head_dim": hd,
+        "num_attention_heads": max(heads), "num_kv_heads": max(heads) // groups,
+        "layer_num_heads": tuple(heads), "layer_num_kv_heads": tuple(q // groups for q in heads),
+        "layer_intermediate_sizes": tuple(_make_divisible(dim * float(m), divisor) for m in ffn_m),
+        "intermediate_size": max(_make_divisible(dim * float(m), divisor) for m in ffn_m),
+        "vocab_size": int(c.get("vocab_size") or 32000), "qk_norm": bool(c.get("normalize_qk_projections")),
+        "tied_embeddings": bool(c.get("share_input_output_layers")),
+        "ffn_gated": bool(c.get("ffn_with_glu", True)),
+        "max_context": int(c.get("max_context_length") or 2048),
+    }
+
+
+def megatron_hybrid_pattern(n_layers: int, attention_ratio: float, mlp_ratio: float) -> str:
+    """Megatron-LM's automatic hybrid layer allocation, as a nemotron_h pattern ("M" Mamba,
+    "*" attention, "-" MLP): attention evenly spaced between Mamba sections, then MLP layers
+    spread over the Mamba ones (_allocate_auto in megatron/core/ssm/mamba_hybrid_layer_allocation.py,
+    https://github.com/NVIDIA/Megatron-LM)."""
+    n_att = round(n_layers * attention_ratio)
+    n_mamba = n_layers - n_att
+    section = n_mamba / (n_att + 1)
+    kinds, x = ["M"] * n_layers, section
+    for i in range(n_layers):
+        if x < 0.5:
+            kinds[i], x = "*", x + section
+        else:
+            x -= 1
+    n_mlp = round(n_layers * mlp_ratio)
+    if n_mlp:
+        ratio = (n_mamba - n_mlp) / n_mlp
+        x = ratio
+        for i in range(n_layers):
+            if kinds[i] != "M":
+                continue
+            if x < 0.5:
+                kinds[i], x = "-", x + ratio
+            else:
+                x -= 1
+    return "".join(kinds)

@@ -24,6 +24,7 @@ from matching import (
     build_index,
     direct_candidates,
     guard,
+    guard_reference,
     hf_repos,
     is_multimodal,
     load_map,
@@ -90,7 +91,7 @@ def _try(c: archsources.Candidate | None, params: float, join: Join, how: str,
 
 def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
     """The architecture from the hand map, else from repository ids and names."""
-    join, params, mm = Join(), float(rec["parameters"]), is_multimodal(rec)
+    join, params, mm = Join(), guard_reference(rec, row), is_multimodal(rec)
     if row is not None:
         if row.target == "none" or row.target.startswith("base:"):
             return join
@@ -120,7 +121,7 @@ def join_base(idx: Index, rec: dict[str, Any], row: MapRow | None,
               by_name: dict[str, Join], join: Join) -> None:
     """Inherit the architecture of the Epoch "Base model" (or the map's base:<name>)."""
     bases = [row.target[5:]] if row and row.target.startswith("base:") else list(rec.get("base_model") or [])
-    params, mm = float(rec["parameters"]), is_multimodal(rec)
+    params, mm = guard_reference(rec, row), is_multimodal(rec)
     for base in bases:
         base_join = next((by_name[k] for k in name_keys(base) if k in by_name), None)
         if base_join and base_join.arch:

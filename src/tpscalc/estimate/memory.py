@@ -10,6 +10,7 @@ from __future__ import annotations
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from tpscalc.catalog.schema import Architecture, Quantization
+from tpscalc.estimate.tensors import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
 from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
 
@@ -52,6 +53,18 @@ def kv_values_per_token_layer(arch: Architecture) -> int:
     return 2 * arch.num_kv_heads * arch.head_dim
 
 
+def _mean_kv_values_per_attention_layer(arch: Architecture) -> float:
+    """Values cached per token, averaged over the attention layers (they differ with per-layer
+    KV heads: OpenELM, DeciLM). Exact when all attention layers hold the same cells; with
+    sliding-window layers too, the average stands for each."""
+    if arch.layer_num_kv_heads is None or arch.is_mla:
+        return kv_values_per_token_layer(arch)
+    layers = [i for i in range(arch.num_layers) if not is_linear_attention_layer(arch, i)]
+    if not layers:
+        return 0.0
+    return sum(2 * layer_heads(arch, i)[1] * arch.head_dim for i in layers) / len(layers)
+
+
 def _pad(n: int, to: int) -> int:
     return -(-n // to) * to
 
@@ -77,7 +90,7 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
         window = arch.sliding_window or 0
         swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
     cells = full_layers * context_tokens + swa_layers * swa_cells
-    per_cell = kv_values_per_token_layer(arch) * kv_bytes_per_element(kv_type)
+    per_cell = _mean_kv_values_per_attention_layer(arch) * kv_bytes_per_element(kv_type)
     return round(cells * per_cell) + recurrent_state_bytes(arch)
 
 

@@ -62,6 +62,13 @@ def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
     return (i + 1) % interval != 0
 
 
+def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
+    """(query heads, KV heads) of layer `i`: the per-layer lists when given, else the scalars."""
+    n_q = arch.layer_num_heads[i] if arch.layer_num_heads else arch.num_attention_heads
+    n_kv = arch.layer_num_kv_heads[i] if arch.layer_num_kv_heads else arch.num_kv_heads
+    return n_q, n_kv
+
+
 def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
     """The token mixer of layer `i`: attention, a Mamba block, both, a linear map or nothing."""
     kind = arch.layer_mixers[i] if arch.layer_mixers else "A"
@@ -129,7 +136,8 @@ def _attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpe
     if not full and is_linear_attention_layer(arch, i):
         return _gated_delta_net(arch, i)
     h, d = arch.hidden_size, arch.head_dim
-    q_dim, kv_dim = arch.num_attention_heads * d, arch.num_kv_heads * d
+    n_q, n_kv = layer_heads(arch, i)
+    q_dim, kv_dim = n_q * d, n_kv * d
     q_rows = 2 * q_dim if arch.attn_output_gate else q_dim
     out = [
         TensorSpec("attn_q", i, h, q_rows),
