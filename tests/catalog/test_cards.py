@@ -165,3 +165,18 @@ def test_display_names_hand_worked() -> None:
             {"name": "B", "memory_size_gb": 8.0, "memory_type": "GDDR6", "gpu_name": "C2",
              "release_date": d, "memory_bandwidth_gb_s": 1.0, "shading_units": 1, "tpu_id": "c3"}]
     assert build_cards.display_names(rows) == ["A (896 shaders)", "A (1024 shaders)", "B"]
+
+
+@pytest.mark.parametrize(("name", "tflops_fp32"), [
+    ("GeForce RTX 4090", 82.58), ("H100 SXM5 80 GB", 66.91), ("Tesla P40", 11.76),
+    # hand-added: GPU cores x 256 FP32 FLOPs per clock x clock (40 x 256 x 2.9 GHz = 29.696)
+    ("Ryzen AI Max+ 395 (Radeon 8060S)", 29.696),
+])
+def test_fp32_shader_rate(name: str, tflops_fp32: float) -> None:
+    assert _by_name()[name].tflops_fp32 == pytest.approx(tflops_fp32, abs=0.001)
+
+
+def test_apple_fp32_equals_fp16_rate() -> None:
+    # Apple GPU cores run FP16 at the FP32 rate (128 ALUs x 2 FLOPs per clock per core)
+    for c in (c for c in store.cards() if c.vendor == "Apple" and c.tflops_fp16_dense):
+        assert c.tflops_fp32 == pytest.approx(c.tflops_fp16_dense, abs=0.01)

@@ -151,3 +151,34 @@ def test_lookup_measured_prefers_backend() -> None:
     assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "q4_0", "cuda").tokens_per_s == 150.0
     assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "Q4_0").tokens_per_s == 160.0
     assert lookup_measured(CAL, "Known GPU", "Llama 2-7B", "Q8_0") is None
+
+
+def test_combined_tflops_hand_worked() -> None:
+    # 1 / (0.6/100 + 0.4/25) = 1 / (0.006 + 0.016) = 45.4545... TFLOPS
+    assert speed.combined_tflops(100.0, 25.0, 0.6) == pytest.approx(1 / 0.022)
+    # w = 1: the tensor rate alone; w = 0: the FP32 rate alone; no FP32 rate: the tensor rate
+    assert speed.combined_tflops(100.0, 25.0, 1.0) == pytest.approx(100.0)
+    assert speed.combined_tflops(100.0, 25.0, 0.0) == pytest.approx(25.0)
+    assert speed.combined_tflops(100.0, float("nan"), 0.3) == pytest.approx(100.0)
+
+
+def test_prefill_two_term_rate() -> None:
+    # T 100, F 25, w 0.5: rate 1/(0.005 + 0.02) = 40 TFLOPS; ε 0.5 × 0.5 (quantized) = 0.25
+    # t = 512 × 1e10 × (0.5/100e12 + 0.5/25e12) / 0.25 = 0.512 s
+    cal = Calibration(backends={"cuda": BackendParams(
+        decode_efficiency=0.8, overhead_per_token_us=0.0, overhead_per_layer_us=20.0,
+        prefill_efficiency=0.5, prefill_quantized_factor=0.5, prefill_tensor_share=0.5)})
+    gpu = Card(name="Two-rate GPU", slug="two-rate-gpu", vendor="NVIDIA", memory_gib=24,
+               bandwidth_gb_s=1000.0, architecture="Ampere", tflops_fp16_dense=100.0,
+               tflops_fp32=25.0)
+    est = speed.prefill_estimates(1e10, 512, [gpu, card()], None, cal)
+    assert est[0] is not None and est[0].time_to_first_token_s == pytest.approx(0.512)
+    # A card without an FP32 rate keeps the tensor rate alone: 512 × 1e10 / (0.25 × 100e12)
+    assert est[1] is not None and est[1].time_to_first_token_s == pytest.approx(0.2048)
+
+
+def test_card_tflops_falls_back_to_fp32() -> None:
+    old = Card(name="Old GPU", slug="old-gpu", vendor="NVIDIA", memory_gib=8,
+               bandwidth_gb_s=256.0, tflops_fp32=6.0)
+    assert speed.card_tflops(old) == 6.0
+    assert speed.card_prefill_tflops(old, 0.4) == pytest.approx(6.0)

@@ -104,3 +104,21 @@ def test_normalise_quant() -> None:
 def test_committed_calibration_is_up_to_date() -> None:
     """Refitting on the measured data reproduces the committed calibration.json exactly."""
     assert calibrate.main(["--check"]) == 0
+
+
+def test_fit_prefill_recovers_tensor_share() -> None:
+    """Prompt speeds made with w = 0.35 on cards of unlike T/F ratios give back w and ε."""
+    w, eps = 0.35, 0.4
+    obs = []
+    for i, (tensor, fp32) in enumerate([(165, 82.6), (312, 19.5), (120, 15), (40, 40), (90, 45)]):
+        c = Card(name=f"P{i}", slug=f"p{i}", vendor="NVIDIA", memory_gib=24, bandwidth_gb_s=1000,
+                 architecture="Ampere", tflops_fp16_dense=tensor, tflops_fp32=fp32)
+        rate = 1 / (w / tensor + (1 - w) / fp32)  # TFLOPS, hand-worked two-term rate
+        obs.append(_obs(c, "cuda", "prefill", eps * rate * 1e12 / FLOPS, 4e9, 32))
+    coef, _ = calibrate.fit_prefill(obs)
+    assert coef["w|cuda"] == pytest.approx(w)
+    assert coef["e|cuda"] == pytest.approx(__import__("math").log(eps), abs=0.01)
+    cal = calibrate.fit(obs)
+    assert cal.backends["cuda"].prefill_tensor_share == pytest.approx(w)
+    for o in obs:
+        assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.01)

@@ -23,9 +23,12 @@ class BackendParams:
     decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
     overhead_per_token_us: float  # fixed cost of one generated token, microseconds
     overhead_per_layer_us: float  # extra fixed cost per transformer layer, microseconds
-    prefill_efficiency: float  # share of dense FP16 tensor TFLOPS reached on a prompt (0..1]
+    # ε: share of the combined prompt rate (speed.combined_tflops) reached; may exceed 1, as
+    # MMQ's int8 matrix rate is 2-4x the FP16 rate T the catalog holds
+    prefill_efficiency: float
     moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
     prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)
+    prefill_tensor_share: float = 1.0  # w: share of prompt work timed by the matrix (tensor) rate
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,14 @@ Decode (one request) is memory-bound plus a fixed per-token cost:
     t = (weights read per token × moe factor + KV cache at context) / (η × bandwidth)
         + (a + b × layers) µs
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
-    t(prompt) = max(prompt × FLOPs per token / (ε × dense FP16 TFLOPS),
+    t(prompt) = max(prompt × FLOPs per token × (w / T + (1 − w) / F) / ε,
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
-η, ε, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
+T is the card's dense FP16 matrix (tensor) rate, F its FP32 shader rate. llama.cpp's quantized
+prompt kernels (MMQ, ggml-cuda/mmq.cuh) do the multiply-adds on the matrix units but unpack
+the quantized blocks and scale the results on the ordinary ALUs, so a prompt costs time on
+both: w (per backend) is the share of the work that scales with T. One rate cannot describe
+both a GeForce card (F = T/2) and an A100 or H100 (F ≈ T/16).
+η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
 """
 from __future__ import annotations
 
@@ -80,11 +85,20 @@ def prefill_flops_per_token(params_active: float, attention_layers: int, n_heads
     return 2.0 * params_active + 4.0 * attention_layers * n_heads * head_dim * mean_context
 
 
+def combined_tflops(tensor_tflops: ArrayLike, fp32_tflops: ArrayLike, tensor_share: ArrayLike) -> NDArray:
+    """Rate of a prompt's mixed work, 1 / (w / T + (1 − w) / F), TFLOPS (NaN where T is unknown)."""
+    t = np.asarray(tensor_tflops, float)
+    f = np.asarray(fp32_tflops, float)
+    f = np.where(np.isfinite(f) & (f > 0), f, t)  # no FP32 rate known: the tensor rate alone
+    w = np.asarray(tensor_share, float)
+    return 1.0 / (w / t + (1.0 - w) / f)
+
+
 def prefill_seconds(prompt_tokens: int, flops_per_token: ArrayLike, tflops: ArrayLike,
                     efficiency: ArrayLike, weights_bytes: ArrayLike, bandwidth_gb_s: ArrayLike,
                     decode_efficiency: ArrayLike, ubatch: int = DEFAULT_UBATCH
                     ) -> tuple[NDArray, NDArray]:
-    """(compute time, weight-streaming floor) to process a prompt, s."""
+    """(compute time, weight-streaming floor) to process a prompt, s; `tflops` from combined_tflops."""
     compute = prompt_tokens * np.asarray(flops_per_token, float) / (np.asarray(efficiency, float)
                                                  * np.asarray(tflops, float) * 1e12)
     passes = math.ceil(prompt_tokens / ubatch)
@@ -105,6 +119,7 @@ class CardParams:
     prefill_quantized_factor: float
     decode_confidence: Confidence
     prefill_confidence: Confidence
+    prefill_tensor_share: float = 1.0
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -129,7 +144,8 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
         if level is not None and level.prefill_efficiency is not None:
             eps, eps_conf = level.prefill_efficiency, conf
     return CardParams(eta, eps, be.overhead_per_token_us, be.overhead_per_layer_us,
-                      be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf)  # type: ignore[arg-type]
+                      be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf,  # type: ignore[arg-type]
+                      be.prefill_tensor_share)
 
 
 def _band(bands: dict[str, Band], level: str) -> Band:
@@ -165,8 +181,16 @@ def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: Array
 
 
 def card_tflops(card: Card) -> float | None:
-    """Dense FP16 tensor TFLOPS of a card, else its FP16 shader rate, else None."""
-    return card.tflops_fp16_dense or card.tflops_fp16_shader
+    """Dense FP16 tensor TFLOPS of a card, else its FP16 shader rate, else its FP32 rate, else None."""
+    return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
+
+
+def card_prefill_tflops(card: Card, tensor_share: float) -> float:
+    """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS; NaN if unknown."""
+    tensor = card_tflops(card)
+    if tensor is None:
+        return float("nan")
+    return float(combined_tflops(tensor, card.tflops_fp32 or np.nan, tensor_share))
 
 
 def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Sequence[Card],
@@ -180,7 +204,7 @@ def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Seq
     floor (0: no floor).
     """
     ps = [card_params(c, backend, cal) for c in cards]
-    tf = np.array([card_tflops(c) or np.nan for c in cards], float)
+    tf = np.array([card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float)
     factor = np.where(np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0)
     eps = np.array([p.prefill_efficiency for p in ps]) * factor
     compute, floor = prefill_seconds(
