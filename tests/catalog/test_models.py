@@ -109,7 +109,7 @@ def test_coverage_since_2023(models: tuple[Model, ...]) -> None:
     """The issue asks for 90 %; this pins what the catalog reaches now (87.9 %) so it cannot drop."""
     recent = [m for m in models if (m.publication_date or "") >= "2023"]
     share = sum(1 for m in recent if m.architecture) / len(recent)
-    assert share >= 0.878
+    assert share >= 0.90  # the issue's target: architecture for at least 90 % since 2023
 
 
 def test_starcoder2_architecture_known_and_not_gated(models: tuple[Model, ...]) -> None:
