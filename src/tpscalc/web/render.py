@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from tpscalc.i18n import LANGUAGES, format_number, format_release, translator
-from tpscalc.web import charts, labels
+from tpscalc.web import cells, charts, labels
 
 
 def N_(message: str) -> str:
@@ -83,8 +83,12 @@ def environment(lang: str) -> Environment:
         release=lambda iso, precision="month": format_release(iso, precision, lang),
         label=lambda key: tr.gettext(labels.LABELS.get(str(key), str(key))),
     )
+    f = env.filters
     env.globals.update(lang=lang, languages=LANGUAGES, charts=charts, labels=labels,
-                       language_names=labels.LANGUAGE_NAMES)
+                       language_names=labels.LANGUAGE_NAMES,
+                       speed=lambda decode: cells.speed_cell(decode, f["tps"], f["label"], tr.gettext),
+                       fit_badge=lambda fit, short_by=None: cells.fit_cell(
+                           fit, short_by, f["gib"], f["label"], tr.gettext))
     return env
 
 
