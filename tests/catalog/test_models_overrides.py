@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tpscalc.catalog import store
 from tpscalc.catalog.schema import Model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,11 +18,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 from matching import guard, guard_reference, load_map
 
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
-
-
-@pytest.fixture(scope="module")
-def models() -> dict[str, Model]:
-    return {m.name: m for m in store.models()}
 
 
 def _total(models: dict[str, Model], name: str) -> int:

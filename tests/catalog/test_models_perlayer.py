@@ -4,31 +4,22 @@ published figures, and the layer-pattern helpers against the shapes their source
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tpscalc.catalog import store
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate.memory import kv_cache_bytes
 from tpscalc.estimate.tensors import tensor_inventory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import archfamilies
 
-
-@pytest.fixture(scope="module")
-def models() -> dict[str, Model]:
-    return {m.name: m for m in store.models()}
-
-
-def arch_of(models: dict[str, Model], name: str) -> Architecture:
-    arch = models[name].architecture
-    assert arch is not None and arch.params_total, name
-    return arch
-
-
 # Exact safetensors counts the Hugging Face pages show (llmfit v1.1.17 parameters_raw).
+ArchOf = Callable[[str], Architecture]
+
+
 @pytest.mark.parametrize(("name", "expected"), [
     ("OpenELM-270M", 271_527_168),  # https://huggingface.co/apple/OpenELM-270M
     ("OpenELM-450M", 457_179_136),  # https://huggingface.co/apple/OpenELM-450M
@@ -41,8 +32,8 @@ def arch_of(models: dict[str, Model], name: str) -> Architecture:
     # https://huggingface.co/nvidia/Llama-3_1-Nemotron-Ultra-253B-v1
     ("Llama Nemotron Ultra 253B", 253_401_268_224),
 ])
-def test_exact_safetensors_counts(models: dict[str, Model], name: str, expected: int) -> None:
-    assert arch_of(models, name).params_total == expected
+def test_exact_safetensors_counts(arch_of: ArchOf, name: str, expected: int) -> None:
+    assert arch_of(name).params_total == expected
 
 
 # Rounded figures the developers published: total and active (B), relative tolerance.
@@ -50,21 +41,21 @@ def test_exact_safetensors_counts(models: dict[str, Model], name: str, expected:
     ("Mamba 2, 2.7B", 2.7, 0.01),  # https://huggingface.co/state-spaces/mamba2-2.7b
     ("Mamba2-Hybrid", 8.66, 0.005),  # Epoch AI; https://huggingface.co/nvidia/mamba2-hybrid-8b-3t-4k
 ])
-def test_published_totals(models: dict[str, Model], name: str, total_b: float, rel: float) -> None:
-    assert arch_of(models, name).params_total == pytest.approx(total_b * 1e9, rel=rel)
+def test_published_totals(arch_of: ArchOf, name: str, total_b: float, rel: float) -> None:
+    assert arch_of(name).params_total == pytest.approx(total_b * 1e9, rel=rel)
 
 
-def test_minimax_active_parameters(models: dict[str, Model]) -> None:
+def test_minimax_active_parameters(arch_of: ArchOf) -> None:
     """MiniMax-Text-01's card: 45.9 B activated per token, counted without the embeddings."""
-    arch = arch_of(models, "MiniMax-Text-01")
+    arch = arch_of("MiniMax-Text-01")
     embeddings = 2 * arch.vocab_size * arch.hidden_size  # untied input and output matrices
     assert (arch.params_active or 0) - embeddings == pytest.approx(45.9e9, rel=0.002)
     assert arch.layer_mixers and arch.layer_mixers.count("A") == 10  # softmax every 8th layer
 
 
-def test_jamba_large_active_parameters(models: dict[str, Model]) -> None:
+def test_jamba_large_active_parameters(arch_of: ArchOf) -> None:
     """Jamba-1.5-Large: 94 B active parameters (arXiv:2408.12570, abstract)."""
-    assert arch_of(models, "Jamba 1.5-Large").params_active == pytest.approx(94e9, rel=0.005)
+    assert arch_of("Jamba 1.5-Large").params_active == pytest.approx(94e9, rel=0.005)
 
 
 def test_openelm_layer_heads_as_printed() -> None:
@@ -80,9 +71,9 @@ def test_openelm_layer_heads_as_printed() -> None:
     assert f["layer_intermediate_sizes"][-1] == 5120  # 4.0 x 1280
 
 
-def test_openelm_kv_cache_per_layer(models: dict[str, Model]) -> None:
+def test_openelm_kv_cache_per_layer(arch_of: ArchOf) -> None:
     """Per token, the cache holds each layer's own KV heads (2 x kv x 64 values, f16)."""
-    arch = arch_of(models, "OpenELM-270M")
+    arch = arch_of("OpenELM-270M")
     assert arch.layer_num_kv_heads is not None
     per_token = sum(2 * kv * 64 * 2 for kv in arch.layer_num_kv_heads)
     assert kv_cache_bytes(arch, 1000) == 1000 * per_token
@@ -100,9 +91,9 @@ def test_megatron_hybrid_pattern_reproduces_the_published_override() -> None:
     assert (p.count("M"), p.count("*"), p.count("-")) == (24, 4, 28)  # arXiv:2406.07887
 
 
-def test_pure_mamba2_caches_no_kv(models: dict[str, Model]) -> None:
+def test_pure_mamba2_caches_no_kv(arch_of: ArchOf) -> None:
     """Mamba-2 2.7B: a fixed recurrent state, no growing cache: 64 layers x (3 x (5120 + 2 x 128)
     conv values + 5120 x 128 state values) x 4 bytes (f32)."""
-    arch = arch_of(models, "Mamba 2, 2.7B")
+    arch = arch_of("Mamba 2, 2.7B")
     state = 64 * (3 * (5120 + 2 * 128) + 5120 * 128) * 4
     assert kv_cache_bytes(arch, 0) == kv_cache_bytes(arch, 100_000) == state

@@ -4,21 +4,13 @@ shape and checked against the published totals the rows cite (llmfit v1.1.17 saf
 counts, model cards)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from tpscalc.catalog import store
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture
 
-
-@pytest.fixture(scope="module")
-def models() -> dict[str, Model]:
-    return {m.name: m for m in store.models()}
-
-
-def arch_of(models: dict[str, Model], name: str) -> Architecture:
-    arch = models[name].architecture
-    assert arch is not None and arch.params_total, name
-    return arch
+ArchOf = Callable[[str], Architecture]
 
 
 def llama_count(layers: int, h: int, heads: int, kv: int, hd: int, ffn: int, vocab: int) -> int:
@@ -35,12 +27,12 @@ def moe_count(layers: int, h: int, heads: int, hd: int, n_exp: int, n_shared: in
     return layers * layer + 2 * vocab * h + h
 
 
-def test_tri21b_matches_exact_safetensors_count(models: dict[str, Model]) -> None:
+def test_tri21b_matches_exact_safetensors_count(arch_of: ArchOf) -> None:
     """40 x 5120, 32/8 heads of 160, SwiGLU 27392, vocab 124416: llmfit's Tri-21B-Think
     count 20,725,519,360 to the parameter (the card's 20.73 B)."""
     expected = llama_count(40, 5120, 32, 8, 160, 27392, 124416)
     assert expected == 20_725_519_360
-    assert arch_of(models, "Tri-21B").params_total == expected
+    assert arch_of("Tri-21B").params_total == expected
 
 
 def test_tri21b_32_layer_reading_is_ruled_out() -> None:
@@ -48,51 +40,51 @@ def test_tri21b_32_layer_reading_is_ruled_out() -> None:
     assert llama_count(32, 5120, 32, 8, 160, 27392, 124416) < 17.0e9
 
 
-def test_swallow_is_llama2_70b_with_expanded_vocab(models: dict[str, Model]) -> None:
+def test_swallow_is_llama2_70b_with_expanded_vocab(arch_of: ArchOf) -> None:
     """Vocabulary 43176 follows from Swallow-7b-hf's 6,829,971,456 vs Llama 2-7B's count; the
     checkpoint also stores the rotary inv_freq buffers (32 layers x 64 values)."""
     inv_freq = 32 * 64
     assert llama_count(32, 4096, 32, 32, 128, 11008, 43176) + inv_freq == 6_829_971_456
     assert llama_count(32, 4096, 32, 32, 128, 11008, 32000) == 6_738_415_616
-    arch = arch_of(models, "Swallow")
+    arch = arch_of("Swallow")
     assert arch.vocab_size == 43176
     assert arch.params_total == llama_count(80, 8192, 64, 8, 128, 28672, 43176) == 69_159_755_776
 
 
-def test_aria_decoder_plus_vision_is_published_total(models: dict[str, Model]) -> None:
+def test_aria_decoder_plus_vision_is_published_total(arch_of: ArchOf) -> None:
     """28 MoE layers (64 x 1664 top-6 + 2 shared), 2560 wide, vocab 100352; the remainder of
     llmfit's 25,307,311,216 is the 438 M vision encoder and projector the paper describes."""
-    arch = arch_of(models, "Aria")
+    arch = arch_of("Aria")
     assert arch.params_total == moe_count(28, 2560, 20, 128, 64, 2, 1664, 100352) == 24_869_091_840
     assert 25_307_311_216 - arch.params_total == pytest.approx(438e6, rel=0.01)
     assert arch.params_active == moe_count(28, 2560, 20, 128, 64, 2, 1664, 100352, active=6)
     assert arch.params_active == pytest.approx(3.9e9, rel=0.07)  # card: 3.9 B active (text)
 
 
-def test_xverse_moe_total_and_active(models: dict[str, Model]) -> None:
+def test_xverse_moe_total_and_active(arch_of: ArchOf) -> None:
     """Card: 25.8 B total, 4.2 B active (a survey table: 25.78 / 4.23)."""
-    arch = arch_of(models, "XVERSE-MoE-A4.2B")
+    arch = arch_of("XVERSE-MoE-A4.2B")
     assert arch.params_total == moe_count(28, 2560, 32, 80, 64, 2, 1728, 100000)
     assert arch.params_total == pytest.approx(25.78e9, abs=0.01e9)
     assert arch.params_active == pytest.approx(4.23e9, abs=0.01e9)
 
 
-def test_xverse_65b2_by_hand(models: dict[str, Model]) -> None:
+def test_xverse_65b2_by_hand(arch_of: ArchOf) -> None:
     """80 x 8192, 64 heads (MHA), d_ff 22016, vocab 100534: 66.4 B for the '65B' model."""
-    arch = arch_of(models, "XVERSE-65B-2")
+    arch = arch_of("XVERSE-65B-2")
     assert arch.params_total == llama_count(80, 8192, 64, 64, 128, 22016, 100534)
     assert arch.params_total == pytest.approx(65e9, rel=0.03)
 
 
-def test_telechat2_3b_by_hand(models: dict[str, Model]) -> None:
+def test_telechat2_3b_by_hand(arch_of: ArchOf) -> None:
     """24 x 3072, 24 heads (MHA), ffn 6144, vocab 160256, untied: 3.25 B (Epoch 3.0 B)."""
-    arch = arch_of(models, "TeleChat2-3B")
+    arch = arch_of("TeleChat2-3B")
     assert arch.params_total == llama_count(24, 3072, 24, 24, 128, 6144, 160256) == 3_249_687_552
     assert arch.num_kv_heads == arch.num_attention_heads
 
 
-def test_pleias_350m_shares_the_rag_models_shape(models: dict[str, Model]) -> None:
+def test_pleias_350m_shares_the_rag_models_shape(arch_of: ArchOf) -> None:
     """Pleias 1.0 350m takes Pleias-RAG-350M's shape: llmfit's exact 353,424,384."""
-    arch = arch_of(models, "Pleias 1.0 350m")
-    assert arch.params_total == arch_of(models, "Pleias-RAG-350m").params_total == 353_424_384
+    arch = arch_of("Pleias 1.0 350m")
+    assert arch.params_total == arch_of("Pleias-RAG-350m").params_total == 353_424_384
     assert (arch.num_layers, arch.hidden_size, arch.vocab_size) == (26, 1024, 65536)

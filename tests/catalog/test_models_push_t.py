@@ -3,21 +3,11 @@ counts are worked by hand from each row's published shape and checked against th
 totals the rows cite (llmfit v1.1.17 safetensors counts, model cards, GGUF metadata)."""
 from __future__ import annotations
 
-import pytest
+from collections.abc import Callable
 
-from tpscalc.catalog import store
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture
 
-
-@pytest.fixture(scope="module")
-def models() -> dict[str, Model]:
-    return {m.name: m for m in store.models()}
-
-
-def arch_of(models: dict[str, Model], name: str) -> Architecture:
-    arch = models[name].architecture
-    assert arch is not None and arch.params_total, name
-    return arch
+ArchOf = Callable[[str], Architecture]
 
 
 def neox_count(layers: int, h: int, ffn: int, vocab: int) -> int:
@@ -43,11 +33,11 @@ def bailing_count(heads: int, kv: int, active_only: bool = False) -> int:
     return 88 * layer + 2 * 126464 * h + h
 
 
-def test_puli_gptrio_matches_exact_safetensors_count(models: dict[str, Model]) -> None:
+def test_puli_gptrio_matches_exact_safetensors_count(arch_of: ArchOf) -> None:
     """32 x 4096, FFN 16384, vocab 150016: llmfit's 7,673,094,144 to the parameter."""
     expected = neox_count(32, 4096, 16384, 150016)
     assert expected == 7_673_094_144
-    arch = arch_of(models, "PULI GPTrio")
+    arch = arch_of("PULI GPTrio")
     assert arch.params_total == expected
     assert not arch.ffn_gated and arch.linear_bias
 
@@ -61,18 +51,18 @@ def test_ling_plus_matches_published_total_and_active() -> None:
     assert abs(bailing_count(56, 8, active_only=True) / 28.8e9 - 1) > 0.07
 
 
-def test_ling_plus_catalog_record(models: dict[str, Model]) -> None:
+def test_ling_plus_catalog_record(arch_of: ArchOf) -> None:
     """The catalog's counts equal the hand-worked ones (shared expert counted as active)."""
-    arch = arch_of(models, 'Ling-Plus ("Bailing")')
+    arch = arch_of('Ling-Plus ("Bailing")')
     assert arch.params_total == bailing_count(42, 6) == 290_602_910_976
     assert arch.params_active == bailing_count(42, 6, active_only=True)
     assert (arch.num_experts, arch.num_experts_active, arch.num_shared_experts) == (64, 4, 1)
 
 
-def test_trillion_7b_matches_gguf_parameter_count(models: dict[str, Model]) -> None:
+def test_trillion_7b_matches_gguf_parameter_count(arch_of: ArchOf) -> None:
     """Tri-7B's shape with the preview's vocab 128128 rounds to the GGUF's 7.53 B; Tri-7B's own
     vocab 128256 gives llmfit's exact 7,526,944,768 (checks the shape, not only the round)."""
     assert llama_count(32, 4096, 32, 32, 128, 11008, 128256) == 7_526_944_768
     expected = llama_count(32, 4096, 32, 32, 128, 11008, 128128)
     assert round(expected / 1e9, 2) == 7.53
-    assert arch_of(models, "Trillion-7B").params_total == expected
+    assert arch_of("Trillion-7B").params_total == expected
