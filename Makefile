@@ -27,7 +27,7 @@ calibrate: venv
 
 # Re-extract every message (templates, web/, report/) into the .po files; then translate the new ones.
 translations: venv
-	$(BIN)/python -m tpscalc.web.catalogs
+	$(BIN)/python -m tpscalc.web.translations
 
 bench: venv
 	$(BIN)/python benchmarks/accuracy.py

@@ -28,12 +28,10 @@ fakes = _load_fakes()
 @pytest.fixture
 def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The fake engine, cards, models and quantization ladder in place of the real ones."""
-    # Modules that import names from the real engine load before the fake replaces it.
-    from tpscalc import api  # noqa: F401
     from tpscalc.catalog import store
-    from tpscalc.report import card_report, common, model_report  # noqa: F401
+    from tpscalc.report import common
 
-    monkeypatch.setitem(sys.modules, "tpscalc.estimate.engine", fakes.engine_module())
+    monkeypatch.setattr(common, "default_engine", lambda: fakes.ENGINE)
     monkeypatch.setattr(store, "cards", lambda: fakes.CARDS)
     monkeypatch.setattr(store, "models", lambda: fakes.MODELS)
     monkeypatch.setattr(common, "quant_names", lambda: [q for q, _ in fakes.LADDER])

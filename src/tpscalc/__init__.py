@@ -5,9 +5,10 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "card_report", "estimate", "model_report"]
+__all__ = ["__version__", "card_report", "evaluate", "evaluate_many", "model_report",
+           "report_json"]
 
-_API = frozenset({"estimate", "model_report", "card_report"})
+_API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> Any:

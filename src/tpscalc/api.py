@@ -1,70 +1,89 @@
-"""The Python API: one estimate as a dict, and the two reports as objects with `to_json()`."""
+"""The Python API: one estimate as a dict, and the two reports as data.
+
+Every function parses its keyword arguments with the same rules as the site and the CLI
+(`tpscalc.report.request`), so a value the site refuses is refused here with the same message.
+"""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tpscalc.estimate.engine import DEFAULT_CONTEXT, check_context
+from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog.lookup import NameNotFoundError
+from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig
+from tpscalc.report import card_report as card_builder
+from tpscalc.report import model_report as model_builder
+from tpscalc.report import common
+from tpscalc.report.common import estimate_json
+from tpscalc.report.request import (
+    CARD_REPORT_PARAMS,
+    ESTIMATE_PARAMS,
+    MODEL_REPORT_PARAMS,
+    parse_quant,
+    parse_request,
+)
+from tpscalc.report.serialize import report_json
+from tpscalc.report.types import CardReport, ModelReport
 
-if TYPE_CHECKING:
-    from tpscalc.report.card_report import CardReport
-    from tpscalc.report.model_report import ModelReport
+# Exception types that mean bad user input (one line and exit code 2 in the CLI, 4xx on the web).
+INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
+
+__all__ = ["INPUT_ERRORS", "card_report", "evaluate", "evaluate_many", "model_report",
+           "report_json"]
 
 
-def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFAULT_CONTEXT,
-             backend: str | None = None, kv_type: str = "f16") -> dict[str, Any]:
-    """`model` on `gpu`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input."""
-    from tpscalc.catalog import get_card, get_model
-    from tpscalc.report import common
-    from tpscalc.report.common import estimate_json
+def evaluate(model: str, card: str, quant: str | None = None, context: object = DEFAULT_CONTEXT,
+             backend: str | None = None, kv_type: str | None = "f16",
+             **opts: object) -> dict[str, Any]:
+    """`model` on `card`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
 
-    check_context(context)
-    quant = common.check_quant(quant or None)
-    m, card = get_model(model), get_card(gpu)
-    result = common.engine().estimate(m, card, quant=quant, context=context,
-                                      backend=backend or None, kv_type=kv_type or "f16")
+    opts: min_quality and max_quality bound the quantization chosen when `quant` is not given.
+    """
+    raw = {"context": context, "backend": backend, "kv_type": kv_type, **opts}
+    request = parse_request(raw, ESTIMATE_PARAMS, strict=True)
+    fixed = parse_quant(quant)
+    m, c = get_model(model), get_card(card)
+    result = common.default_engine().estimate(m, Rig.of(c), request.query, fixed)
     return estimate_json(result)
 
 
-def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One dict per request (keys model, gpu, quant, context, backend, optional kv_type), in order; a bad one gets `error`."""
-    from tpscalc.report.common import input_errors
-
-    errors = input_errors()
+def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One dict per request (keys model, card or gpu, quant, context, backend, kv_type), in
+    order; a request with bad input gets its message under `error` and empty figures."""
     out = []
     for req in requests:
         try:
-            context = int(req.get("context") or DEFAULT_CONTEXT)
-        except (TypeError, ValueError):
-            out.append(_error_row(req, f"context {req.get('context')!r} is not a whole number"))
-            continue
-        try:
-            out.append(estimate(str(req.get("model") or ""), str(req.get("gpu") or ""),
-                                quant=req.get("quant") or None, context=context,
+            out.append(evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
+                                quant=req.get("quant") or None,
+                                context=req.get("context") or DEFAULT_CONTEXT,
                                 backend=req.get("backend") or None,
                                 kv_type=req.get("kv_type") or "f16"))
-        except errors as exc:
+        except INPUT_ERRORS as exc:
             out.append(_error_row(req, str(exc)))
     return out
 
 
+def _card_of(req: Mapping[str, Any]) -> Any:
+    """The card a request names: `card`, or its alias `gpu`."""
+    return req.get("card") or req.get("gpu")
+
+
 def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
     """The estimate shape with every figure empty and `error` set."""
-    return {"model": req.get("model"), "gpu": req.get("gpu"), "quant": req.get("quant") or None,
+    return {"model": req.get("model"), "gpu": _card_of(req), "quant": req.get("quant") or None,
             "context": req.get("context"), "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
             "short_by_gib": None, "error": message}
 
 
-def model_report(name: str, **opts: Any) -> ModelReport:
+def model_report(name: str, **opts: object) -> ModelReport:
     """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...)."""
-    from tpscalc.report.model_report import build_model_report
+    request = parse_request(opts, MODEL_REPORT_PARAMS, strict=True)
+    return model_builder.model_report(name, request)
 
-    return build_model_report(name, **opts)
 
-
-def card_report(name: str, **opts: Any) -> CardReport:
+def card_report(name: str, **opts: object) -> CardReport:
     """The card report (every model); options as `tpscalc card` (context, min_quality, sort, ...)."""
-    from tpscalc.report.card_report import build_card_report
+    request = parse_request(opts, CARD_REPORT_PARAMS, strict=True)
+    return card_builder.card_report(name, request)
 
-    return build_card_report(name, **opts)

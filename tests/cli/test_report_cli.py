@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tpscalc.cli.app import _register, app
+from tpscalc.cli.main import app
 
-_register()
 runner = CliRunner()
 pytestmark = pytest.mark.usefixtures("fake_catalog")
 
@@ -51,7 +50,7 @@ def test_card_json_and_table() -> None:
     (["model", "Test Coder 8B", "--lang", "fr"], "unknown language"),
     (["card", "Zeta 13x"], "unknown card"),
     (["card", "Zeta 12", "--sort", "price"], "unknown sort"),
-    (["estimate", "--model", "Test Coder 8B"], "--gpu"),
+    (["estimate", "--model", "Test Coder 8B"], "--card"),
     (["estimate", "--model", "Test Coder 8B", "--gpu", "Zeta 12", "--quant", "Q9"],
      "unknown quantization"),
 ])
@@ -94,10 +93,10 @@ def test_estimate_csv_keeps_order_and_reports_bad_rows(tmp_path: Path) -> None:
 def test_python_api_matches_cli() -> None:
     import tpscalc
 
-    data = tpscalc.api.estimate("Test Coder 8B", "Zeta 12")
+    data = tpscalc.api.evaluate("Test Coder 8B", "Zeta 12")
     assert data["decode"]["tokens_per_s"] == pytest.approx(37.5)
     report = tpscalc.api.model_report("Test Coder 8B", context=8192)
-    assert report.to_json()["context"] == 8192
+    assert tpscalc.api.report_json(report)["context"] == 8192
     assert tpscalc.api.card_report("Zeta 12").models_fit == 2
 
 
@@ -108,11 +107,10 @@ def test_entry_point_bad_context_exits_2_without_traceback() -> None:
     assert "context must be between" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_tpscalc_estimate_callable_even_after_engine_import() -> None:
+def test_tpscalc_evaluate_with_a_fixed_quantization() -> None:
     import tpscalc
-    import tpscalc.estimate.types  # binds tpscalc.estimate to the subpackage
 
-    data = tpscalc.estimate("Test Coder 8B", "Alpha 24", quant="Q4_K_M")
+    data = tpscalc.evaluate("Test Coder 8B", "Alpha 24", quant="Q4_K_M")
     assert data["quant"] == "Q4_K_M" and data["decode"]["tokens_per_s"] == pytest.approx(250.0)
 
 

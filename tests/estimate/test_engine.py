@@ -11,15 +11,28 @@ from tpscalc.catalog import get_model
 from tpscalc.catalog.quants import quantizations
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
-from tpscalc.estimate.engine import (
-    EstimateInputError,
-    estimate,
-    estimate_models_on_card,
-    estimate_on_cards,
-    memory_at,
-)
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
 
 LADDER = [q.name for q in quantizations()]
+
+
+# The engine takes a checked Query and a Rig; these keep the tests' calls short.
+def estimate(model: object, c: Card, quant: str | None = None, **query: object) -> object:
+    return engine.estimate(model, Rig.of(c), Query(**query), quant)  # type: ignore[arg-type]
+
+
+def estimate_on_cards(model: object, cards: list[Card], **query: object) -> list[object]:
+    return engine.estimate_on_rigs(model, [Rig.of(c) for c in cards],  # type: ignore[arg-type]
+                                   Query(**query))  # type: ignore[arg-type]
+
+
+def estimate_models_on_card(models: list[object], c: Card, **query: object) -> list[object]:
+    return engine.estimate_models_on_rig(models, Rig.of(c), Query(**query))  # type: ignore[arg-type]
+
+
+def memory_at(model: object, quant: str, context: int, **query: object) -> object:
+    return engine.memory_at(model, quant, Query(context=context, **query))  # type: ignore[arg-type]
 
 
 def card(name: str, memory_gib: float, bandwidth_gb_s: float = 1000.0, **kw: object) -> Card:

@@ -58,19 +58,16 @@ def collect() -> Iterator[tuple[str, bytes]]:
     from fastapi.testclient import TestClient
     from typer.testing import CliRunner
 
-    import importlib
-
-    app_module = importlib.import_module('tpscalc.cli.app')
+    from tpscalc.cli.main import app
     from tpscalc.web.app import create_app
 
     client = TestClient(create_app())
     for name, path in HTTP:
         r = client.get(path)
         yield name, f"{r.status_code} {r.headers.get('content-type')}\n".encode() + r.content
-    (getattr(app_module, 'register_commands', None) or app_module._register)()
     runner = CliRunner()
     for name, argv in CLI:
-        res = runner.invoke(app_module.app, argv, env={"COLUMNS": "200", "TERM": "dumb"})
+        res = runner.invoke(app, argv, env={"COLUMNS": "200", "TERM": "dumb"})
         yield name, f"exit {res.exit_code}\n".encode() + res.stdout_bytes + res.stderr_bytes
 
 

@@ -5,33 +5,28 @@ decode tok/s = bandwidth (GB/s) / weights (GB). Fit is comfortable under 80 % of
 """
 from __future__ import annotations
 
-import types
 from collections.abc import Sequence
 
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.types import DecodeEstimate, Estimate, MemoryBreakdown, PrefillEstimate
 
 GIB = 2**30
 LADDER = (("Q8_0", 8.0), ("Q4_K_M", 4.0), ("Q2_K", 2.0))
 
 
-class FakeInputError(ValueError):
-    pass
-
-
-def memory_at(model: Model, quant: str, context: int) -> MemoryBreakdown:
+def memory_at(model: Model, quant: str, query: Query | int) -> MemoryBreakdown:
+    context = query if isinstance(query, int) else query.context
     if quant not in dict(LADDER):
-        raise FakeInputError(f"unknown quantization {quant!r}")
+        raise EstimateInputError(f"unknown quantization {quant!r}")
     weights = model.parameters_total * dict(LADDER)[quant] / 8 / GIB
     kv = context / 4096
     return MemoryBreakdown(weights, kv, 0.5, weights + kv + 0.5, model.architecture is None)
 
 
-def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = 4096,
-             backend: str | None = None, min_quality: str | None = None,
-             kv_type: str = "f16") -> Estimate:
-    if context <= 0 or context > 10_000_000:
-        raise FakeInputError("context must be between 1 and 10,000,000 tokens")
+def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
+    card, context, backend, min_quality = (rig.single_device, query.context, query.backend,
+                                           query.min_quality)
     names = [q for q, _ in LADDER]
     floor = names.index(min_quality) + 1 if min_quality else len(names)
     candidates = [quant] if quant else names[:floor]
@@ -50,28 +45,24 @@ def estimate(model: Model, card: Card, *, quant: str | None = None, context: int
                     decode, prefill)
 
 
-def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = 4096,
-                      min_quality: str | None = None, backend: str | None = None) -> list[Estimate]:
-    return [estimate(model, c, context=context, min_quality=min_quality, backend=backend)
-            for c in cards]
+def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
+    return [estimate(model, r, query) for r in rigs]
 
 
-def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = 4096,
-                            min_quality: str | None = None,
-                            backend: str | None = None) -> list[Estimate]:
-    return [estimate(m, card, context=context, min_quality=min_quality, backend=backend)
-            for m in models]
+def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
+    return [estimate(m, rig, query) for m in models]
 
 
-def engine_module() -> types.ModuleType:
-    mod = types.ModuleType("tpscalc.estimate.engine")
-    mod.estimate = estimate  # type: ignore[attr-defined]
-    mod.estimate_on_cards = estimate_on_cards  # type: ignore[attr-defined]
-    mod.estimate_models_on_card = estimate_models_on_card  # type: ignore[attr-defined]
-    mod.memory_at = memory_at  # type: ignore[attr-defined]
-    mod.EstimateInputError = FakeInputError  # type: ignore[attr-defined]
-    mod.DEFAULT_CONTEXT = 4096  # type: ignore[attr-defined]
-    return mod
+class FakeEngine:
+    """The fake engine, passed to the report builders where the real one would be."""
+
+    estimate = staticmethod(estimate)
+    estimate_on_rigs = staticmethod(estimate_on_rigs)
+    estimate_models_on_rig = staticmethod(estimate_models_on_rig)
+    memory_at = staticmethod(memory_at)
+
+
+ENGINE = FakeEngine()
 
 
 def card(name: str, memory_gib: float, bandwidth_gb_s: float, date: str) -> Card:

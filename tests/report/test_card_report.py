@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tpscalc.report.card_report import build_card_report
+from tpscalc.api import card_report, report_json
 
 pytestmark = pytest.mark.usefixtures("fake_catalog")
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.usefixtures("fake_catalog")
 def test_counts_biggest_fastest() -> None:
     # Zeta 12 (12 GiB, 300 GB/s): Tiny 1B at Q8_0 (300 tok/s), Test Coder 8B at Q8_0 (37.5);
     # Huge 70B needs 70e9 × 2/8 B = 16.3 GiB + 1.5 at Q2_K: short by 5.8 GiB.
-    report = build_card_report("Zeta 12")
+    report = card_report("Zeta 12")
     assert (report.models_total, report.models_fit, report.reading_speed_models) == (3, 2, 2)
     assert report.biggest is not None and report.biggest.model.name == "Test Coder 8B"
     assert report.fastest is not None and report.fastest.tokens_per_s == pytest.approx(300.0)
@@ -24,14 +24,14 @@ def test_counts_biggest_fastest() -> None:
     ("date", ["Test Coder 8B", "Tiny 1B", "Huge 70B"]),
 ])
 def test_sort_orders_with_misses_last(sort: str, order: list[str]) -> None:
-    report = build_card_report("Zeta 12", sort=sort, show_all=True)
+    report = card_report("Zeta 12", sort=sort, show_all=True)
     assert [r.model.name for r in report.rows] == order
-    miss = report.to_json()["rows"][-1]
+    miss = report_json(report)["rows"][-1]
     assert miss["short_by_gib"] == pytest.approx(70e9 / 4 / 2**30 + 1.5 - 12)
 
 
 def test_json_shape() -> None:
-    data = build_card_report("alpha-24", search="tiny").to_json()
+    data = report_json(card_report("alpha-24", search="tiny"))
     assert {"card", "context", "min_quality", "models_total", "models_fit", "biggest", "rows",
             "faq", "notes"} <= set(data)
     assert data["card"]["name"] == "Alpha 24"
@@ -46,4 +46,4 @@ def test_json_shape() -> None:
 ])
 def test_bad_options(opts: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        build_card_report("Zeta 12", **opts)
+        card_report("Zeta 12", **opts)

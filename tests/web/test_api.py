@@ -53,11 +53,12 @@ def test_estimate(client) -> None:
 
 
 def test_html_and_api_render_the_same_report(client) -> None:
+    from tpscalc.estimate.query import Query
+    from tpscalc.report.request import ReportRequest
     from tpscalc.web import reports
-    from tpscalc.web.params import Controls
 
     api = client.get("/api/v1/models/starcoder-2-15b?context=8192").json()
-    assert api == reports.model_report("starcoder-2-15b", Controls(context=8192), "en")
+    assert api == reports.model_report("starcoder-2-15b", ReportRequest(Query(context=8192)))
 
 
 @pytest.mark.parametrize("path", ["/api/v1/models", "/api/v1/cards", "/api/v1/models/{slug}",

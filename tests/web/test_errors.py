@@ -40,7 +40,7 @@ API_ERRORS = [
     ("/api/v1/models/starcoder-2-15b?lang=fr", 400, "unknown_language"),
     ("/api/v1/models/nope-nope-nope", 404, "unknown_model"),
     ("/api/v1/cards/nope-nope-nope", 404, "unknown_card"),
-    ("/api/v1/estimate?model=starcoder-2-15b", 422, "invalid_request"),
+    ("/api/v1/estimate?model=starcoder-2-15b", 400, "missing_card"),
     ("/api/v1/estimate?model=starcoder-2-15b&gpu=4090&quant=Q9_Z", 400, "bad_quant"),
     ("/api/v1/estimate?model=starcoder-2-15b&gpu=4090&context=1e9", 400, "bad_context"),
     ("/api/v1/estimate?model=zzzzzz&gpu=4090", 404, "unknown_model"),

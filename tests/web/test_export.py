@@ -6,13 +6,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tpscalc.cli.app import _register, app
+from tpscalc.cli.main import app
 
 LINK = re.compile(r'(?:href|src|action)="([^"#?]+)')
 
 
 def run(*args: str):
-    _register()
+
     return CliRunner().invoke(app, ["export-site", *args])
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tpscalc.i18n import messages, translator
-from tpscalc.web.catalogs import extract
+from tpscalc.web.translations import extract
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def msgids() -> list[str]:
 def test_every_msgid_is_translated(msgids: list[str], lang: str) -> None:
     missing = [m for m in msgids if m not in messages(lang)]
     assert not missing, (f"{len(missing)} messages lack a {lang} translation; run "
-                         f"`python -m tpscalc.web.catalogs` and translate: {missing[:5]}")
+                         f"`python -m tpscalc.web.translations` and translate: {missing[:5]}")
 
 
 @pytest.mark.parametrize("lang", ["es", "nl"])

@@ -1,6 +1,6 @@
 """Command-line interface: thin commands that call the catalog, the engine and the reports."""
 from __future__ import annotations
 
-from tpscalc.cli.app import app, main
+from tpscalc.cli.main import app, main
 
 __all__ = ["app", "main"]

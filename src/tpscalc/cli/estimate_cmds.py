@@ -9,16 +9,20 @@ from typing import Annotated, Any
 import typer
 
 from tpscalc.cli.app import app, fail
+from tpscalc.cli.options import request_options
+from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
-CSV_COLUMNS = ("model", "gpu", "quant", "context", "backend")
+CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
 
 
 def read_requests(path: Path) -> list[dict[str, str]]:
-    """The rows of a CSV with columns model,gpu,quant,context,backend (only model and gpu required)."""
+    """The rows of a CSV with columns model,card,quant,context,backend,kv_type (only model and
+    card required; a `gpu` column is read as `card`)."""
     try:
         with path.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            missing = {"model", "gpu"} - set(reader.fieldnames or ())
+            columns = set(reader.fieldnames or ())
+            missing = {"model", "card"} - columns - ({"card"} if "gpu" in columns else set())
             if missing:
                 fail(f"{path}: missing column(s) {', '.join(sorted(missing))}; "
                      f"expected {','.join(CSV_COLUMNS)}")
@@ -50,31 +54,34 @@ def _table(results: list[dict[str, Any]]) -> None:
 
 
 @app.command("estimate")
+@request_options(ESTIMATE_PARAMS)
 def estimate_cmd(
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
-    gpu: Annotated[str | None, typer.Option("--gpu", help="Card name.")] = None,
-    quant: Annotated[str | None, typer.Option("--quant", help="Quantization (default: least compressed that fits).")] = None,
-    context: Annotated[int, typer.Option("--context", help="Context length, tokens.")] = 4096,
-    backend: Annotated[str | None, typer.Option("--backend", help="cuda, rocm, vulkan, metal or sycl (default: the vendor's usual one).")] = None,
-    kv_type: Annotated[str, typer.Option("--kv-type", help="KV-cache type: f16, q8_0 or q4_0.")] = "f16",
-    input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend[,kv_type].")] = None,
+    card: Annotated[str | None, typer.Option("--card", "--gpu", help="Card name (--gpu is the same).")] = None,
+    quant: Annotated[str | None, typer.Option(
+        "--quant", help="Quantization (default: the least compressed that fits).")] = None,
+    input_csv: Annotated[Path | None, typer.Option(
+        "--input", help="CSV with columns model,card,quant,context,backend,kv_type.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    *,
+    request: ReportRequest,
 ) -> None:
     """Memory (GiB), fit and speed (tok/s) of one model on one card, or of every row of a CSV."""
     from tpscalc import api
-    from tpscalc.report.common import input_errors
 
     if input_csv is not None:
-        if model or gpu:
-            fail("use either --input FILE or --model/--gpu, not both")
-        results = api.estimate_many(read_requests(input_csv))
+        if model or card:
+            fail("use either --input FILE or --model/--card, not both")
+        results = api.evaluate_many(read_requests(input_csv))
     else:
-        if not model or not gpu:
-            fail("give --model NAME and --gpu NAME (or --input FILE.csv)")
+        if not model or not card:
+            fail("give --model NAME and --card NAME (or --input FILE.csv)")
+        q = request.query
         try:
-            results = [api.estimate(model, gpu, quant=quant, context=context, backend=backend,
-                                    kv_type=kv_type)]
-        except input_errors() as exc:
+            results = [api.evaluate(model, card, quant=quant, context=q.context,
+                                    backend=q.backend, kv_type=q.kv_type,
+                                    min_quality=q.min_quality, max_quality=q.max_quality)]
+        except api.INPUT_ERRORS as exc:
             fail(str(exc))
     if as_json:
         data: Any = results if input_csv is not None else results[0]

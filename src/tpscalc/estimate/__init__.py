@@ -1,22 +1,8 @@
-"""Pure estimation core: memory, fit and speed. No I/O, no printing, no globals."""
-from __future__ import annotations
+"""The estimation engine: memory, fit and speed of a model on a device.
 
-import sys
-import types
-from typing import Any
-
-
-class _CallableModule(types.ModuleType):
-    """This package, callable as the Python API's `tpscalc.estimate(model, gpu, ...)`.
-
-    Importing any `tpscalc.estimate.*` module binds the name `tpscalc.estimate` to this
-    package, hiding the API function of the same name; calling the package forwards to it.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        from tpscalc.api import estimate
-
-        return estimate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+The formulas (weights, memory, fit, speed) are pure functions of their arguments. The package
+reads two data files that ship with the catalog, each once and through one loader: the
+precomputed weight table (`weights.py`) and the fitted speed calibration
+(`calibration_store.py`). `engine.py` composes the terms for the reports; `runtime.py` says what
+a runtime (llama.cpp first) stores and how it places it.
+"""

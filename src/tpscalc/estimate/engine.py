@@ -1,8 +1,8 @@
-"""The engine facade: one model on many cards (or many models on one card) in one call.
+"""The engine facade: one model on many rigs (or many models on one rig) in one call.
 
-Composes the pure terms (weights, memory, fit, speed) for the reports, CLI, API and site.
-The only data it touches comes in through `catalog` loaders (the precomputed weight table and
-the speed calibration), both cached: the formulas themselves stay pure.
+Composes the pure terms (weights, memory, fit, speed) for the reports, CLI, API and site. It
+takes a checked `Query` and `Rig` (estimate/query.py) and asks the `Runtime` (runtime.py) what
+the model costs; the data it reads comes through the runtime's and the calibration's loaders.
 """
 from __future__ import annotations
 
@@ -11,84 +11,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpscalc.catalog import store
-from tpscalc.catalog.calibration_store import calibration
-from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, quantizations
+from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration, lookup_measured
+from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
-from tpscalc.estimate.weights import (
-    approx_weights_bytes,
-    weights_bytes,
-    weights_read_per_token_bytes,
-)
 
-DEFAULT_CONTEXT = 4096
-# Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
-# model can hold the context, so it is rejected as input.
-MAX_CONTEXT = 10_000_000
 GIB = 2**30
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
-# KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
-KV_TYPES = ("f16", "q8_0", "q4_0")
-
-
+# The runtime whose files, caches and buffers the estimates describe.
+runtime: Runtime = LLAMA_CPP
 _FIT_LABELS: dict[str, FitLabel] = {"comfortable": "comfortable", "tight": "tight", "no": "no"}
-
-
-class EstimateInputError(ValueError):
-    """Bad input to the engine: context out of range, unknown quantization."""
-
-
-def check_context(context: int) -> int:
-    """`context` if it is a whole number of tokens in 1..MAX_CONTEXT, else EstimateInputError."""
-    if isinstance(context, bool) or not isinstance(context, int) or not 0 < context <= MAX_CONTEXT:
-        raise EstimateInputError(
-            f"context must be between 1 and {MAX_CONTEXT:,} tokens (a whole number), not {context!r}")
-    return context
-
-
-# llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
-BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
-
-
-def check_backend(backend: str | None) -> str | None:
-    """`backend` lower-cased (None: each card's usual one), else EstimateInputError."""
-    if backend is None or not backend.strip():
-        return None
-    value = backend.strip().lower()
-    if value not in BACKENDS:
-        raise EstimateInputError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
-    return value
-
-
-def check_kv_type(kv_type: str) -> str:
-    """`kv_type` lower-cased if llama.cpp's KV cache can use it here, else EstimateInputError."""
-    value = kv_type.strip().lower()
-    if value not in KV_TYPES:
-        raise EstimateInputError(f"unknown KV-cache type {kv_type!r}; use one of {', '.join(KV_TYPES)}")
-    return value
 
 
 def _quant_name(name: str) -> str:
     try:
         return get_quant(name).name
     except UnknownQuantizationError as exc:
-        raise EstimateInputError(str(exc)) from exc
-
-
-def _floor_index(min_quality: str | None) -> int | None:
-    """Index on the ladder of the most compressed type allowed (None: any)."""
-    if min_quality is None:
-        return None
-    name = _quant_name(min_quality)
-    names = [q.name for q in quantizations()]
-    if name not in names:
-        raise EstimateInputError(f"{name} is not on the quality ladder; use one of {', '.join(names)}")
-    return names.index(name)
+        raise EstimateInputError(str(exc), "bad_quant", exc.suggestions) from exc
 
 
 @dataclass(frozen=True)
@@ -108,23 +53,10 @@ class _ModelTerms:
     is_moe: bool
 
 
-def _weights(model: Model, quant: str) -> tuple[float, float]:
-    """(weights bytes, weight bytes read per token) from the table, else from the formulas."""
-    types, rows = store.weights_table()
-    row = rows.get(model.slug)
-    if row is not None and quant in types:
-        w, r = row[types.index(quant)]
-        return float(w), float(r)
-    arch = model.architecture
-    if arch is None:
-        total = approx_weights_bytes(model.parameters_total, quant)
-        return total, total * model.parameters_active / model.parameters_total
-    return float(weights_bytes(arch, quant)), weights_read_per_token_bytes(arch, quant)
-
-
-def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16") -> _ModelTerms:
+def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
+    context, kv_type = query.context, query.kv_type
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
-    pairs = [_weights(model, q) for q in quants]
+    pairs = [runtime.weights_bytes(model, q) for q in quants]
     attention_layers = arch.num_layers - arch.linear_attention_layers
     # Decode speed is quoted for a conversation that fills the context: on average half of it
     # is already in the cache while a token is generated.
@@ -134,17 +66,17 @@ def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f1
     return _ModelTerms(
         quants=tuple(quants),
         weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
-        kv=float(mem.kv_cache_bytes(arch, context, kv_type)),
-        kv_doubled=float(mem.kv_cache_bytes(arch, 2 * context, kv_type)),
-        compute=float(mem.compute_buffer_bytes(arch, context)),
-        compute_doubled=float(mem.compute_buffer_bytes(arch, 2 * context)),
+        kv=runtime.kv_cache_bytes(arch, context, kv_type),
+        kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
+        compute=runtime.compute_buffer_bytes(arch, context),
+        compute_doubled=runtime.compute_buffer_bytes(arch, 2 * context),
         approximated=model.architecture is None, n_layers=arch.num_layers,
         flops_per_token=flops, is_moe=arch.is_moe,
     )
 
 
 def _backend(card: Card, backend: str | None) -> str:
-    return backend or speed.default_backend(card)
+    return backend or runtime.default_backend(card)
 
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
@@ -162,19 +94,24 @@ def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
                           d.tokens_per_s * band.high_ratio, "low", d.bound)
 
 
-def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequence[Card],
-              context: int, backend: str | None, floor: int | None) -> list[Estimate]:
-    """One estimate per row: row i is models[i] (terms[i]) on cards[i]; all rows share one ladder."""
-    backend = check_backend(backend)
+def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Sequence[Rig],
+              query: Query, bounds: tuple[int | None, int | None]) -> list[Estimate]:
+    """One estimate per row: row i is models[i] (terms[i]) on rigs[i]; all rows share one ladder.
+
+    bounds: (ceiling, floor), the least and the most compressed ladder index allowed.
+    """
+    cards = [r.single_device for r in rigs]
+    context, backend = query.context, query.backend
+    ceiling, floor = bounds
     quants = terms[0].quants
     backends = [_backend(c, backend) for c in cards]
-    overhead = np.array([mem.backend_overhead_bytes(b) for b in backends], float)
+    overhead = np.array([runtime.overhead_bytes(b) for b in backends], float)
     usable = np.array([c.usable_memory_gib for c in cards])
     weights = np.array([t.weights for t in terms])  # (rows, quants)
     fixed = np.array([t.kv + t.compute for t in terms]) + overhead
     fixed_doubled = np.array([t.kv_doubled + t.compute_doubled for t in terms]) + overhead
     choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
-                           (weights + fixed_doubled[:, None]) / GIB)
+                           (weights + fixed_doubled[:, None]) / GIB, ceiling)
     rows = np.flatnonzero(choice.index >= 0)
     q = choice.index[rows]
     fit_cards = [cards[int(i)] for i in rows]
@@ -211,48 +148,32 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
     return out
 
 
-def _ladder() -> tuple[str, ...]:
-    return tuple(q.name for q in quantizations())
+def _ladder(model: Model) -> tuple[str, ...]:
+    return runtime.formats(model)
 
 
-def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = DEFAULT_CONTEXT,
-             backend: str | None = None, min_quality: str | None = None,
-             kv_type: str = "f16") -> Estimate:
-    """One model on one card: the given quantization, else the least compressed that fits."""
-    check_context(context)
-    kv = check_kv_type(kv_type)
+def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
+    """One model on one rig: `quant` when given, else the least compressed that fits the query."""
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate([model], [_terms(model, [q], context, kv)], [card], context, backend, None)[0]
-    floor = _floor_index(min_quality)
-    return _evaluate([model], [_terms(model, _ladder(), context, kv)], [card], context, backend,
-                     floor)[0]
+        return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
+    return _evaluate([model], [_terms(model, _ladder(model), query)], [rig], query,
+                     query.ladder_bounds())[0]
 
 
-def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,
-                      min_quality: str | None = None, backend: str | None = None,
-                      kv_type: str = "f16") -> list[Estimate]:
-    """`model` on every card, in the order of `cards` (vectorised over cards)."""
-    check_context(context)
-    floor = _floor_index(min_quality)
-    terms = _terms(model, _ladder(), context, check_kv_type(kv_type))
-    return _evaluate([model] * len(cards), [terms] * len(cards), cards, context, backend, floor)
+def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
+    """`model` on every rig, in the order of `rigs` (vectorised over rigs)."""
+    terms = _terms(model, _ladder(model), query)
+    return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query, query.ladder_bounds())
 
 
-def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = DEFAULT_CONTEXT,
-                            min_quality: str | None = None, backend: str | None = None,
-                            kv_type: str = "f16") -> list[Estimate]:
-    """Every model in `models` on `card`, in the order of `models`."""
-    check_context(context)
-    floor = _floor_index(min_quality)
-    ladder, kv = _ladder(), check_kv_type(kv_type)
-    terms = [_terms(m, ladder, context, kv) for m in models]
-    return _evaluate(models, terms, [card] * len(models), context, backend, floor)
+def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
+    """Every model in `models` on `rig`, in the order of `models`."""
+    terms = [_terms(m, _ladder(m), query) for m in models]
+    return _evaluate(models, terms, [rig] * len(models), query, query.ladder_bounds())
 
 
-def memory_at(model: Model, quant: str, context: int, backend: str = "cuda",
-              kv_type: str = "f16") -> MemoryBreakdown:
-    """Memory `model` needs at `quant` and `context` tokens on `backend`, GiB."""
-    check_context(context)
-    t = _terms(model, [_quant_name(quant)], context, check_kv_type(kv_type))
-    return _breakdown(t, 0, float(mem.backend_overhead_bytes(backend)))
+def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
+    """Memory `model` needs at `quant` for `query` (its context, KV type and backend), GiB."""
+    t = _terms(model, [_quant_name(quant)], query)
+    return _breakdown(t, 0, runtime.overhead_bytes(query.backend or "cuda"))

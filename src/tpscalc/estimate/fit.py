@@ -53,19 +53,23 @@ def _per_card(values: ArrayLike, n_cards: int) -> NDArray[np.float64]:
 
 
 def choose_quants(totals_gib: ArrayLike, usable_gib: ArrayLike, floor_index: int | None = None,
-                  doubled_totals_gib: ArrayLike | None = None) -> QuantChoice:
+                  doubled_totals_gib: ArrayLike | None = None,
+                  ceiling_index: int | None = None) -> QuantChoice:
     """For every card, the least compressed allowed quantization that fits, without a card loop.
 
     totals_gib: memory needed at each ladder quantization, least compressed first, either one
     row for all cards (quants,) or one per card (cards, quants) when backends differ.
     usable_gib: usable memory of each card (cards,). floor_index: the most compressed ladder
     index allowed (None: all). doubled_totals_gib: the same totals at twice the context, for
-    the comfortable/tight label (None: every fit is 'tight').
+    the comfortable/tight label (None: every fit is 'tight'). ceiling_index: the least
+    compressed ladder index allowed (None: all).
     """
     usable = np.asarray(usable_gib, dtype=np.float64).reshape(-1)
     totals = _per_card(totals_gib, usable.shape[0])
     n_quants = totals.shape[1]
-    allowed = np.arange(n_quants) <= (n_quants - 1 if floor_index is None else floor_index)
+    ladder = np.arange(n_quants)
+    allowed = (ladder <= (n_quants - 1 if floor_index is None else floor_index)) \
+        & (ladder >= (0 if ceiling_index is None else ceiling_index))
     ok = (totals <= usable[:, None]) & allowed[None, :]
     any_ok = ok.any(axis=1)
     index = np.where(any_ok, ok.argmax(axis=1), -1).astype(np.int64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from tpscalc.catalog.schema import Architecture, Quantization
-from tpscalc.estimate.tensors import is_linear_attention_layer, layer_heads
+from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
 from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
 

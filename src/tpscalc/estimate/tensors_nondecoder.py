@@ -10,7 +10,7 @@ does not run, use the RWKV-6 names for the tensors they share with it.
 from __future__ import annotations
 
 from tpscalc.catalog.schema import Architecture
-from tpscalc.estimate.tensors import TensorSpec, _attention, _dense_ffn, _norm, _vec
+from tpscalc.estimate.tensor_blocks import TensorSpec, attention, dense_ffn, norm, vec
 
 
 def _with_stack(ts: list[TensorSpec], stack: str, layer: int | None) -> list[TensorSpec]:
@@ -29,7 +29,7 @@ def _renamed(ts: list[TensorSpec], names: dict[str, str], prefix: str = "") -> l
 def _bert_attention(arch: Architecture, i: int) -> list[TensorSpec]:
     """Self-attention of an encoder layer: q, k, v (or one fused qkv) and the output."""
     if not arch.fused_qkv:
-        return _attention(arch, i, full=True)
+        return attention(arch, i, full=True)
     h, d = arch.hidden_size, arch.head_dim
     qkv = (arch.num_attention_heads + 2 * arch.num_kv_heads) * d
     return [TensorSpec("attn_qkv", i, h, qkv),
@@ -39,7 +39,7 @@ def _bert_attention(arch: Architecture, i: int) -> list[TensorSpec]:
 def _encoder_ffn(arch: Architecture, i: int) -> list[TensorSpec]:
     """Encoder FFN; a gated one is llama.cpp's modern-bert fused ffn_up {n_embd, 2 n_ff}."""
     if not arch.ffn_gated:
-        return _dense_ffn(arch, i)
+        return dense_ffn(arch, i)
     h, inter = arch.hidden_size, arch.intermediate_size or 4 * arch.hidden_size
     return [TensorSpec("ffn_up", i, h, 2 * inter), TensorSpec("ffn_down", i, inter, h)]
 
@@ -50,10 +50,10 @@ def _encoder_layer(arch: Architecture, i: int) -> list[TensorSpec]:
     h = arch.hidden_size
     attn, ffn = _bert_attention(arch, i), _encoder_ffn(arch, i)
     if arch.norm_position == "post":
-        return (attn + _norm(arch, "attn_output_norm", i, h) + ffn
-                + _norm(arch, "layer_output_norm", i, h))
-    first = [] if i == 0 else _norm(arch, "attn_norm", i, h)
-    return first + attn + _norm(arch, "ffn_norm", i, h) + ffn
+        return (attn + norm(arch, "attn_output_norm", i, h) + ffn
+                + norm(arch, "layer_output_norm", i, h))
+    first = [] if i == 0 else norm(arch, "attn_norm", i, h)
+    return first + attn + norm(arch, "ffn_norm", i, h) + ffn
 
 
 def _encoder_inventory(arch: Architecture) -> list[TensorSpec]:
@@ -63,11 +63,11 @@ def _encoder_inventory(arch: Architecture) -> list[TensorSpec]:
         out.append(TensorSpec("token_types", None, h, arch.token_type_embeddings))
     if arch.position_embeddings:
         out.append(TensorSpec("position_embd", None, h, arch.position_embeddings))
-    out += _norm(arch, "token_embd_norm", None, h)
+    out += norm(arch, "token_embd_norm", None, h)
     for i in range(arch.num_layers):
         out += _encoder_layer(arch, i)
     if arch.norm_position == "pre":
-        out += _norm(arch, "output_norm", None, h)
+        out += norm(arch, "output_norm", None, h)
     return out
 
 
@@ -78,15 +78,15 @@ def _t5_block(arch: Architecture, j: int, stack: str, layer: int) -> list[Tensor
     """Block j of the encoder or decoder stack; `layer` is the running index llama-quantize
     counts (decoder blocks first: "dec.blk" sorts before "enc.blk")."""
     h = arch.hidden_size
-    attn = _renamed(_attention(arch, layer, full=True), _T5_NAMES)
-    out = _norm(arch, "attn_norm", layer, h) + attn
+    attn = _renamed(attention(arch, layer, full=True), _T5_NAMES)
+    out = norm(arch, "attn_norm", layer, h) + attn
     if j == 0 and arch.relative_attention_buckets:  # T5: position bias in the first block only
         out.append(TensorSpec("attn_rel_b", layer, arch.num_attention_heads,
                               arch.relative_attention_buckets))
     if stack == "dec":
-        out += _renamed(_norm(arch, "attn_norm", layer, h), {}, "cross_")
+        out += _renamed(norm(arch, "attn_norm", layer, h), {}, "cross_")
         out += _renamed(attn, {}, "cross_")
-    out += _norm(arch, "ffn_norm", layer, h) + _dense_ffn(arch, layer)
+    out += norm(arch, "ffn_norm", layer, h) + dense_ffn(arch, layer)
     return _with_stack(out, stack, layer)
 
 
@@ -97,8 +97,8 @@ def _encoder_decoder_inventory(arch: Architecture) -> list[TensorSpec]:
         out += _t5_block(arch, j, "dec", j)
     for j in range(arch.encoder_layers):
         out += _t5_block(arch, j, "enc", n_dec + j)
-    out += _with_stack(_norm(arch, "output_norm", None, h), "dec", None)
-    out += _with_stack(_norm(arch, "output_norm", None, h), "enc", None)
+    out += _with_stack(norm(arch, "output_norm", None, h), "dec", None)
+    out += _with_stack(norm(arch, "output_norm", None, h), "enc", None)
     if not arch.tied_embeddings:
         out.append(TensorSpec("output", None, h, arch.vocab_size))
     return out
@@ -106,7 +106,7 @@ def _encoder_decoder_inventory(arch: Architecture) -> list[TensorSpec]:
 
 def _layer_norm(name: str, i: int | None, n: int) -> list[TensorSpec]:
     """RWKV's LayerNorms always carry a bias."""
-    return [_vec(name, i, n), _vec(f"{name}.bias", i, n)]
+    return [vec(name, i, n), vec(f"{name}.bias", i, n)]
 
 
 def rwkv_time_mix(arch: Architecture, i: int) -> list[TensorSpec]:
@@ -121,16 +121,16 @@ def rwkv_time_mix(arch: Architecture, i: int) -> list[TensorSpec]:
         mix, decay = arch.rwkv_time_mix_extra_dim or 32, arch.rwkv_time_decay_extra_dim or 64
         out += [TensorSpec("time_mix_w1", i, h, 5 * mix),
                 TensorSpec("time_mix_w2", i, mix, h, 5),
-                _vec("time_mix_lerp_x", i, h),
+                vec("time_mix_lerp_x", i, h),
                 TensorSpec("time_mix_lerp_fused", i, h, 1, 5),
                 TensorSpec("time_mix_decay_w1", i, h, decay),
                 TensorSpec("time_mix_decay_w2", i, decay, h)]
     else:  # one static token-shift mix per projection
         lerps = ("time_mix_lerp_k", "time_mix_lerp_v", "time_mix_lerp_r", "time_mix_lerp_g")
-        out += [_vec(n, i, h) for n in lerps[: len(proj)]]
-    out.append(_vec("time_mix_decay", i, h))
+        out += [vec(n, i, h) for n in lerps[: len(proj)]]
+    out.append(vec("time_mix_decay", i, h))
     out.append(TensorSpec("time_mix_first", i, head, h // head) if v >= 5
-               else _vec("time_mix_first", i, h))
+               else vec("time_mix_first", i, h))
     if v >= 5:  # GroupNorm over the heads' outputs (ln_x)
         out += _layer_norm("time_mix_ln", i, h)
     out.append(TensorSpec("time_mix_output", i, h, h))
@@ -141,7 +141,7 @@ def rwkv_channel_mix(arch: Architecture, i: int) -> list[TensorSpec]:
     """RWKV channel mixing (the FFN replacement): key, value, receptance and two shift mixes."""
     h = arch.hidden_size
     ffn = arch.intermediate_size or 4 * h
-    return [_vec("channel_mix_lerp_k", i, h), _vec("channel_mix_lerp_r", i, h),
+    return [vec("channel_mix_lerp_k", i, h), vec("channel_mix_lerp_r", i, h),
             TensorSpec("channel_mix_key", i, h, ffn),
             TensorSpec("channel_mix_value", i, ffn, h),
             TensorSpec("channel_mix_receptance", i, h, h)]
@@ -155,13 +155,11 @@ def rwkv_layer(arch: Architecture, i: int) -> list[TensorSpec]:
 
 
 def _rwkv_inventory(arch: Architecture) -> list[TensorSpec]:
-    from tpscalc.estimate.tensors import _layer
-
     h = arch.hidden_size
     out = [TensorSpec("token_embd", None, h, arch.vocab_size)]
     out += _layer_norm("token_embd_norm", None, h)  # ln0 of block 0
     for i in range(arch.num_layers):
-        out += _layer(arch, i)
+        out += rwkv_layer(arch, i)
     out += _layer_norm("output_norm", None, h)
     if not arch.tied_embeddings:
         out.append(TensorSpec("output", None, h, arch.vocab_size))
@@ -173,7 +171,7 @@ def lightning_attention(arch: Architecture, i: int) -> list[TensorSpec]:
     the heads and the output projection (modeling_minimax_text_01.py; not in llama.cpp)."""
     h, inner = arch.hidden_size, arch.num_attention_heads * arch.head_dim
     return [TensorSpec("attn_qkv", i, h, 3 * inner), TensorSpec("attn_gate", i, h, inner),
-            _vec("attn_sub_norm", i, inner), TensorSpec("attn_output", i, inner, h)]
+            vec("attn_sub_norm", i, inner), TensorSpec("attn_output", i, inner, h)]
 
 
 def inventory(arch: Architecture) -> tuple[TensorSpec, ...]:

@@ -2,65 +2,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
+from tpscalc.catalog import get_card, store
 from tpscalc.catalog.schema import Card, Model
-from tpscalc.estimate.engine import DEFAULT_CONTEXT
-from tpscalc.estimate.types import Estimate
+from tpscalc.catalog.search import filter_by_text
+from tpscalc.estimate.query import Rig
+from tpscalc.i18n import format_number, translator
 from tpscalc.report import common
+from tpscalc.report.common import Engine
 from tpscalc.report.faq import params_text
-from tpscalc.report.model_report import Text
-
-SORTS = ("speed", "size", "date")
-
-
-@dataclass(frozen=True)
-class CardOptions:
-    """What the user asked for."""
-
-    context: int = DEFAULT_CONTEXT
-    min_quality: str | None = None
-    search: str | None = None
-    sort: str = "size"  # largest model first: what a card owner asks first
-    show_all: bool = False
-    backend: str | None = None
-    lang: str = "en"
-
-
-@dataclass(frozen=True)
-class ModelRow:
-    """One model evaluated on the card."""
-
-    model: Model
-    estimate: Estimate
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Estimated decode speed, tokens/s (0 when it does not fit)."""
-        return common.fitting_tokens_per_s(self.estimate)
-
-
-@dataclass(frozen=True)
-class CardReport:
-    """Everything the card page shows, in one language."""
-
-    card: Card
-    options: CardOptions
-    models_total: int
-    models_fit: int
-    reading_speed_models: int
-    biggest: ModelRow | None  # most parameters among the models that fit
-    fastest: ModelRow | None
-    rows: tuple[ModelRow, ...]
-    faq: tuple[Text, ...]
-    notes: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """The whole report as JSON-ready data."""
-        from tpscalc.report.serialize import card_report_json
-
-        return card_report_json(self)
+from tpscalc.report.request import ReportRequest
+from tpscalc.report.types import CardReport, ModelRow, Text
 
 
 def _date_key(date: str | None) -> str:
@@ -82,50 +35,37 @@ def sort_rows(rows: Sequence[ModelRow], sort: str) -> list[ModelRow]:
     return fit + miss
 
 
-def check_card_options(options: CardOptions) -> CardOptions:
-    """`options` with the quantization spelled canonically, or an input error."""
-    floor = common.check_inputs(options.lang, options.context, options.min_quality)
-    if options.sort not in SORTS:
-        raise common.ReportInputError(
-            f"unknown sort {options.sort!r}; use one of {', '.join(SORTS)}")
-    return replace(options, min_quality=floor)
-
-
-def build_card_report(card: str | Card, *, models: Sequence[Model] | None = None,
-                      **opts: Any) -> CardReport:
-    """The card report for `card` against every model (or `models`); see CardOptions for `opts`."""
-    from tpscalc.catalog import get_card, store
-
-    options = check_card_options(CardOptions(**opts))
-    if isinstance(card, str):
-        card = get_card(card)
+def build_card_report(card: Card, request: ReportRequest, *, models: Sequence[Model] | None = None,
+                      engine: Engine | None = None) -> CardReport:
+    """The card report for `card` against every model (or `models`), for a checked `request`."""
+    eng = engine or common.default_engine()
     models = list(store.models() if models is None else models)
-    estimates = common.engine().estimate_models_on_card(
-        models, card, context=options.context, min_quality=options.min_quality,
-        backend=options.backend)
+    estimates = eng.estimate_models_on_rig(models, Rig.of(card), request.query)
     rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
-    return assemble_card_report(card, rows, options)
+    return assemble_card_report(card, rows, request)
 
 
-def assemble_card_report(card: Card, rows: Sequence[ModelRow], options: CardOptions) -> CardReport:
+def card_report(name: str, request: ReportRequest) -> CardReport:
+    """The card report for a card name as people type it (NameNotFoundError when unknown)."""
+    return build_card_report(get_card(name), request)
+
+
+def assemble_card_report(card: Card, rows: Sequence[ModelRow], request: ReportRequest) -> CardReport:
     """The card report from its evaluated rows (pure)."""
-    from tpscalc.catalog.search import filter_by_text
-
+    f = request.filters
     fit = [r for r in rows if r.estimate.fits]
     biggest = max(fit, key=lambda r: r.model.parameters_total, default=None)
     fastest = max(fit, key=lambda r: r.tokens_per_s, default=None)
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
-    keep = {id(m) for m in filter_by_text([r.model for r in rows], options.search)}
-    shown = [r for r in rows if id(r.model) in keep and (options.show_all or r.estimate.fits)]
-    report = CardReport(card=card, options=options, models_total=len(rows), models_fit=len(fit),
+    keep = {id(m) for m in filter_by_text([r.model for r in rows], f.search)}
+    shown = [r for r in rows if id(r.model) in keep and (f.show_all or r.estimate.fits)]
+    report = CardReport(card=card, request=request, models_total=len(rows), models_fit=len(fit),
                         reading_speed_models=reading, biggest=biggest, fastest=fastest,
-                        rows=tuple(sort_rows(shown, options.sort)), faq=(), notes=())
-    return replace(report, faq=card_faq(report), notes=_notes(options.lang))
+                        rows=tuple(sort_rows(shown, f.sort)), faq=(), notes=())
+    return replace(report, faq=card_faq(report), notes=_notes(request.lang))
 
 
 def _notes(lang: str) -> tuple[str, ...]:
-    from tpscalc.i18n import translator
-
     tr = translator(lang)
     return (tr.gettext(
         "Speeds are estimates for a single request (one conversation at a time), computed from "
@@ -137,9 +77,7 @@ def _notes(lang: str) -> tuple[str, ...]:
 
 def card_faq(report: CardReport) -> tuple[Text, ...]:
     """Questions about the card, answered from the report's figures."""
-    from tpscalc.i18n import format_number, translator
-
-    lang, card = report.options.lang, report.card
+    lang, card = report.request.lang, report.card
     tr = translator(lang)
     q = [tr.gettext(t).format(card=card.name) for t in (
         "{card}: how many models can it run?", "{card}: what is the biggest model it runs?",
@@ -148,7 +86,7 @@ def card_faq(report: CardReport) -> tuple[Text, ...]:
         "{fit} of the {total} open-weight language models we track fit entirely in its {memory} "
         "GiB at a context of {context} tokens.").format(
         fit=report.models_fit, total=report.models_total,
-        memory=format_number(card.memory_gib, lang), context=format_number(report.options.context, lang))
+        memory=format_number(card.memory_gib, lang), context=format_number(report.request.query.context, lang))
     b, f = report.biggest, report.fastest
     if b is None or f is None:
         none = tr.gettext("None of the models we track fits entirely on it.")

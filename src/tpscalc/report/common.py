@@ -1,76 +1,40 @@
-"""Pieces both reports share: one row per (card, estimate), sorting, input checks, JSON forms."""
+"""Pieces both reports share: the engine they call, sorting, medians, JSON forms, number formats."""
 from __future__ import annotations
 
-import importlib
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, cast
 
-from tpscalc.catalog.lookup import NameNotFoundError
-from tpscalc.catalog.quants import ladder_name, ladder_names
-from tpscalc.catalog.schema import Card
-from tpscalc.estimate.engine import EstimateInputError, check_context
+from tpscalc.catalog.quants import ladder_names
+from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
-from tpscalc.i18n import UnknownLanguageError, check_language
+from tpscalc.report.types import Row
 
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
 quant_names = ladder_names  # the ladder the reports offer (one seam, so tests can use a fake one)
 
 
-class ReportInputError(ValueError):
-    """Bad report options (memory bounds, sort key)."""
+class Engine(Protocol):
+    """What the reports need from the estimation engine (`tpscalc.estimate.engine`)."""
+
+    def estimate(self, model: Model, rig: Rig, query: Query,
+                 quant: str | None = None) -> Estimate: ...
+
+    def estimate_on_rigs(self, model: Model, rigs: Sequence[Rig],
+                         query: Query) -> list[Estimate]: ...
+
+    def estimate_models_on_rig(self, models: Sequence[Model], rig: Rig,
+                               query: Query) -> list[Estimate]: ...
+
+    def memory_at(self, model: Model, quant: str, query: Query) -> MemoryBreakdown: ...
 
 
-def engine() -> ModuleType:
-    """The estimation engine module (one seam, so tests can put a fake in sys.modules)."""
-    return importlib.import_module("tpscalc.estimate.engine")
+def default_engine() -> Engine:
+    """The real engine; builders take another through their `engine` argument (tests do)."""
+    from tpscalc.estimate import engine  # numpy and the weight table load on first use
 
-
-def input_errors() -> tuple[type[Exception], ...]:
-    """Exception types that mean bad user input (printed as one line, exit code 2)."""
-    found: list[type[Exception]] = [ReportInputError, EstimateInputError, NameNotFoundError,
-                                    UnknownLanguageError]
-    err = getattr(engine(), "EstimateInputError", None)  # a fake engine's own type
-    if isinstance(err, type) and issubclass(err, Exception) and err not in found:
-        found.append(err)
-    return tuple(found)
-
-
-def check_quant(name: str | None) -> str | None:
-    """The canonical spelling of quantization `name` (on the ladder), or UnknownQuantizationError."""
-    return None if name is None else ladder_name(name, quant_names())
-
-
-def check_inputs(lang: str, context: int, min_quality: str | None) -> str | None:
-    """Check the options both reports take; returns the quality floor spelled canonically."""
-    check_language(lang)
-    check_context(context)
-    return check_quant(min_quality)
-
-
-def fitting_tokens_per_s(e: Estimate) -> float:
-    """Estimated decode speed, tokens/s (0 when it does not fit)."""
-    return e.decode.tokens_per_s if (e.decode and e.fits) else 0.0
-
-
-@dataclass(frozen=True)
-class Row:
-    """One card evaluated against one model (or one model on one card)."""
-
-    card: Card
-    estimate: Estimate
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Estimated decode speed, tokens/s (0 when it does not fit)."""
-        return fitting_tokens_per_s(self.estimate)
-
-    @property
-    def needs_gib(self) -> float:
-        """Memory needed on the card, GiB."""
-        return self.estimate.memory.total_gib
+    return cast(Engine, engine)
 
 
 def release_key(card: Card) -> str:

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tpscalc.catalog.calibration_store import calibration
+from tpscalc.estimate.calibration_store import calibration
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, Row, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
+from tpscalc.report.types import ModelSummary, Text
 
 if TYPE_CHECKING:
     from tpscalc.estimate.calibration import Band
-    from tpscalc.report.model_report import ModelSummary, Text
 
 
 def _text(title: str, body: str) -> Text:
-    from tpscalc.report.model_report import Text
-
     return Text(title, body)
 
 
@@ -39,7 +37,7 @@ def organizations(s: ModelSummary) -> str:
 
 def release(s: ModelSummary) -> str:
     """The model's publication month in the report's language."""
-    return format_release(s.model.publication_date, "month", s.options.lang)
+    return format_release(s.model.publication_date, "month", s.request.lang)
 
 
 def _row_fields(row: Row, lang: str) -> dict[str, str]:
@@ -52,7 +50,7 @@ def _row_fields(row: Row, lang: str) -> dict[str, str]:
 
 def explanations(s: ModelSummary) -> tuple[Text, ...]:
     """Dense versus MoE, where the memory figures come from, and what moves with context."""
-    tr, lang, m = translator(s.options.lang), s.options.lang, s.model
+    tr, lang, m = translator(s.request.lang), s.request.lang, s.model
     arch = m.architecture
     out = []
     if arch is not None and arch.is_moe:
@@ -93,7 +91,7 @@ def explanations(s: ModelSummary) -> tuple[Text, ...]:
 
 def guide(s: ModelSummary) -> tuple[Text, ...]:
     """The six steps to choosing a card, with this model's figures."""
-    tr, lang, name = translator(s.options.lang), s.options.lang, s.model.name
+    tr, lang, name = translator(s.request.lang), s.request.lang, s.model.name
     small, fast = s.smallest, s.fastest
     needs = gib(small.needs_gib, lang) if small else "—"
     quant = (small.estimate.quant or "—") if small else "—"
@@ -125,7 +123,7 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
 
 def notes(s: ModelSummary) -> tuple[str, ...]:
     """Caveats printed under the table."""
-    tr = translator(s.options.lang)
+    tr = translator(s.request.lang)
     out = [tr.gettext(
         "Speeds are estimates for a single request (one conversation at a time), computed from "
         "memory bandwidth, model size and quantization; real speed varies with the inference "
@@ -144,12 +142,12 @@ def model_faq(s: ModelSummary) -> tuple[Text, ...]:
 
 
 def _q(s: ModelSummary, question: str) -> str:
-    return translator(s.options.lang).gettext(question).format(model=s.model.name)
+    return translator(s.request.lang).gettext(question).format(model=s.model.name)
 
 
 def _faq_record(s: ModelSummary) -> list[Text]:
     """Release, use, download, training compute."""
-    tr, m = translator(s.options.lang), s.model
+    tr, m = translator(s.request.lang), s.model
     domain = text_field(m, "domain") or "?"
     task = text_field(m, "task") or "?"
     if m.hf_repo:
@@ -179,7 +177,7 @@ def _faq_record(s: ModelSummary) -> list[Text]:
 
 def _faq_running(s: ModelSummary) -> list[Text]:
     """Offload, two GPUs, quantization levels, accuracy, which GPU, how fast, how much VRAM."""
-    tr, lang = translator(s.options.lang), s.options.lang
+    tr, lang = translator(s.request.lang), s.request.lang
     miss = s.closest_miss
     offload = tr.gettext(
         "Partly. Layers that do not fit stay in system memory and run at a fraction of the "
@@ -210,7 +208,7 @@ def _faq_running(s: ModelSummary) -> list[Text]:
 
 def _accuracy(s: ModelSummary) -> str:
     """The range of the fastest result, plus our measured error when calibration data has it."""
-    tr, lang = translator(s.options.lang), s.options.lang
+    tr, lang = translator(s.request.lang), s.request.lang
     text = tr.gettext(
         "They are estimates with real error bars, and any of them can land anywhere in its range "
         "depending on the runtime you use. The same model on the same card varies by thirty to "
@@ -239,7 +237,7 @@ def _calibration_band(confidence: str) -> Band | None:
 
 def _faq_which(s: ModelSummary) -> list[Text]:
     """Which GPU, how fast, how much VRAM."""
-    tr, lang = translator(s.options.lang), s.options.lang
+    tr, lang = translator(s.request.lang), s.request.lang
     small, fast = s.smallest, s.fastest
     if small is None or fast is None:
         nothing = tr.gettext("None of our {total} cards holds it entirely, even at the most "
@@ -265,13 +263,13 @@ def _faq_which(s: ModelSummary) -> list[Text]:
             "About {needs} GiB at {quant}, on the smallest card that runs it, at a context of "
             "{context} tokens. Less compression needs more: the memory column is recomputed for "
             "each card, as each holds the least compressed copy it can.").format(
-            context=format_number(s.options.context, lang), **f)),
+            context=format_number(s.request.query.context, lang), **f)),
     ]
 
 
 def _faq_sizes(s: ModelSummary) -> list[Text]:
     """"Can I run it on a 12 / 16 / 24 GB GPU?" with the best card of each size."""
-    tr, lang = translator(s.options.lang), s.options.lang
+    tr, lang = translator(s.request.lang), s.request.lang
     out = []
     for size, best, miss in s.by_size:
         question = tr.gettext("{model}: can I run it on a GPU with {size} GB?").format(
@@ -294,7 +292,7 @@ def _faq_sizes(s: ModelSummary) -> list[Text]:
 
 def _faq_identity(s: ModelSummary) -> list[Text]:
     """Open source, parameters, who made it."""
-    tr, m = translator(s.options.lang), s.model
+    tr, m = translator(s.request.lang), s.model
     access = text_field(m, "model_accessibility") or tr.gettext("open weights")
     code = text_field(m, "training_code_accessibility")
     params = tr.gettext("It has {total} parameters.").format(total=params_text(m.parameters_total))

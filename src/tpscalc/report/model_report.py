@@ -2,112 +2,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import replace
 
+from tpscalc.catalog import get_model, store
 from tpscalc.catalog.schema import Card, Model
-from tpscalc.estimate.engine import DEFAULT_CONTEXT
-from tpscalc.estimate.types import Estimate, MemoryBreakdown
-from tpscalc.report import common, record
-from tpscalc.report.common import Row
+from tpscalc.catalog.search import filter_by_text
+from tpscalc.estimate.query import EstimateInputError, Rig
+from tpscalc.estimate.types import Estimate
+from tpscalc.i18n import translator
+from tpscalc.report import common, faq, record
+from tpscalc.report.common import Engine
+from tpscalc.report.request import ReportRequest
+from tpscalc.report.types import ContextPoint, KvPoint, ModelReport, ModelSummary, Row
 
-CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens, for the chart
+CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
 KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation
 FAQ_SIZES_GIB = (12, 16, 24)  # the seed pages' "can I run it on 12 / 16 / 24 GB?"
 EXTREMES = 10  # the ten fastest, the ten smallest
 
 
-@dataclass(frozen=True)
-class Options:
-    """What the user asked for."""
-
-    context: int = DEFAULT_CONTEXT
-    min_quality: str | None = None
-    min_memory_gib: float | None = None
-    max_memory_gib: float | None = None
-    search: str | None = None
-    show_all: bool = False
-    backend: str | None = None
-    lang: str = "en"
-
-
-@dataclass(frozen=True)
-class ContextPoint:
-    """Memory needed and speed of one card at one context length (tokens)."""
-
-    role: str  # "fastest" or "typical"
-    gpu: str
-    context: int
-    quant: str | None
-    needs_gib: float
-    kv_cache_gib: float
-    tokens_per_s: float | None
-    fits: bool
-
-
-@dataclass(frozen=True)
-class KvPoint:
-    """KV cache and total memory at one context length for one quantization, GiB."""
-
-    context: int
-    quant: str
-    memory: MemoryBreakdown
-
-
-@dataclass(frozen=True)
-class Text:
-    """A titled paragraph (explanation, guide step, FAQ entry), already translated."""
-
-    title: str
-    body: str
-
-
-@dataclass(frozen=True)
-class ModelSummary:
-    """Figures computed over every card, before the user's row filters."""
-
-    model: Model
-    options: Options
-    cards_total: int
-    cards_fit: int
-    fastest: Row | None
-    smallest: Row | None
-    median_tokens_per_s: float | None
-    reading_speed_cards: int
-    fastest_ten: tuple[Row, ...]
-    smallest_cards: tuple[Row, ...]
-    closest_miss: Row | None
-    quant_levels: tuple[str, ...]
-    by_size: tuple[tuple[int, Row | None, Row | None], ...]  # size, best fit, closest miss
-    kv_points: tuple[KvPoint, ...] = ()
-
-
-@dataclass(frozen=True)
-class ModelReport:
-    """Everything the model page shows, in one language."""
-
-    summary: ModelSummary
-    rows: tuple[Row, ...]  # after filters, sorted by speed
-    context_curve: tuple[ContextPoint, ...]
-    record: tuple[record.RecordSection, ...]
-    explanations: tuple[Text, ...]
-    guide: tuple[Text, ...]
-    faq: tuple[Text, ...]
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def model(self) -> Model:
-        """The model the report is about."""
-        return self.summary.model
-
-    def to_json(self) -> dict[str, Any]:
-        """The whole report as JSON-ready data (the keys are pinned by tests/report)."""
-        from tpscalc.report.serialize import model_report_json
-
-        return model_report_json(self)
-
-
-def summarize(model: Model, rows: Sequence[Row], options: Options,
+def summarize(model: Model, rows: Sequence[Row], request: ReportRequest,
               kv_points: Sequence[KvPoint] = ()) -> ModelSummary:
     """Counts, headline cards, extremes and per-size answers over all `rows` (pure)."""
     by_speed = common.sort_by_speed(rows)
@@ -119,7 +33,7 @@ def summarize(model: Model, rows: Sequence[Row], options: Options,
     used = {r.estimate.quant for r in fit if r.estimate.quant}
     quants = tuple(sorted(used, key=lambda q: (ladder.get(q, len(ladder)), q)))
     return ModelSummary(
-        model=model, options=options, cards_total=len(rows), cards_fit=len(fit),
+        model=model, request=request, cards_total=len(rows), cards_fit=len(fit),
         fastest=fit[0] if fit else None, smallest=small[0] if small else None,
         median_tokens_per_s=common.median_tokens_per_s(fit), reading_speed_cards=reading,
         fastest_ten=tuple(fit[:EXTREMES]), smallest_cards=tuple(small[:EXTREMES]),
@@ -136,63 +50,45 @@ def _best_of_size(by_speed: Sequence[Row], size_gib: int) -> tuple[int, Row | No
     return size_gib, best, miss
 
 
-def filter_rows(rows: Sequence[Row], options: Options) -> list[Row]:
+def filter_rows(rows: Sequence[Row], request: ReportRequest) -> list[Row]:
     """The rows the table shows: search, memory bounds, and (unless show_all) only cards that fit."""
-    from tpscalc.catalog.search import filter_by_text
-
-    keep = {id(c) for c in filter_by_text([r.card for r in rows], options.search)}
+    f = request.filters
+    keep = {id(c) for c in filter_by_text([r.card for r in rows], f.search)}
     out = []
     for r in rows:
-        if id(r.card) not in keep or not (options.show_all or r.estimate.fits):
+        if id(r.card) not in keep or not (f.show_all or r.estimate.fits):
             continue
-        if options.min_memory_gib is not None and r.card.memory_gib < options.min_memory_gib:
+        if f.min_memory_gib is not None and r.card.memory_gib < f.min_memory_gib:
             continue
-        if options.max_memory_gib is not None and r.card.memory_gib > options.max_memory_gib:
+        if f.max_memory_gib is not None and r.card.memory_gib > f.max_memory_gib:
             continue
         out.append(r)
     return common.sort_by_speed(out)
 
 
-def check_options(options: Options) -> Options:
-    """`options` with the quantization spelled canonically, or an input error."""
-    from dataclasses import replace
-
-    floor = common.check_inputs(options.lang, options.context, options.min_quality)
-    lo, hi = options.min_memory_gib, options.max_memory_gib
-    if (lo is not None and lo < 0) or (hi is not None and hi <= 0):
-        raise common.ReportInputError("memory bounds must be positive GiB")
-    if lo is not None and hi is not None and lo > hi:
-        raise common.ReportInputError(f"--min-memory {lo:g} GiB exceeds --max-memory {hi:g} GiB")
-    return replace(options, min_quality=floor)
-
-
-def build_model_report(model: str | Model, *, cards: Sequence[Card] | None = None,
-                       **opts: Any) -> ModelReport:
-    """The model report for `model` against every card (or `cards`); see Options for `opts`."""
-    from tpscalc.catalog import get_model, store
-
-    options = check_options(Options(**opts))
-    if isinstance(model, str):
-        model = get_model(model)
+def build_model_report(model: Model, request: ReportRequest, *, cards: Sequence[Card] | None = None,
+                       engine: Engine | None = None) -> ModelReport:
+    """The model report for `model` against every card (or `cards`), for a checked `request`."""
+    eng = engine or common.default_engine()
     cards = list(store.cards() if cards is None else cards)
-    eng = common.engine()
-    estimates = eng.estimate_on_cards(model, cards, context=options.context,
-                                      min_quality=options.min_quality, backend=options.backend)
+    estimates = eng.estimate_on_rigs(model, [Rig.of(c) for c in cards], request.query)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
-    summary = summarize(model, rows, options)
+    summary = summarize(model, rows, request)
     summary = _with_kv_points(summary, eng)
     return assemble(summary, rows, context_curve(summary, rows, eng))
+
+
+def model_report(name: str, request: ReportRequest) -> ModelReport:
+    """The model report for a model name as people type it (NameNotFoundError when unknown)."""
+    return build_model_report(get_model(name), request)
 
 
 def assemble(summary: ModelSummary, rows: Sequence[Row],
              curve: Sequence[ContextPoint] = ()) -> ModelReport:
     """The report from its computed figures (pure: texts are derived, nothing is estimated)."""
-    from tpscalc.i18n import translator
-    from tpscalc.report import faq
-
-    tr = translator(summary.options.lang)
+    tr = translator(summary.request.lang)
     return ModelReport(
-        summary=summary, rows=tuple(filter_rows(rows, summary.options)),
+        summary=summary, rows=tuple(filter_rows(rows, summary.request)),
         context_curve=tuple(curve), record=record.sections(summary.model, tr.gettext),
         explanations=faq.explanations(summary), guide=faq.guide(summary),
         faq=faq.model_faq(summary), notes=faq.notes(summary))
@@ -206,10 +102,8 @@ def _reference_quant(summary: ModelSummary) -> str | None:
     return None
 
 
-def _with_kv_points(summary: ModelSummary, eng: Any) -> ModelSummary:
+def _with_kv_points(summary: ModelSummary, eng: Engine) -> ModelSummary:
     """`summary` plus the memory needed at 4k, 32k and the model's maximum context."""
-    from dataclasses import replace
-
     quant = _reference_quant(summary)
     if quant is None:
         return summary
@@ -220,8 +114,9 @@ def _with_kv_points(summary: ModelSummary, eng: Any) -> ModelSummary:
     points = []
     for ctx in sorted(set(contexts)):
         try:
-            points.append(KvPoint(ctx, quant, eng.memory_at(summary.model, quant, ctx)))
-        except eng.EstimateInputError:
+            at = replace(summary.request.query, context=ctx, backend=None)  # overhead as on CUDA
+            points.append(KvPoint(ctx, quant, eng.memory_at(summary.model, quant, at)))
+        except EstimateInputError:
             continue
     return replace(summary, kv_points=tuple(points))
 
@@ -236,7 +131,7 @@ def curve_contexts(model: Model) -> list[int]:
     return out
 
 
-def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Any) -> list[ContextPoint]:
+def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Engine) -> list[ContextPoint]:
     """Memory and speed of the fastest and the typical (median-speed) card per context length."""
     if summary.fastest is None:
         return []
@@ -244,14 +139,14 @@ def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Any) -> list[
     typical = _median_row(summary, rows)
     if typical is not None and typical.card is not summary.fastest.card:
         cards.append(("typical", typical.card))
-    opts = summary.options
+    query = summary.request.query
     out = []
     for role, card in cards:
         for ctx in curve_contexts(summary.model):
             try:
-                e: Estimate = eng.estimate(summary.model, card, context=ctx,
-                                           min_quality=opts.min_quality, backend=opts.backend)
-            except eng.EstimateInputError:
+                e: Estimate = eng.estimate(summary.model, Rig.of(card),
+                                           replace(query, context=ctx))
+            except EstimateInputError:
                 continue
             out.append(ContextPoint(role, card.name, ctx, e.quant, e.memory.total_gib,
                                     e.memory.kv_cache_gib,

@@ -1,21 +1,17 @@
 """JSON forms of the reports (what `--json`, the JSON API and the web charts read)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tpscalc.catalog.schema import Model
 from tpscalc.report.common import (
     READING_SPEED_TOKENS_PER_S,
-    Row,
     decode_json,
     highlight_json,
     memory_json,
     prefill_json,
 )
-
-if TYPE_CHECKING:
-    from tpscalc.report.card_report import CardReport
-    from tpscalc.report.model_report import ModelReport
+from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row
 
 
 def model_json(model: Model) -> dict[str, Any]:
@@ -49,13 +45,13 @@ def _texts(items: Any) -> list[dict[str, str]]:
 
 def model_report_json(report: ModelReport) -> dict[str, Any]:
     """The whole model report as JSON-ready data."""
-    s, o = report.summary, report.summary.options
+    s, q, f = report.summary, report.summary.request.query, report.summary.request.filters
     fastest = s.fastest
     return {
-        "model": model_json(s.model), "context": o.context, "min_quality": o.min_quality,
-        "backend": o.backend, "lang": o.lang,
-        "filters": {"search": o.search, "min_memory_gib": o.min_memory_gib,
-                    "max_memory_gib": o.max_memory_gib, "show_all": o.show_all},
+        "model": model_json(s.model), "context": q.context, "min_quality": q.min_quality,
+        "backend": q.backend, "lang": s.request.lang,
+        "filters": {"search": f.search, "min_memory_gib": f.min_memory_gib,
+                    "max_memory_gib": f.max_memory_gib, "show_all": f.show_all},
         "cards_total": s.cards_total, "cards_fit": s.cards_fit,
         "rows_shown": len(report.rows),
         "smallest": highlight_json(s.smallest), "fastest": highlight_json(fastest),
@@ -72,7 +68,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
                      "closest_miss": row_json(miss) if miss else None}
                     for size, best, miss in s.by_size],
         "memory_breakdown": (dict(memory_json(fastest.estimate.memory), gpu=fastest.card.name,
-                                  quant=fastest.estimate.quant, context=o.context)
+                                  quant=fastest.estimate.quant, context=q.context)
                              if fastest else None),
         "kv_cache_at": [dict(memory_json(p.memory), context=p.context, quant=p.quant)
                         for p in s.kv_points],
@@ -93,11 +89,11 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
 
 def card_report_json(report: CardReport) -> dict[str, Any]:
     """The whole card report as JSON-ready data."""
-    o = report.options
+    q, f = report.request.query, report.request.filters
     return {
-        "card": report.card.model_dump(mode="json"), "context": o.context,
-        "min_quality": o.min_quality, "backend": o.backend, "lang": o.lang, "sort": o.sort,
-        "filters": {"search": o.search, "show_all": o.show_all},
+        "card": report.card.model_dump(mode="json"), "context": q.context,
+        "min_quality": q.min_quality, "backend": q.backend, "lang": report.request.lang,
+        "sort": f.sort, "filters": {"search": f.search, "show_all": f.show_all},
         "models_total": report.models_total, "models_fit": report.models_fit,
         "reading_speed_models": report.reading_speed_models,
         "biggest": report.biggest and dict(row_model_json(report.biggest)),
@@ -108,7 +104,7 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
     }
 
 
-def row_model_json(row: Any) -> dict[str, Any]:
+def row_model_json(row: ModelRow) -> dict[str, Any]:
     """One row of the card report: the model, what it needs, quantization, fit and speeds."""
     m, e = row.model, row.estimate
     out: dict[str, Any] = {
@@ -120,3 +116,10 @@ def row_model_json(row: Any) -> dict[str, Any]:
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out
+
+
+def report_json(report: ModelReport | CardReport) -> dict[str, Any]:
+    """Either report as JSON-ready data (`--json`, the JSON API, the pages)."""
+    if isinstance(report, ModelReport):
+        return model_report_json(report)
+    return card_report_json(report)

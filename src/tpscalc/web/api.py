@@ -1,26 +1,37 @@
-"""The JSON API under /api/v1/: the same report objects the HTML pages render."""
+"""The JSON API under /api/v1/: the same report objects the HTML pages render.
+
+Report parameters are parsed from the query string with the one request definition
+(`tpscalc.report.request`); their OpenAPI description is generated from it too.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 
 from tpscalc import api
-from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from tpscalc.report.request import (
+    CARD_REPORT_PARAMS,
+    ESTIMATE_PARAMS,
+    MODEL_REPORT_PARAMS,
+    ReportRequest,
+    openapi_parameters,
+)
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
-from tpscalc.web.params import parse_choice, parse_context, parse_controls, parse_quant
+from tpscalc.web.params import quant_from, request_from
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
 Text = str | None
 
 
-def _lang(raw: str | None) -> str:
-    if raw in (None, ""):
-        return DEFAULT_LANGUAGE
-    if raw not in LANGUAGES:
-        raise WebError(400, "unknown_language", f"unknown language {raw!r}; use one of {', '.join(LANGUAGES)}")
-    return raw
+def _text_param(name: str, description: str, required: bool = False) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": required, "description": description,
+            "schema": {"type": "string", "minLength": 1 if required else 0}}
+
+
+def _extra(parameters: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"parameters": parameters}
 
 
 @router.get("/models", summary="List models (search, organization, size in billions, year range)")
@@ -39,38 +50,40 @@ def api_cards(request: Request, search: Text = None, vendor: Text = None, min_me
     return {"count": len(rows), "cards": rows}
 
 
-@router.get("/models/{slug}", summary="The model report: this model on every card")
-def api_model(slug: str, request: Request, context: Text = None, min_quality: Text = None,
-              min_memory: Text = None, max_memory: Text = None, search: Text = None,
-              all: Text = None, backend: Text = None, lang: Text = None) -> dict[str, Any]:
+@router.get("/models/{slug}", summary="The model report: this model on every card",
+            openapi_extra=_extra(openapi_parameters(MODEL_REPORT_PARAMS)))
+def api_model(slug: str, request: Request) -> dict[str, Any]:
     """The model report's JSON (the HTML model page renders the same object)."""
-    controls = parse_controls(request.query_params)
-    return reports.model_report(reports.find_model(slug).slug, controls, _lang(lang))
+    asked: ReportRequest = request_from(request.query_params, MODEL_REPORT_PARAMS)
+    return reports.model_report(reports.find_model(slug).slug, asked)
 
 
-@router.get("/cards/{slug}", summary="The card report: every model on this card")
-def api_card(slug: str, request: Request, context: Text = None, min_quality: Text = None,
-             search: Text = None, sort: Text = None, lang: Text = None) -> dict[str, Any]:
+@router.get("/cards/{slug}", summary="The card report: every model on this card",
+            openapi_extra=_extra(openapi_parameters(CARD_REPORT_PARAMS)))
+def api_card(slug: str, request: Request) -> dict[str, Any]:
     """The card report's JSON (the HTML card page renders the same object)."""
-    controls = parse_controls(request.query_params)
-    return reports.card_report(reports.find_card(slug).slug, controls, _lang(lang))
+    asked = request_from(request.query_params, CARD_REPORT_PARAMS)
+    return reports.card_report(reports.find_card(slug).slug, asked)
 
 
-@router.get("/estimate", summary="One model on one card")
-def api_estimate(model: str = Query(min_length=1), gpu: str = Query(min_length=1), quant: Text = None,
-                 context: Text = None, backend: Text = None) -> dict[str, Any]:
-    """Memory, fit and speed of `model` on `gpu` (quantization chosen when not given)."""
-    from tpscalc.web.params import BACKENDS
-
-    m, card = reports.find_model(model), reports.find_card(gpu)
-    tokens, q = parse_context(context), parse_quant(quant, code="bad_quant")
-    be = parse_choice(backend, BACKENDS, "backend", None)
-    return estimate_json(m, card, q, tokens, be)
-
-
-def estimate_json(model: Any, card: Any, quant: str | None, context: int, backend: str | None) -> dict[str, Any]:
-    """The estimate as the Python API (tpscalc.api.estimate) gives it; WebError 400 on bad input."""
+@router.get("/estimate", summary="One model on one card", openapi_extra=_extra(
+    [_text_param("model", "Model name or slug.", required=True),
+     _text_param("card", "Card name or slug (`gpu` is accepted as an alias).", required=True),
+     _text_param("quant", "Quantization (default: the least compressed that fits).")]
+    + openapi_parameters(ESTIMATE_PARAMS)))
+def api_estimate(request: Request) -> dict[str, Any]:
+    """Memory, fit and speed of `model` on `card` (quantization chosen when not given)."""
+    params = request.query_params
+    model_name, card_name = params.get("model"), params.get("card") or params.get("gpu")
+    if not model_name or not card_name:
+        missing = "model" if not model_name else "card"
+        raise WebError(400, f"missing_{missing}", f"give {missing}= (a name or slug)")
+    m, card = reports.find_model(model_name), reports.find_card(card_name)
+    asked = request_from(params, ESTIMATE_PARAMS)
+    q = asked.query
     try:
-        return api.estimate(model.slug, card.slug, quant=quant, context=context, backend=backend)
-    except ValueError as exc:
+        return api.evaluate(m.slug, card.slug, quant=quant_from(params.get("quant")),
+                            context=q.context, backend=q.backend, kv_type=q.kv_type,
+                            min_quality=q.min_quality, max_quality=q.max_quality)
+    except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tpscalc.catalog import store
 from tpscalc.i18n import LANGUAGES
+from tpscalc.report.request import ReportRequest
 from tpscalc.web import pages
-from tpscalc.web.params import Controls
 from tpscalc.web.render import page_file, render_page
 
 Page = tuple[str, Callable[[], str]]  # (site path, renderer)
@@ -43,10 +43,10 @@ def _language_pages(lang: str, models: list[str], cards: list[str]) -> Iterator[
     yield (f"/{lang}/credits", lambda: render_page(lang, "credits.html", f"/{lang}/credits", export=True))
     for slug in models:
         path = f"/{lang}/models/{slug}"
-        yield (path, partial(pages.model_page, lang, slug, Controls(), path, export=True))
+        yield (path, partial(pages.model_page, slug, ReportRequest(lang=lang), path, export=True))
     for slug in cards:
         path = f"/{lang}/cards/{slug}"
-        yield (path, partial(pages.card_page, lang, slug, Controls(), path, export=True))
+        yield (path, partial(pages.card_page, slug, ReportRequest(lang=lang), path, export=True))
 
 
 def copy_static(directory: Path) -> int:

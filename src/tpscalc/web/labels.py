@@ -26,5 +26,5 @@ LABELS: dict[str, str] = {
 
 # Fit words the report builder translates with gettext(variable) (Estimate.fit values); the
 # record's section titles and field labels are collected from tpscalc.report.record by
-# tpscalc.web.catalogs when it extracts messages.
+# tpscalc.web.translations when it extracts messages.
 REPORT_WORDS = (N_("comfortable"), N_("tight"), N_("no"))

@@ -8,16 +8,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tpscalc.catalog.quants import ladder_names
+from tpscalc.estimate.query import BACKENDS
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from tpscalc.report.model_report import CURVE_CONTEXTS
+from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, SORTS, ReportRequest
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
-from tpscalc.web.params import (
-    BACKENDS,
-    CONTEXT_CHOICES,
-    SORTS,
-    Controls,
-    parse_controls,
-)
+from tpscalc.web.params import request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.views import model_context
 
@@ -62,52 +59,55 @@ def language_home(lang: str) -> Response:
     return RedirectResponse(f"/{check_lang(lang)}/models", status_code=307)
 
 
-def form_options(controls: Controls) -> dict[str, object]:
+def form_options(request: ReportRequest) -> dict[str, object]:
     """What the control form offers (and which the user chose)."""
-    contexts = sorted(set(CONTEXT_CHOICES) | {controls.context})
-    return {"controls": controls, "contexts": contexts, "quants": ladder_names(),
-            "backends": BACKENDS, "sorts": SORTS}
+    contexts = sorted(set(CURVE_CONTEXTS) | {request.query.context})
+    return {"query": request.query, "filters": request.filters, "contexts": contexts,
+            "quants": ladder_names(), "backends": BACKENDS, "sorts": SORTS}
 
 
-def model_page(lang: str, slug: str, controls: Controls, path: str, *, export: bool = False,
+def model_page(slug: str, request: ReportRequest, path: str, *, export: bool = False,
                partial: bool = False) -> str:
-    """The model page (or only its results block) as HTML."""
-    report = reports.model_report(slug, controls, lang)
+    """The model page (or only its results block) as HTML, in the request's language."""
+    report = reports.model_report(slug, request)
     template = "_partials/model_results.html" if partial else "model.html"
-    return render_page(lang, template, path, export=export, report=report,
-                       **model_context(report, lang), **form_options(controls))
+    return render_page(request.lang, template, path, export=export, report=report,
+                       **model_context(report, request.lang), **form_options(request))
 
 
-def card_page(lang: str, slug: str, controls: Controls, path: str, *, export: bool = False,
+def card_page(slug: str, request: ReportRequest, path: str, *, export: bool = False,
               partial: bool = False) -> str:
-    """The card page (or only its results block) as HTML."""
-    report = reports.card_report(slug, controls, lang)
+    """The card page (or only its results block) as HTML, in the request's language."""
+    report = reports.card_report(slug, request)
     template = "_partials/card_results.html" if partial else "card.html"
-    return render_page(lang, template, path, export=export, report=report, **form_options(controls))
+    return render_page(request.lang, template, path, export=export, report=report,
+                       **form_options(request))
 
 
 @router.get("/{lang}/models/{slug}", response_class=HTMLResponse)
 def model_route(lang: str, slug: str, request: Request) -> Response:
     """One model against every card."""
-    return _detail_route(lang, slug, request, "models", reports.find_model, model_page)
+    return _detail_route(lang, slug, request, "models", reports.find_model, model_page,
+                         MODEL_REPORT_PARAMS)
 
 
 @router.get("/{lang}/cards/{slug}", response_class=HTMLResponse)
 def card_route(lang: str, slug: str, request: Request) -> Response:
     """One card against every model."""
-    return _detail_route(lang, slug, request, "cards", reports.find_card, card_page)
+    return _detail_route(lang, slug, request, "cards", reports.find_card, card_page,
+                         CARD_REPORT_PARAMS)
 
 
 def _detail_route(lang: str, slug: str, request: Request, kind: str, find: Callable[[str], Any],
-                  page: Callable[..., str]) -> Response:
+                  page: Callable[..., str], allowed: tuple[str, ...]) -> Response:
     """A model or card page; a redirect (308) to the canonical slug when `slug` is another name."""
     check_lang(lang)
     canonical = find(slug).slug
     if canonical != slug:
         return RedirectResponse(f"/{lang}/{kind}/{canonical}", status_code=308)
-    controls = parse_controls(request.query_params)
+    asked = request_from(request.query_params, tuple(n for n in allowed if n != "lang"), lang)
     partial = request.query_params.get("partial") == "1"
-    return HTMLResponse(page(lang, slug, controls, request.url.path, partial=partial))
+    return HTMLResponse(page(slug, asked, request.url.path, partial=partial))
 
 
 def models_index(lang: str, params: object, path: str, *, export: bool = False) -> str:

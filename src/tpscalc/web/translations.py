@@ -1,6 +1,6 @@
-"""Extract every msgid (templates, web and report sources) and merge it into the .po catalogs.
+"""Extract every msgid (templates, web, report and cli sources) and merge it into the .po catalogs.
 
-Run `python -m tpscalc.web.catalogs` after adding strings; then translate the empty entries.
+Run `python -m tpscalc.web.translations` after adding strings; then translate the empty entries.
 """
 from __future__ import annotations
 
@@ -41,10 +41,10 @@ def _keep_directory(path: str) -> bool:
 
 
 def extract() -> Catalog:
-    """Every msgid of the web package and the report package."""
+    """Every msgid of the web, report and cli packages."""
     catalog = Catalog(project="tpscalc", charset="utf-8")
     root = package_dir()
-    for sub in ("web", "report"):
+    for sub in ("web", "report", "cli"):
         folder = root / sub
         if not folder.is_dir():
             continue

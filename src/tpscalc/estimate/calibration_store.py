@@ -1,4 +1,9 @@
-"""Load the committed speed calibration (catalog/data/calibration.json) once, on first use."""
+"""Load the committed speed calibration (catalog/data/calibration.json) once, on first use.
+
+The engine's one data read besides the weight table: the fitted parameters are data the
+build (`tools/calibrate.py`) writes, so they ship with the catalog files but are parsed here,
+where their type lives.
+"""
 from __future__ import annotations
 
 from functools import cache

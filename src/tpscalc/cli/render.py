@@ -9,10 +9,9 @@ from rich.text import Text as RichText
 
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
-from tpscalc.report.card_report import CardReport, ModelRow
-from tpscalc.report.common import Row, gib, sig
+from tpscalc.report.common import gib, sig
 from tpscalc.report.faq import params_text
-from tpscalc.report.model_report import ModelReport, Text
+from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row, Text
 
 FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
 Column = tuple[str, JustifyMethod]  # a table column: translated header, alignment
@@ -51,7 +50,7 @@ def fit_cell(estimate: Estimate, lang: str) -> RichText:
 
 def model_table(report: ModelReport) -> Table:
     """The table of cards, fastest first."""
-    lang = report.summary.options.lang
+    lang = report.summary.request.lang
     tr = translator(lang)
     title = tr.ngettext("{n} card matches", "{n} cards match", len(report.rows)).format(
         n=len(report.rows))
@@ -86,14 +85,14 @@ def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
 
 
 def _headline(report: ModelReport) -> list[str]:
-    s, lang = report.summary, report.summary.options.lang
+    s, lang = report.summary, report.summary.request.lang
     tr, m = translator(lang), report.model
     lines = [f"[bold]{m.name}[/bold] · " + tr.gettext("open weights") + " · "
              + ", ".join(m.organization) + " · " + params_text(m.parameters_total) + " · "
              + format_release(m.publication_date, "month", lang),
              tr.gettext("{fit} of {total} cards can run it at a context of {context} tokens"
                         ).format(fit=s.cards_fit, total=s.cards_total,
-                                 context=format_number(s.options.context, lang))]
+                                 context=format_number(s.request.query.context, lang))]
     if s.smallest is not None and s.fastest is not None:
         lines.append(tr.gettext("Smallest card that fits: {gpu}, {memory} GiB · {quant} · {tps} tok/s"
                                 ).format(gpu=s.smallest.card.name,
@@ -120,7 +119,7 @@ def render_model_report(report: ModelReport, console: Console | None = None,
                         full: bool = True) -> None:
     """Print the model report: headline, table, and (when `full`) record, explanations, FAQ."""
     console = console or _default_console()
-    tr = translator(report.summary.options.lang)
+    tr = translator(report.summary.request.lang)
     for line in _headline(report):
         console.print(line)
     console.print(model_table(report))
@@ -140,7 +139,7 @@ def render_model_report(report: ModelReport, console: Console | None = None,
 
 def card_table(report: CardReport) -> Table:
     """The table of models the card runs."""
-    lang = report.options.lang
+    lang = report.request.lang
     tr = translator(lang)
     title = tr.ngettext("{n} model matches", "{n} models match", len(report.rows)).format(
         n=len(report.rows))
@@ -160,7 +159,7 @@ def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
 def render_card_report(report: CardReport, console: Console | None = None) -> None:
     """Print the card report: specs, counts, table, FAQ."""
     console = console or _default_console()
-    lang, c = report.options.lang, report.card
+    lang, c = report.request.lang, report.card
     tr = translator(lang)
     console.print(f"[bold]{c.name}[/bold] · {c.vendor} · "
                   + tr.gettext("{memory} GiB · {bandwidth} GB/s · released {date}").format(
@@ -169,7 +168,7 @@ def render_card_report(report: CardReport, console: Console | None = None) -> No
                       date=format_release(c.release_date, c.release_date_precision, lang)))
     console.print(tr.gettext("{fit} of {total} models fit at a context of {context} tokens").format(
         fit=report.models_fit, total=report.models_total,
-        context=format_number(report.options.context, lang)))
+        context=format_number(report.request.query.context, lang)))
     console.print(card_table(report))
     console.print(f"[dim]* {tr.gettext('Memory approximated from the parameter count.')}[/dim]")
     for note in report.notes:

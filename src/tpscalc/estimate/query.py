@@ -1,0 +1,135 @@
+"""What the engine is asked: a `Query` (context, quality bounds, backend, KV type) and a `Rig`.
+
+A `Query` checks its values once, when it is made, and spells them canonically; the engine takes
+it as given. Every interface (site, JSON API, CLI, Python API) makes one through
+`tpscalc.report.request`, which parses raw text into these fields.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name, ladder_names
+from tpscalc.catalog.schema import Card
+
+DEFAULT_CONTEXT = 4096
+# Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
+# model can hold the context, so it is rejected as input.
+MAX_CONTEXT = 10_000_000
+# llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
+BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
+# KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
+KV_TYPES = ("f16", "q8_0", "q4_0")
+
+
+class EstimateInputError(ValueError):
+    """Bad input to the engine; `code` names the field for the API's error shape."""
+
+    def __init__(self, message: str, code: str = "bad_input",
+                 suggestions: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.suggestions = list(suggestions)
+
+
+def check_context(context: int) -> int:
+    """`context` if it is a whole number of tokens in 1..MAX_CONTEXT, else EstimateInputError."""
+    if isinstance(context, bool) or not isinstance(context, int) or not 0 < context <= MAX_CONTEXT:
+        raise EstimateInputError(
+            f"context must be between 1 and {MAX_CONTEXT:,} tokens (a whole number), "
+            f"not {context!r}", "bad_context")
+    return context
+
+
+def check_choice(value: str | None, choices: Sequence[str], what: str) -> str | None:
+    """`value` lower-cased when it is one of `choices` (None when empty), else EstimateInputError."""
+    if value is None or not value.strip():
+        return None
+    found = value.strip().lower()
+    if found not in choices:
+        raise EstimateInputError(f"unknown {what} {value!r}; use one of {', '.join(choices)}",
+                                 f"bad_{what.replace('-', '_').replace(' ', '_').lower()}")
+    return found
+
+
+def check_quality(name: str | None, code: str) -> str | None:
+    """The canonical spelling of a quantization on the ladder (None when empty)."""
+    if name is None or not name.strip():
+        return None
+    try:
+        return ladder_name(name)
+    except UnknownQuantizationError as exc:
+        raise EstimateInputError(str(exc), code, exc.suggestions) from None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What to estimate, checked once when made; hashable (it keys the report caches).
+
+    context: tokens the conversation may hold. min_quality: the most compressed quantization
+    allowed (the floor). max_quality: the least compressed one allowed (the ceiling). backend:
+    the llama.cpp backend (None: each card's usual one). kv_type: the KV-cache type.
+    """
+
+    context: int = DEFAULT_CONTEXT
+    min_quality: str | None = None
+    max_quality: str | None = None
+    backend: str | None = None
+    kv_type: str = "f16"
+
+    def __post_init__(self) -> None:
+        check_context(self.context)
+        floor = check_quality(self.min_quality, "bad_quality")
+        ceiling = check_quality(self.max_quality, "bad_quality")
+        if floor is not None and ceiling is not None:
+            names = ladder_names()
+            if names.index(ceiling) > names.index(floor):
+                raise EstimateInputError(
+                    f"the quality ceiling {ceiling} is more compressed than the floor {floor}",
+                    "bad_quality")
+        kv_type = check_choice(self.kv_type, KV_TYPES, "KV-cache type") or "f16"
+        object.__setattr__(self, "min_quality", floor)
+        object.__setattr__(self, "max_quality", ceiling)
+        object.__setattr__(self, "backend", check_choice(self.backend, BACKENDS, "backend"))
+        object.__setattr__(self, "kv_type", kv_type)
+
+    def ladder_bounds(self) -> tuple[int | None, int | None]:
+        """(ceiling, floor) as indexes on the quantization ladder (None: unbounded)."""
+        names = ladder_names()
+        return (None if self.max_quality is None else names.index(self.max_quality),
+                None if self.min_quality is None else names.index(self.min_quality))
+
+
+@dataclass(frozen=True)
+class Rig:
+    """The hardware a model runs on: one or more devices, plus system RAM when known.
+
+    ram_gib and ram_bandwidth_gb_s describe the host's memory (for offload); None when unknown.
+    """
+
+    devices: tuple[Card, ...]
+    ram_gib: float | None = None
+    ram_bandwidth_gb_s: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.devices:
+            raise EstimateInputError("a rig needs at least one device", "bad_rig")
+
+    @classmethod
+    def of(cls, card: Card) -> Rig:
+        """A rig of one card and no offload."""
+        return cls((card,))
+
+    @property
+    def name(self) -> str:
+        """The devices as people write them ("RTX 3090 + RTX 3060 12 GB")."""
+        return " + ".join(d.name for d in self.devices)
+
+    @property
+    def single_device(self) -> Card:
+        """The one device of a single-device rig; the engine places no model across devices yet."""
+        if len(self.devices) != 1:
+            raise EstimateInputError(
+                "several devices in one rig are not estimated yet; give one card", "bad_rig")
+        return self.devices[0]

@@ -1,0 +1,96 @@
+"""The runtime seam: what an inference runtime stores for a model, and what it costs in memory.
+
+The engine asks a `Runtime` for the formats a model is offered in, the bytes of its weights at
+each, its KV cache, its buffers and the key of the speed calibration that applies. llama.cpp
+(GGUF files) is the first implementation; vLLM (FP16, FP8, AWQ, GPTQ, paged KV) or MLX would
+be another class with the same methods, not a change to the engine.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from tpscalc.catalog import store
+from tpscalc.catalog.quants import quantizations
+from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.estimate import memory as mem
+from tpscalc.estimate import speed
+from tpscalc.estimate.calibration import family_key
+from tpscalc.estimate.weights import (
+    approx_weights_bytes,
+    weights_bytes,
+    weights_read_per_token_bytes,
+)
+
+
+class Runtime(Protocol):
+    """What the engine needs to know about an inference runtime (all sizes in bytes)."""
+
+    name: str
+
+    def formats(self, model: Model) -> tuple[str, ...]:
+        """The weight formats offered for `model`, least compressed first."""
+        ...
+
+    def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
+        """(bytes stored, bytes read per generated token) of `model`'s weights in `fmt`."""
+        ...
+
+    def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
+        """The KV cache (and recurrent state) for `context_tokens` tokens."""
+        ...
+
+    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int) -> float:
+        """The scratch buffers of one forward pass at `context_tokens`."""
+        ...
+
+    def overhead_bytes(self, backend: str) -> float:
+        """What the backend itself takes on the device (context, kernels)."""
+        ...
+
+    def default_backend(self, card: Card) -> str:
+        """The backend a card normally runs this runtime with."""
+        ...
+
+    def calibration_key(self, card: Card, backend: str) -> str:
+        """The key of the speed calibration that applies to `card` on `backend`."""
+        ...
+
+
+class LlamaCpp:
+    """llama.cpp with GGUF files: the quantization ladder, its KV cache and its buffers."""
+
+    name = "llama.cpp"
+
+    def formats(self, model: Model) -> tuple[str, ...]:
+        return tuple(q.name for q in quantizations())
+
+    def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
+        # The precomputed table first (the build checks it against the formulas), else those.
+        types, rows = store.weights_table()
+        row = rows.get(model.slug)
+        if row is not None and fmt in types:
+            stored, read = row[types.index(fmt)]
+            return float(stored), float(read)
+        arch = model.architecture
+        if arch is None:
+            total = approx_weights_bytes(model.parameters_total, fmt)
+            return total, total * model.parameters_active / model.parameters_total
+        return float(weights_bytes(arch, fmt)), weights_read_per_token_bytes(arch, fmt)
+
+    def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
+        return float(mem.kv_cache_bytes(arch, context_tokens, kv_type))
+
+    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int) -> float:
+        return float(mem.compute_buffer_bytes(arch, context_tokens))
+
+    def overhead_bytes(self, backend: str) -> float:
+        return float(mem.backend_overhead_bytes(backend))
+
+    def default_backend(self, card: Card) -> str:
+        return speed.default_backend(card)
+
+    def calibration_key(self, card: Card, backend: str) -> str:
+        return family_key(card, backend)
+
+
+LLAMA_CPP = LlamaCpp()

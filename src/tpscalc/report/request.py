@@ -1,0 +1,262 @@
+"""One request, defined once: what to estimate (`Query`), how to show it (`Filters`), in which
+language, and the one parser every interface uses.
+
+`PARAMS` is the single description of each request field: its name in a query string and on
+the command line (`--min-quality`), its type, its help text and its rule. The site and the JSON
+API parse query strings with `parse_request`; the CLI builds its options from `PARAMS` and
+parses their text with the same function; the Python API passes its keyword arguments through it
+too. The OpenAPI parameters (`openapi_parameters`) come from the same table. Values are checked
+here once; the report builders and the engine take the result as given.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from tpscalc.catalog.quants import ladder_names
+from tpscalc.estimate.query import (
+    BACKENDS,
+    DEFAULT_CONTEXT,
+    KV_TYPES,
+    MAX_CONTEXT,
+    EstimateInputError,
+    Query,
+    check_choice,
+    check_quality,
+)
+from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, check_language
+
+SORTS = ("speed", "size", "date")
+MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
+MAX_SEARCH_CHARS = 200
+_TRUE = frozenset({"1", "true", "on", "yes"})
+_FALSE = frozenset({"", "0", "false", "off", "no"})
+
+RequestError = EstimateInputError  # bad request input: a message and a `code` for the API
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which rows a report shows and in which order; nothing here changes an estimate."""
+
+    search: str | None = None
+    min_memory_gib: float | None = None
+    max_memory_gib: float | None = None
+    show_all: bool = False
+    sort: str = "size"  # card report: largest model first, what a card owner asks first
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """A whole report request: the query, the view filters and the language; hashable."""
+
+    query: Query = field(default_factory=Query)
+    filters: Filters = field(default_factory=Filters)
+    lang: str = DEFAULT_LANGUAGE
+
+
+Kind = Literal["tokens", "gib", "text", "flag", "quality", "choice"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One request field as every interface spells it."""
+
+    name: str  # query-string key; the CLI option is --name with "_" as "-"
+    attr: str  # the attribute on Query, Filters or ReportRequest
+    target: Literal["query", "filters", "request"]
+    kind: Kind
+    help: str
+    choices: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # other keys accepted (the Python API's attribute names)
+
+    @property
+    def option(self) -> str:
+        """The command-line option, e.g. --min-quality."""
+        return "--" + self.name.replace("_", "-")
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("context", "context", "query", "tokens",
+          f"Context length, tokens (1 to {MAX_CONTEXT:,}; default {DEFAULT_CONTEXT:,})."),
+    Param("min_quality", "min_quality", "query", "quality",
+          "Most compressed quantization allowed, e.g. Q4_K_M (default: any on the ladder)."),
+    Param("max_quality", "max_quality", "query", "quality",
+          "Least compressed quantization allowed, e.g. Q6_K (default: any on the ladder)."),
+    Param("backend", "backend", "query", "choice",
+          "llama.cpp backend (default: each card's usual one).", BACKENDS),
+    Param("kv_type", "kv_type", "query", "choice",
+          "KV-cache type (llama.cpp -ctk/-ctv; default f16).", KV_TYPES),
+    Param("search", "search", "filters", "text", "Only rows whose name contains this text."),
+    Param("min_memory", "min_memory_gib", "filters", "gib",
+          "Only cards with at least this much memory, GiB.", aliases=("min_memory_gib",)),
+    Param("max_memory", "max_memory_gib", "filters", "gib",
+          "Only cards with at most this much memory, GiB.", aliases=("max_memory_gib",)),
+    Param("all", "show_all", "filters", "flag", "Also show rows that do not fit.",
+          aliases=("show_all",)),
+    Param("sort", "sort", "filters", "choice",
+          "Order of the card report's rows: size (default), speed or date.", SORTS),
+    Param("lang", "lang", "request", "choice", "Language of the report: en, es or nl.",
+          LANGUAGES),
+)
+PARAM = {p.name: p for p in PARAMS}
+MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "search",
+                       "min_memory", "max_memory", "all", "lang")
+CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "search",
+                      "all", "sort", "lang")
+ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type")
+
+
+def _is_blank(raw: object) -> bool:
+    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+
+
+def _check_text(raw: str, name: str) -> str:
+    """`raw` unless it holds a control character (a NUL byte, an escape)."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in raw):
+        raise RequestError(f"{name} must not contain control characters", f"bad_{name}")
+    return raw
+
+
+def parse_tokens(raw: object, name: str = "context") -> int:
+    """A whole number of tokens from text ("8192", "8_192", "8,192", any script's digits)."""
+    if isinstance(raw, bool) or isinstance(raw, float):
+        raise RequestError(f"{name} must be a whole number of tokens, not {raw!r}", f"bad_{name}")
+    if isinstance(raw, int):
+        return raw
+    text = _check_text(str(raw), name).strip().replace("_", "").replace(",", "")
+    try:
+        return int(text)
+    except ValueError:
+        raise RequestError(f"{name} must be a whole number of tokens, not {raw!r}",
+                           f"bad_{name}") from None
+
+
+def parse_gib(raw: object, name: str) -> float:
+    """A finite memory amount in GiB between 0 and MAX_MEMORY_GIB."""
+    if isinstance(raw, bool):
+        raise RequestError(f"{name} must be a number of GiB, not {raw!r}", "bad_memory")
+    try:
+        value = float(raw if isinstance(raw, int | float) else _check_text(str(raw), name))
+    except ValueError:
+        raise RequestError(f"{name} must be a number of GiB, not {raw!r}", "bad_memory") from None
+    if not (math.isfinite(value) and 0 <= value <= MAX_MEMORY_GIB):
+        raise RequestError(f"{name} must be between 0 and {MAX_MEMORY_GIB} GiB", "bad_memory")
+    return value
+
+
+def parse_flag(raw: object, name: str) -> bool:
+    """True for 1/true/on/yes, False for 0/false/off/no or empty."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise RequestError(f"{name} must be 1 or 0 (true or false), not {raw!r}", f"bad_{name}")
+
+
+def _value(param: Param, raw: object) -> Any:
+    """The typed value of one field from its raw form (text or an already typed value)."""
+    if param.kind == "tokens":
+        return DEFAULT_CONTEXT if _is_blank(raw) else parse_tokens(raw, param.name)
+    if param.kind == "gib":
+        return None if _is_blank(raw) else parse_gib(raw, param.name)
+    if param.kind == "flag":
+        return False if _is_blank(raw) else parse_flag(raw, param.name)
+    if _is_blank(raw):
+        return None
+    text = _check_text(str(raw), param.name)
+    if param.kind == "text":
+        return text.strip()[:MAX_SEARCH_CHARS] or None
+    if param.kind == "quality":
+        return check_quality(text, "bad_quality")
+    if param.name == "lang":
+        try:
+            return check_language(text)
+        except UnknownLanguageError as exc:
+            raise RequestError(str(exc), "unknown_language") from None
+    return check_choice(text, param.choices, param.name)
+
+
+def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = None,
+                  *, strict: bool = False) -> ReportRequest:
+    """The request that `raw` (query-string text or typed keyword values) describes.
+
+    allowed: the field names this interface takes (default: all). strict: reject keys that
+    are no field (the Python API); a query string may carry others (partial=1, utm_*).
+    Raises RequestError (an EstimateInputError with `code`) on the first bad value.
+    """
+    names = allowed if allowed is not None else tuple(PARAM)
+    by_key = {key: PARAM[n] for n in names for key in (n, *PARAM[n].aliases)}
+    if strict:
+        unknown = sorted(k for k in raw if k not in by_key)
+        if unknown:
+            raise RequestError(f"unknown option {unknown[0]!r}; use one of {', '.join(names)}")
+    values: dict[str, dict[str, Any]] = {"query": {}, "filters": {}, "request": {}}
+    for key, param in by_key.items():
+        if key in raw and param.attr not in values[param.target]:
+            values[param.target][param.attr] = _value(param, raw[key])
+    filters = Filters(**{k: v for k, v in values["filters"].items() if v is not None})
+    lo, hi = filters.min_memory_gib, filters.max_memory_gib
+    if hi is not None and hi == 0:
+        raise RequestError("max_memory must be more than 0 GiB", "bad_memory")
+    if lo is not None and hi is not None and lo > hi:
+        raise RequestError(f"min_memory {lo:g} GiB exceeds max_memory {hi:g} GiB", "bad_memory")
+    query_values = {k: v for k, v in values["query"].items() if v is not None}
+    return ReportRequest(Query(**query_values), filters,
+                         values["request"].get("lang") or DEFAULT_LANGUAGE)
+
+
+def parse_quant(raw: object) -> str | None:
+    """A single quantization for one estimate (`--quant`, `quant=`), on the ladder."""
+    return None if _is_blank(raw) else check_quality(_check_text(str(raw), "quant"), "bad_quant")
+
+
+def as_query_string(request: ReportRequest) -> dict[str, str]:
+    """The fields that differ from their defaults, as query-string text (links keep them)."""
+    out: dict[str, str] = {}
+    default = ReportRequest()
+    for param in PARAMS:
+        if param.target == "request":
+            continue
+        owner, base = ((request.query, default.query) if param.target == "query"
+                       else (request.filters, default.filters))
+        value = getattr(owner, param.attr)
+        if value is None or value == getattr(base, param.attr):
+            continue
+        out[param.name] = ("1" if value is True else f"{value:g}" if isinstance(value, float)
+                           else str(value))
+    return out
+
+
+def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """OpenAPI 3 query parameters for `names`, typed and described from `PARAMS`."""
+    out = []
+    for name in names:
+        p = PARAM[name]
+        schema: dict[str, Any]
+        if p.kind == "tokens":
+            schema = {"type": "integer", "minimum": 1, "maximum": MAX_CONTEXT,
+                      "default": DEFAULT_CONTEXT}
+        elif p.kind == "gib":
+            schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}
+        elif p.kind == "flag":
+            schema = {"type": "boolean", "default": False}
+        elif p.kind == "quality":
+            schema = {"type": "string", "enum": ladder_names()}
+        elif p.kind == "choice":
+            schema = {"type": "string", "enum": list(p.choices)}
+        else:
+            schema = {"type": "string", "maxLength": MAX_SEARCH_CHARS}
+        out.append({"name": name, "in": "query", "required": False, "description": p.help,
+                    "schema": schema})
+    return out
+
+
+def field_names(target: Literal["query", "filters"]) -> tuple[str, ...]:
+    """The attribute names of Query or Filters (tests check the table covers them all)."""
+    return tuple(f.name for f in fields(Query if target == "query" else Filters))

@@ -1,0 +1,136 @@
+"""The report data: every figure a model or card page shows, as frozen dataclasses.
+
+Built by `model_report.py` and `card_report.py`, turned into JSON by `serialize.py` and into
+HTML or a terminal table by the renderers; nothing here computes or formats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.types import Estimate, MemoryBreakdown
+from tpscalc.report import record
+from tpscalc.report.request import ReportRequest
+
+
+def fitting_tokens_per_s(e: Estimate) -> float:
+    """Estimated decode speed, tokens/s (0 when it does not fit)."""
+    return e.decode.tokens_per_s if (e.decode and e.fits) else 0.0
+
+
+@dataclass(frozen=True)
+class Row:
+    """One card evaluated against one model (or one model on one card)."""
+
+    card: Card
+    estimate: Estimate
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Estimated decode speed, tokens/s (0 when it does not fit)."""
+        return fitting_tokens_per_s(self.estimate)
+
+    @property
+    def needs_gib(self) -> float:
+        """Memory needed on the card, GiB."""
+        return self.estimate.memory.total_gib
+
+
+@dataclass(frozen=True)
+class ContextPoint:
+    """Memory needed and speed of one card at one context length (tokens)."""
+
+    role: str  # "fastest" or "typical"
+    gpu: str
+    context: int
+    quant: str | None
+    needs_gib: float
+    kv_cache_gib: float
+    tokens_per_s: float | None
+    fits: bool
+
+
+@dataclass(frozen=True)
+class KvPoint:
+    """KV cache and total memory at one context length for one quantization, GiB."""
+
+    context: int
+    quant: str
+    memory: MemoryBreakdown
+
+
+@dataclass(frozen=True)
+class Text:
+    """A titled paragraph (explanation, guide step, FAQ entry), already translated."""
+
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """Figures computed over every card, before the user's row filters."""
+
+    model: Model
+    request: ReportRequest
+    cards_total: int
+    cards_fit: int
+    fastest: Row | None
+    smallest: Row | None
+    median_tokens_per_s: float | None
+    reading_speed_cards: int
+    fastest_ten: tuple[Row, ...]
+    smallest_cards: tuple[Row, ...]
+    closest_miss: Row | None
+    quant_levels: tuple[str, ...]
+    by_size: tuple[tuple[int, Row | None, Row | None], ...]  # size, best fit, closest miss
+    kv_points: tuple[KvPoint, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """Everything the model page shows, in one language."""
+
+    summary: ModelSummary
+    rows: tuple[Row, ...]  # after filters, sorted by speed
+    context_curve: tuple[ContextPoint, ...]
+    record: tuple[record.RecordSection, ...]
+    explanations: tuple[Text, ...]
+    guide: tuple[Text, ...]
+    faq: tuple[Text, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def model(self) -> Model:
+        """The model the report is about."""
+        return self.summary.model
+
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model evaluated on the card."""
+
+    model: Model
+    estimate: Estimate
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Estimated decode speed, tokens/s (0 when it does not fit)."""
+        return fitting_tokens_per_s(self.estimate)
+
+
+@dataclass(frozen=True)
+class CardReport:
+    """Everything the card page shows, in one language."""
+
+    card: Card
+    request: ReportRequest
+    models_total: int
+    models_fit: int
+    reading_speed_models: int
+    biggest: ModelRow | None  # most parameters among the models that fit
+    fastest: ModelRow | None
+    rows: tuple[ModelRow, ...]
+    faq: tuple[Text, ...]
+    notes: tuple[str, ...]
