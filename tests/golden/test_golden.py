@@ -20,6 +20,16 @@ def _sample():  # type: ignore[no-untyped-def]
     return module
 
 
+def _lines(data: bytes) -> list[str]:
+    """The output as lines to diff; a one-line JSON body is spread one key a line first."""
+    head, _, body = data.decode(errors="replace").partition("\n")
+    try:
+        body = json.dumps(json.loads(body), indent=1, ensure_ascii=False)
+    except ValueError:
+        pass
+    return [head, *body.splitlines()]
+
+
 @pytest.fixture(scope="module")
 def live() -> dict[str, bytes]:
     from tpscalc.web import reports
@@ -37,7 +47,6 @@ def test_every_sample_is_recorded(live: dict[str, bytes]) -> None:
 def test_output_matches_record(name: str, live: dict[str, bytes]) -> None:
     recorded = gzip.decompress((HERE / "data" / f"{name}.gz").read_bytes())
     if live[name] != recorded:
-        diff = difflib.unified_diff(recorded.decode(errors="replace").splitlines(),
-                                    live[name].decode(errors="replace").splitlines(),
-                                    "recorded", "live", lineterm="", n=1)
+        diff = difflib.unified_diff(_lines(recorded), _lines(live[name]), "recorded", "live",
+                                    lineterm="", n=1)
         pytest.fail(f"{name} changed:\n" + "\n".join(list(diff)[:40]))

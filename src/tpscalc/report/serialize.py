@@ -49,7 +49,8 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
     fastest = s.fastest
     return {
         "model": model_json(s.model), "context": q.context, "min_quality": q.min_quality,
-        "backend": q.backend, "lang": s.request.lang,
+        "max_quality": q.max_quality, "kv_type": q.kv_type, "backend": q.backend,
+        "lang": s.request.lang,
         "filters": {"search": f.search, "min_memory_gib": f.min_memory_gib,
                     "max_memory_gib": f.max_memory_gib, "show_all": f.show_all},
         "cards_total": s.cards_total, "cards_fit": s.cards_fit,
@@ -64,7 +65,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
         "rows": [row_json(r) for r in report.rows],
         "fastest_ten": [row_json(r) for r in s.fastest_ten],
         "smallest_cards": [row_json(r) for r in s.smallest_cards],
-        "by_size": [{"size_gb": size, "best": row_json(best) if best else None,
+        "by_size": [{"size_gib": size, "best": row_json(best) if best else None,
                      "closest_miss": row_json(miss) if miss else None}
                     for size, best, miss in s.by_size],
         "memory_breakdown": (dict(memory_json(fastest.estimate.memory), gpu=fastest.card.name,
@@ -92,7 +93,8 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
     q, f = report.request.query, report.request.filters
     return {
         "card": report.card.model_dump(mode="json"), "context": q.context,
-        "min_quality": q.min_quality, "backend": q.backend, "lang": report.request.lang,
+        "min_quality": q.min_quality, "max_quality": q.max_quality, "kv_type": q.kv_type,
+        "backend": q.backend, "lang": report.request.lang,
         "sort": f.sort, "filters": {"search": f.search, "show_all": f.show_all},
         "models_total": report.models_total, "models_fit": report.models_fit,
         "reading_speed_models": report.reading_speed_models,

@@ -19,7 +19,8 @@ def speed_cell(decode: Mapping[str, Any] | None, tps: Callable[[Any], str],
             f'<span class="range">{escape(tps(decode["low"]))}–{escape(tps(decode["high"]))} · '
             f'{escape(label(decode["confidence"]))}</span>\n')
     if decode.get("measured"):
-        html += (f'<span class="measured">{escape(gettext("measured"))}: '
+        word = gettext("measured")
+        html += (f'<span class="measured">{escape(word)}: '
                  f'{escape(tps(decode["measured"]))}</span>')
     return Markup(html)
 
@@ -30,5 +31,6 @@ def fit_cell(fit: str, short_by: float | None, gib: Callable[[Any], str],
     html = (f'<span class="fit fit-{escape(fit)}">{FIT_ICONS.get(fit, "✗ ")}'
             f'{escape(label(fit))}</span>\n')
     if short_by:
-        html += f'<span class="short">{escape(gettext("short by %(gib)s GiB") % {"gib": gib(short_by)})}</span>'
+        short = gettext("short by %(gib)s GiB") % {"gib": gib(short_by)}
+        html += f'<span class="short">{escape(short)}</span>'
     return Markup(html)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tpscalc.catalog.quants import ladder_names
-from tpscalc.estimate.query import BACKENDS
+from tpscalc.estimate.query import BACKENDS, KV_TYPES
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.report.model_report import CURVE_CONTEXTS
 from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, SORTS, ReportRequest
@@ -63,7 +63,7 @@ def form_options(request: ReportRequest) -> dict[str, object]:
     """What the control form offers (and which the user chose)."""
     contexts = sorted(set(CURVE_CONTEXTS) | {request.query.context})
     return {"query": request.query, "filters": request.filters, "contexts": contexts,
-            "quants": ladder_names(), "backends": BACKENDS, "sorts": SORTS}
+            "quants": ladder_names(), "backends": BACKENDS, "kv_types": KV_TYPES, "sorts": SORTS}
 
 
 def model_page(slug: str, request: ReportRequest, path: str, *, export: bool = False,
