@@ -86,4 +86,3 @@ def card_report(name: str, **opts: object) -> CardReport:
     """The card report (every model); options as `tpscalc card` (context, min_quality, sort, ...)."""
     request = parse_request(opts, CARD_REPORT_PARAMS, strict=True)
     return card_builder.card_report(name, request)
-

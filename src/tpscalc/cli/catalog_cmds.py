@@ -13,7 +13,9 @@ from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
 from tpscalc.cli.app import app
 
-SearchOpt = Annotated[str | None, typer.Option("--search", help="Only entries whose name contains this text.")]
+SearchOpt = Annotated[
+    str | None, typer.Option("--search", help="Only entries whose name contains this text.")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
@@ -40,12 +42,25 @@ def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(json.dumps([card_json(c) for c in rows], ensure_ascii=False, indent=1))
         return
     table = Table(title=f"{len(rows)} cards")
-    for col in ("Card", "Vendor", "Memory (GiB)", "Bandwidth (GB/s)", "FP16 tensor (TFLOPS)", "Released"):
+    for col in (
+        "Card",
+        "Vendor",
+        "Memory (GiB)",
+        "Bandwidth (GB/s)",
+        "FP16 tensor (TFLOPS)",
+        "Released",
+    ):
         table.add_column(col)
     for c in rows:
         tflops = f"{c.tflops_fp16_dense:.0f}" if c.tflops_fp16_dense else "?"
-        table.add_row(c.name, c.vendor, f"{c.memory_gib:g}", f"{c.bandwidth_gb_s:,.0f}", tflops,
-                      c.release_date or "?")
+        table.add_row(
+            c.name,
+            c.vendor,
+            f"{c.memory_gib:g}",
+            f"{c.bandwidth_gb_s:,.0f}",
+            tflops,
+            c.release_date or "?",
+        )
     Console().print(table)
 
 
@@ -61,6 +76,11 @@ def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
         table.add_column(col)
     for m in rows:
         arch = m.architecture.source.split(":")[0] if m.architecture else "approximated"
-        table.add_row(m.name, ", ".join(m.organization), f"{m.parameters_total / 1e9:.2f}",
-                      m.publication_date or "?", arch)
+        table.add_row(
+            m.name,
+            ", ".join(m.organization),
+            f"{m.parameters_total / 1e9:.2f}",
+            m.publication_date or "?",
+            arch,
+        )
     Console().print(table)

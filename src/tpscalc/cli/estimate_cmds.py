@@ -57,11 +57,17 @@ def _table(results: list[dict[str, Any]]) -> None:
 @request_options(ESTIMATE_PARAMS)
 def estimate_cmd(
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
-    card: Annotated[str | None, typer.Option("--card", "--gpu", help="Card name (--gpu is the same).")] = None,
-    quant: Annotated[str | None, typer.Option(
-        "--quant", help="Quantization (default: the least compressed that fits).")] = None,
-    input_csv: Annotated[Path | None, typer.Option(
-        "--input", help="CSV with columns model,card,quant,context,backend,kv_type.")] = None,
+    card: Annotated[
+        str | None, typer.Option("--card", "--gpu", help="Card name (--gpu is the same).")
+    ] = None,
+    quant: Annotated[
+        str | None,
+        typer.Option("--quant", help="Quantization (default: the least compressed that fits)."),
+    ] = None,
+    input_csv: Annotated[
+        Path | None,
+        typer.Option("--input", help="CSV with columns model,card,quant,context,backend,kv_type."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     *,
     request: ReportRequest,
@@ -78,9 +84,18 @@ def estimate_cmd(
             fail("give --model NAME and --card NAME (or --input FILE.csv)")
         q = request.query
         try:
-            results = [api.evaluate(model, card, quant=quant, context=q.context,
-                                    backend=q.backend, kv_type=q.kv_type,
-                                    min_quality=q.min_quality, max_quality=q.max_quality)]
+            results = [
+                api.evaluate(
+                    model,
+                    card,
+                    quant=quant,
+                    context=q.context,
+                    backend=q.backend,
+                    kv_type=q.kv_type,
+                    min_quality=q.min_quality,
+                    max_quality=q.max_quality,
+                )
+            ]
         except api.INPUT_ERRORS as exc:
             fail(str(exc))
     if as_json:

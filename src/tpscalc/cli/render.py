@@ -54,21 +54,31 @@ def model_table(report: ModelReport) -> Table:
     tr = translator(lang)
     title = tr.ngettext("{n} card matches", "{n} cards match", len(report.rows)).format(
         n=len(report.rows))
-    middle: list[Column] = [(tr.gettext("Card"), "left"), (tr.gettext("Vendor"), "left"),
-                            (tr.gettext("Memory (GiB)"), "right"),
-                            (tr.gettext("Bandwidth (GB/s)"), "right"), (tr.gettext("Released"), "left")]
+    middle: list[Column] = [
+        (tr.gettext("Card"), "left"),
+        (tr.gettext("Vendor"), "left"),
+        (tr.gettext("Memory (GiB)"), "right"),
+        (tr.gettext("Bandwidth (GB/s)"), "right"),
+        (tr.gettext("Released"), "left"),
+    ]
     return _results_table(lang, title, middle, [_model_row_cells(r, lang) for r in report.rows])
 
 
-def _results_table(lang: str, title: str, middle: Sequence[Column],
-                   rows: Sequence[Sequence[RenderableType]]) -> Table:
+def _results_table(
+    lang: str, title: str, middle: Sequence[Column], rows: Sequence[Sequence[RenderableType]]
+) -> Table:
     """Speed, range and confidence columns, then `middle` (translated), then needs, quant, fit."""
     tr = translator(lang)
     table = Table(title=title, title_justify="left")
     columns: list[Column] = [
-        (tr.gettext("Speed (tok/s)"), "right"), (tr.gettext("Range (tok/s)"), "right"),
-        (tr.gettext("Confidence"), "left"), *middle, (tr.gettext("Needs (GiB)"), "right"),
-        (tr.gettext("Quantization"), "left"), (tr.gettext("Fit"), "left")]
+        (tr.gettext("Speed (tok/s)"), "right"),
+        (tr.gettext("Range (tok/s)"), "right"),
+        (tr.gettext("Confidence"), "left"),
+        *middle,
+        (tr.gettext("Needs (GiB)"), "right"),
+        (tr.gettext("Quantization"), "left"),
+        (tr.gettext("Fit"), "left"),
+    ]
     for header, justify in columns:
         table.add_column(header, justify=justify)
     for cells in rows:
@@ -78,33 +88,61 @@ def _results_table(lang: str, title: str, middle: Sequence[Column],
 
 def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
     c, e = r.card, r.estimate
-    return [*speed_cells(e, lang), c.name, c.vendor, format_number(c.memory_gib, lang, 0),
-            format_number(c.bandwidth_gb_s, lang), format_release(
-                c.release_date, c.release_date_precision, lang),
-            gib(e.memory.total_gib, lang), e.quant or "—", fit_cell(e, lang)]
+    return [
+        *speed_cells(e, lang),
+        c.name,
+        c.vendor,
+        format_number(c.memory_gib, lang, 0),
+        format_number(c.bandwidth_gb_s, lang),
+        format_release(c.release_date, c.release_date_precision, lang),
+        gib(e.memory.total_gib, lang),
+        e.quant or "—",
+        fit_cell(e, lang),
+    ]
 
 
 def _headline(report: ModelReport) -> list[str]:
     s, lang = report.summary, report.summary.request.lang
     tr, m = translator(lang), report.model
-    lines = [f"[bold]{m.name}[/bold] · " + tr.gettext("open weights") + " · "
-             + ", ".join(m.organization) + " · " + params_text(m.parameters_total) + " · "
-             + format_release(m.publication_date, "month", lang),
-             tr.gettext("{fit} of {total} cards can run it at a context of {context} tokens"
-                        ).format(fit=s.cards_fit, total=s.cards_total,
-                                 context=format_number(s.request.query.context, lang))]
+    lines = [
+        f"[bold]{m.name}[/bold] · "
+        + tr.gettext("open weights")
+        + " · "
+        + ", ".join(m.organization)
+        + " · "
+        + params_text(m.parameters_total)
+        + " · "
+        + format_release(m.publication_date, "month", lang),
+        tr.gettext("{fit} of {total} cards can run it at a context of {context} tokens").format(
+            fit=s.cards_fit,
+            total=s.cards_total,
+            context=format_number(s.request.query.context, lang),
+        ),
+    ]
     if s.smallest is not None and s.fastest is not None:
-        lines.append(tr.gettext("Smallest card that fits: {gpu}, {memory} GiB · {quant} · {tps} tok/s"
-                                ).format(gpu=s.smallest.card.name,
-                                         memory=format_number(s.smallest.card.memory_gib, lang),
-                                         quant=s.smallest.estimate.quant,
-                                         tps=sig(s.smallest.tokens_per_s, lang)))
-        lines.append(tr.gettext("Fastest card: {gpu}, {tps} tok/s · {memory} GiB").format(
-            gpu=s.fastest.card.name, tps=sig(s.fastest.tokens_per_s, lang),
-            memory=format_number(s.fastest.card.memory_gib, lang)))
-        lines.append(tr.gettext("Median {median} tok/s over the cards that run it; {count} reach "
-                                "reading speed (10 tok/s)").format(
-            median=sig(s.median_tokens_per_s or 0.0, lang), count=s.reading_speed_cards))
+        lines.append(
+            tr.gettext(
+                "Smallest card that fits: {gpu}, {memory} GiB · {quant} · {tps} tok/s"
+            ).format(
+                gpu=s.smallest.card.name,
+                memory=format_number(s.smallest.card.memory_gib, lang),
+                quant=s.smallest.estimate.quant,
+                tps=sig(s.smallest.tokens_per_s, lang),
+            )
+        )
+        lines.append(
+            tr.gettext("Fastest card: {gpu}, {tps} tok/s · {memory} GiB").format(
+                gpu=s.fastest.card.name,
+                tps=sig(s.fastest.tokens_per_s, lang),
+                memory=format_number(s.fastest.card.memory_gib, lang),
+            )
+        )
+        lines.append(
+            tr.gettext(
+                "Median {median} tok/s over the cards that run it; {count} reach "
+                "reading speed (10 tok/s)"
+            ).format(median=sig(s.median_tokens_per_s or 0.0, lang), count=s.reading_speed_cards)
+        )
     return lines
 
 
@@ -115,8 +153,9 @@ def _paragraphs(title: str, items: tuple[Text, ...]) -> list[str]:
     return out
 
 
-def render_model_report(report: ModelReport, console: Console | None = None,
-                        full: bool = True) -> None:
+def render_model_report(
+    report: ModelReport, console: Console | None = None, full: bool = True
+) -> None:
     """Print the model report: headline, table, and (when `full`) record, explanations, FAQ."""
     console = console or _default_console()
     tr = translator(report.summary.request.lang)
@@ -142,18 +181,30 @@ def card_table(report: CardReport) -> Table:
     lang = report.request.lang
     tr = translator(lang)
     title = tr.ngettext("{n} model matches", "{n} models match", len(report.rows)).format(
-        n=len(report.rows))
-    middle: list[Column] = [(tr.gettext("Model"), "left"), (tr.gettext("Organization"), "left"),
-                            (tr.gettext("Parameters"), "right"), (tr.gettext("Released"), "left")]
+        n=len(report.rows)
+    )
+    middle: list[Column] = [
+        (tr.gettext("Model"), "left"),
+        (tr.gettext("Organization"), "left"),
+        (tr.gettext("Parameters"), "right"),
+        (tr.gettext("Released"), "left"),
+    ]
     return _results_table(lang, title, middle, [_card_row_cells(r, lang) for r in report.rows])
 
 
 def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
     m, e = r.model, r.estimate
     needs = gib(e.memory.total_gib, lang) + ("*" if e.memory.approximated else "")
-    return [*speed_cells(e, lang), m.name, ", ".join(m.organization)[:40],
-            params_text(m.parameters_total), format_release(m.publication_date, "month", lang),
-            needs, e.quant or "—", fit_cell(e, lang)]
+    return [
+        *speed_cells(e, lang),
+        m.name,
+        ", ".join(m.organization)[:40],
+        params_text(m.parameters_total),
+        format_release(m.publication_date, "month", lang),
+        needs,
+        e.quant or "—",
+        fit_cell(e, lang),
+    ]
 
 
 def render_card_report(report: CardReport, console: Console | None = None) -> None:
@@ -161,14 +212,21 @@ def render_card_report(report: CardReport, console: Console | None = None) -> No
     console = console or _default_console()
     lang, c = report.request.lang, report.card
     tr = translator(lang)
-    console.print(f"[bold]{c.name}[/bold] · {c.vendor} · "
-                  + tr.gettext("{memory} GiB · {bandwidth} GB/s · released {date}").format(
-                      memory=format_number(c.memory_gib, lang),
-                      bandwidth=format_number(c.bandwidth_gb_s, lang),
-                      date=format_release(c.release_date, c.release_date_precision, lang)))
-    console.print(tr.gettext("{fit} of {total} models fit at a context of {context} tokens").format(
-        fit=report.models_fit, total=report.models_total,
-        context=format_number(report.request.query.context, lang)))
+    console.print(
+        f"[bold]{c.name}[/bold] · {c.vendor} · "
+        + tr.gettext("{memory} GiB · {bandwidth} GB/s · released {date}").format(
+            memory=format_number(c.memory_gib, lang),
+            bandwidth=format_number(c.bandwidth_gb_s, lang),
+            date=format_release(c.release_date, c.release_date_precision, lang),
+        )
+    )
+    console.print(
+        tr.gettext("{fit} of {total} models fit at a context of {context} tokens").format(
+            fit=report.models_fit,
+            total=report.models_total,
+            context=format_number(report.request.query.context, lang),
+        )
+    )
     console.print(card_table(report))
     console.print(f"[dim]* {tr.gettext('Memory approximated from the parameter count.')}[/dim]")
     for note in report.notes:

@@ -21,7 +21,9 @@ def _print_json(data: Any) -> None:
 @request_options(MODEL_REPORT_PARAMS)
 def model_cmd(
     name: Annotated[str, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")],
-    brief: Annotated[bool, typer.Option("--brief", help="Only the headline and the table.")] = False,
+    brief: Annotated[
+        bool, typer.Option("--brief", help="Only the headline and the table.")
+    ] = False,
     as_json: JsonOpt = False,
     *,
     request: ReportRequest,

@@ -25,8 +25,12 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
 @app.command("export-site")
 def export_site(
     directory: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
-    limit: Annotated[int | None, typer.Option(help="Only the first N models and N cards (a quick preview).")] = None,
-    lang: Annotated[list[str] | None, typer.Option(help="Languages to export (repeat); default all.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="Only the first N models and N cards (a quick preview).")
+    ] = None,
+    lang: Annotated[
+        list[str] | None, typer.Option(help="Languages to export (repeat); default all.")
+    ] = None,
 ) -> None:
     """Write every model and card page, in every language, as static files with relative links."""
     from rich.progress import (
@@ -48,10 +52,19 @@ def export_site(
         fail("--limit must be 0 or more")
     if directory.exists() and not directory.is_dir():
         fail(f"{directory} exists and is not a folder")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, transient=True) as progress:
         task = progress.add_task("exporting", total=None)
-        result = run_export(directory, languages=languages, limit=limit,
-                            total=lambda n: progress.update(task, total=n),
-                            advance=lambda _path: progress.advance(task))
+        result = run_export(
+            directory,
+            languages=languages,
+            limit=limit,
+            total=lambda n: progress.update(task, total=n),
+            advance=lambda _path: progress.advance(task),
+        )
     typer.echo(f"wrote {result.pages} pages and {result.static_files} static files to {directory}")

@@ -50,7 +50,9 @@ def card_report(name: str, request: ReportRequest) -> CardReport:
     return build_card_report(get_card(name), request)
 
 
-def assemble_card_report(card: Card, rows: Sequence[ModelRow], request: ReportRequest) -> CardReport:
+def assemble_card_report(
+    card: Card, rows: Sequence[ModelRow], request: ReportRequest
+) -> CardReport:
     """The card report from its evaluated rows (pure)."""
     f = request.filters
     fit = [r for r in rows if r.estimate.fits]
@@ -59,48 +61,77 @@ def assemble_card_report(card: Card, rows: Sequence[ModelRow], request: ReportRe
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
     keep = {id(m) for m in filter_by_text([r.model for r in rows], f.search)}
     shown = [r for r in rows if id(r.model) in keep and (f.show_all or r.estimate.fits)]
-    report = CardReport(card=card, request=request, models_total=len(rows), models_fit=len(fit),
-                        reading_speed_models=reading, biggest=biggest, fastest=fastest,
-                        rows=tuple(sort_rows(shown, f.sort)), faq=(), notes=())
+    report = CardReport(
+        card=card,
+        request=request,
+        models_total=len(rows),
+        models_fit=len(fit),
+        reading_speed_models=reading,
+        biggest=biggest,
+        fastest=fastest,
+        rows=tuple(sort_rows(shown, f.sort)),
+        faq=(),
+        notes=(),
+    )
     return replace(report, faq=card_faq(report), notes=_notes(request.lang))
 
 
 def _notes(lang: str) -> tuple[str, ...]:
     tr = translator(lang)
-    return (tr.gettext(
-        "Speeds are estimates for a single request (one conversation at a time), computed from "
-        "memory bandwidth, model size and quantization; real speed varies with the inference "
-        "software and its version. Vendors' published figures measure many simultaneous "
-        "requests and are much higher."),
-        tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
+    return (
+        tr.gettext(
+            "Speeds are estimates for a single request (one conversation at a time), computed from "
+            "memory bandwidth, model size and quantization; real speed varies with the inference "
+            "software and its version. Vendors' published figures measure many simultaneous "
+            "requests and are much higher."
+        ),
+        tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."),
+    )
 
 
 def card_faq(report: CardReport) -> tuple[Text, ...]:
     """Questions about the card, answered from the report's figures."""
     lang, card = report.request.lang, report.card
     tr = translator(lang)
-    q = [tr.gettext(t).format(card=card.name) for t in (
-        "{card}: how many models can it run?", "{card}: what is the biggest model it runs?",
-        "{card}: how fast does it generate text?")]
+    q = [
+        tr.gettext(t).format(card=card.name)
+        for t in (
+            "{card}: how many models can it run?",
+            "{card}: what is the biggest model it runs?",
+            "{card}: how fast does it generate text?",
+        )
+    ]
     count = tr.gettext(
         "{fit} of the {total} open-weight language models we track fit entirely in its {memory} "
-        "GiB at a context of {context} tokens.").format(
-        fit=report.models_fit, total=report.models_total,
-        memory=format_number(card.memory_gib, lang), context=format_number(report.request.query.context, lang))
+        "GiB at a context of {context} tokens."
+    ).format(
+        fit=report.models_fit,
+        total=report.models_total,
+        memory=format_number(card.memory_gib, lang),
+        context=format_number(report.request.query.context, lang),
+    )
     b, f = report.biggest, report.fastest
     if b is None or f is None:
         none = tr.gettext("None of the models we track fits entirely on it.")
         return (Text(q[0], count), Text(q[1], none), Text(q[2], none))
     biggest = tr.gettext(
         "{model}, with {params} parameters, at {quant}, using about {needs} GiB and generating "
-        "about {tps} tokens per second.").format(
-        model=b.model.name, params=params_text(b.model.parameters_total),
-        quant=b.estimate.quant or "—", needs=common.gib(b.estimate.memory.total_gib, lang),
-        tps=common.sig(b.tokens_per_s, lang))
+        "about {tps} tokens per second."
+    ).format(
+        model=b.model.name,
+        params=params_text(b.model.parameters_total),
+        quant=b.estimate.quant or "—",
+        needs=common.gib(b.estimate.memory.total_gib, lang),
+        tps=common.sig(b.tokens_per_s, lang),
+    )
     fast = tr.gettext(
         "Generation is limited by its memory bandwidth of {bandwidth} GB/s: the fastest model it "
         "runs is {model} at about {tps} tokens per second, and {count} models reach reading "
-        "speed (about 10 tokens per second).").format(
-        bandwidth=format_number(card.bandwidth_gb_s, lang), model=f.model.name,
-        tps=common.sig(f.tokens_per_s, lang), count=report.reading_speed_models)
+        "speed (about 10 tokens per second)."
+    ).format(
+        bandwidth=format_number(card.bandwidth_gb_s, lang),
+        model=f.model.name,
+        tps=common.sig(f.tokens_per_s, lang),
+        count=report.reading_speed_models,
+    )
     return (Text(q[0], count), Text(q[1], biggest), Text(q[2], fast))

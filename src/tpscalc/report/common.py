@@ -74,9 +74,13 @@ def median_tokens_per_s(rows: Sequence[Row]) -> float | None:
 
 def memory_json(m: MemoryBreakdown) -> dict[str, Any]:
     """JSON form of a memory breakdown, GiB."""
-    return {"weights_gib": m.weights_gib, "kv_cache_gib": m.kv_cache_gib,
-            "runtime_gib": m.runtime_gib, "total_gib": m.total_gib,
-            "approximated": m.approximated}
+    return {
+        "weights_gib": m.weights_gib,
+        "kv_cache_gib": m.kv_cache_gib,
+        "runtime_gib": m.runtime_gib,
+        "total_gib": m.total_gib,
+        "approximated": m.approximated,
+    }
 
 
 def decode_json(e: Estimate) -> dict[str, Any] | None:
@@ -84,8 +88,14 @@ def decode_json(e: Estimate) -> dict[str, Any] | None:
     d = e.decode
     if d is None:
         return None
-    return {"tokens_per_s": d.tokens_per_s, "low": d.low, "high": d.high,
-            "confidence": d.confidence, "bound": d.bound, "measured": d.measured}
+    return {
+        "tokens_per_s": d.tokens_per_s,
+        "low": d.low,
+        "high": d.high,
+        "confidence": d.confidence,
+        "bound": d.bound,
+        "measured": d.measured,
+    }
 
 
 def prefill_json(e: Estimate) -> dict[str, Any] | None:
@@ -93,25 +103,45 @@ def prefill_json(e: Estimate) -> dict[str, Any] | None:
     p = e.prefill
     if p is None:
         return None
-    return {"tokens_per_s": p.tokens_per_s, "low": p.low, "high": p.high,
-            "time_to_first_token_s": p.time_to_first_token_s}
+    return {
+        "tokens_per_s": p.tokens_per_s,
+        "low": p.low,
+        "high": p.high,
+        "time_to_first_token_s": p.time_to_first_token_s,
+    }
 
 
 def estimate_json(e: Estimate) -> dict[str, Any]:
     """The public JSON form of one estimate (`tpscalc estimate --json`, the Python API)."""
-    return {"model": e.model, "gpu": e.gpu, "quant": e.quant, "context": e.context,
-            "backend": e.backend, "memory": memory_json(e.memory), "fits": e.fits,
-            "fit": e.fit, "decode": decode_json(e), "prefill": prefill_json(e),
-            "short_by_gib": e.short_by_gib, "error": None}
+    return {
+        "model": e.model,
+        "gpu": e.gpu,
+        "quant": e.quant,
+        "context": e.context,
+        "backend": e.backend,
+        "memory": memory_json(e.memory),
+        "fits": e.fits,
+        "fit": e.fit,
+        "decode": decode_json(e),
+        "prefill": prefill_json(e),
+        "short_by_gib": e.short_by_gib,
+        "error": None,
+    }
 
 
 def highlight_json(row: Row | None) -> dict[str, Any] | None:
     """`{gpu, memory_gib, quant, decode_tokens_per_s, needs_gib}` for a headline card."""
     if row is None:
         return None
-    return {"gpu": row.card.name, "slug": row.card.slug, "memory_gib": row.card.memory_gib,
-            "quant": row.estimate.quant, "decode_tokens_per_s": row.tokens_per_s,
-            "needs_gib": row.needs_gib, "fit": row.estimate.fit}
+    return {
+        "gpu": row.card.name,
+        "slug": row.card.slug,
+        "memory_gib": row.card.memory_gib,
+        "quant": row.estimate.quant,
+        "decode_tokens_per_s": row.tokens_per_s,
+        "needs_gib": row.needs_gib,
+        "fit": row.estimate.fit,
+    }
 
 
 def sig(value: float, lang: str = "en", figures: int = 3) -> str:

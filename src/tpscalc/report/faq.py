@@ -96,27 +96,52 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
     needs = gib(small.needs_gib, lang) if small else "—"
     quant = (small.estimate.quant or "—") if small else "—"
     steps = [
-        (tr.gettext("Start from the memory column"), tr.gettext(
-            "{model} needs about {needs} GiB at {quant} on the smallest card that runs it. That "
-            "figure, not a card's headline performance, decides whether it runs.").format(
-            model=name, needs=needs, quant=quant)),
-        (tr.gettext("Set the context length you will work at"), tr.gettext(
-            "The conversation takes memory too and grows as it goes; at a long context a card "
-            "that handles short questions easily may no longer hold {model}.").format(model=name)),
-        (tr.gettext("Decide how much compression you accept"), tr.gettext(
-            "Each card runs the least compressed copy it can hold, down to {quant} on the "
-            "smallest card that fits. A minimum quality removes cards that only manage by "
-            "squeezing harder than you want.").format(quant=quant)),
-        (tr.gettext("Sort by speed"), tr.gettext(
-            "Tokens per second follow memory bandwidth rather than core counts, so the order is "
-            "not a gaming ranking. The top card is {gpu}, at {tps} tok/s.").format(
-            gpu=fast.card.name if fast else "—", tps=sig(fast.tokens_per_s, lang) if fast else "—")),
-        (tr.gettext("Look at the margin, not just the fit"), tr.gettext(
-            "Tight means it loads and runs with no room to raise the context later; comfortable "
-            "means you can. That difference matters more than a few tokens per second.")),
-        (tr.gettext("Open the card you chose"), tr.gettext(
-            "A card's own report lists every other model it can hold: the next question once you "
-            "have settled on {model}.").format(model=name)),
+        (
+            tr.gettext("Start from the memory column"),
+            tr.gettext(
+                "{model} needs about {needs} GiB at {quant} on the smallest card that runs it. That "
+                "figure, not a card's headline performance, decides whether it runs."
+            ).format(model=name, needs=needs, quant=quant),
+        ),
+        (
+            tr.gettext("Set the context length you will work at"),
+            tr.gettext(
+                "The conversation takes memory too and grows as it goes; at a long context a card "
+                "that handles short questions easily may no longer hold {model}."
+            ).format(model=name),
+        ),
+        (
+            tr.gettext("Decide how much compression you accept"),
+            tr.gettext(
+                "Each card runs the least compressed copy it can hold, down to {quant} on the "
+                "smallest card that fits. A minimum quality removes cards that only manage by "
+                "squeezing harder than you want."
+            ).format(quant=quant),
+        ),
+        (
+            tr.gettext("Sort by speed"),
+            tr.gettext(
+                "Tokens per second follow memory bandwidth rather than core counts, so the order is "
+                "not a gaming ranking. The top card is {gpu}, at {tps} tok/s."
+            ).format(
+                gpu=fast.card.name if fast else "—",
+                tps=sig(fast.tokens_per_s, lang) if fast else "—",
+            ),
+        ),
+        (
+            tr.gettext("Look at the margin, not just the fit"),
+            tr.gettext(
+                "Tight means it loads and runs with no room to raise the context later; comfortable "
+                "means you can. That difference matters more than a few tokens per second."
+            ),
+        ),
+        (
+            tr.gettext("Open the card you chose"),
+            tr.gettext(
+                "A card's own report lists every other model it can hold: the next question once you "
+                "have settled on {model}."
+            ).format(model=name),
+        ),
     ]
     return tuple(_text(t, b) for t, b in steps)
 
@@ -124,11 +149,14 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
 def notes(s: ModelSummary) -> tuple[str, ...]:
     """Caveats printed under the table."""
     tr = translator(s.request.lang)
-    out = [tr.gettext(
-        "Speeds are estimates for a single request (one conversation at a time), computed from "
-        "memory bandwidth, model size and quantization; real speed varies with the inference "
-        "software and its version. Vendors' published figures measure many simultaneous "
-        "requests and are much higher.")]
+    out = [
+        tr.gettext(
+            "Speeds are estimates for a single request (one conversation at a time), computed from "
+            "memory bandwidth, model size and quantization; real speed varies with the inference "
+            "software and its version. Vendors' published figures measure many simultaneous "
+            "requests and are much higher."
+        )
+    ]
     if s.model.architecture is None:
         out.append(tr.gettext("Memory is approximated from the parameter count."))
     out.append(tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
@@ -151,25 +179,39 @@ def _faq_record(s: ModelSummary) -> list[Text]:
     domain = text_field(m, "domain") or "?"
     task = text_field(m, "task") or "?"
     if m.hf_repo:
-        download = tr.gettext("The weights are on Hugging Face: https://huggingface.co/{repo}. "
-                              "For llama.cpp, look for a GGUF conversion of that repository."
-                              ).format(repo=m.hf_repo)
+        download = tr.gettext(
+            "The weights are on Hugging Face: https://huggingface.co/{repo}. "
+            "For llama.cpp, look for a GGUF conversion of that repository."
+        ).format(repo=m.hf_repo)
     else:
-        download = tr.gettext("The weights are published, but we hold no repository link for "
-                              "them. This tool computes hardware needs; it hosts no model files.")
+        download = tr.gettext(
+            "The weights are published, but we hold no repository link for "
+            "them. This tool computes hardware needs; it hosts no model files."
+        )
     flop = number_field(m, "training_compute_flop")
-    compute = (tr.gettext("Training took about {flop}. That measures what producing the model "
-                          "cost and says nothing about how fast it answers: inference speed "
-                          "comes from memory bandwidth.").format(flop=flop_text(flop))
-               if flop else tr.gettext("Epoch AI's record gives no training compute for it."))
+    compute = (
+        tr.gettext(
+            "Training took about {flop}. That measures what producing the model "
+            "cost and says nothing about how fast it answers: inference speed "
+            "comes from memory bandwidth."
+        ).format(flop=flop_text(flop))
+        if flop
+        else tr.gettext("Epoch AI's record gives no training compute for it.")
+    )
     return [
-        _text(_q(s, "{model}: when was it released?"), tr.gettext(
-            "It was published in {date}. Capability per parameter has improved a lot since, so "
-            "a newer model of the same size is often the better use of the same hardware."
-        ).format(date=release(s))),
-        _text(_q(s, "{model}: what is it used for?"), tr.gettext(
-            "It works in the domain of {domain} and is recorded as doing {task}.").format(
-            domain=domain, task=task)),
+        _text(
+            _q(s, "{model}: when was it released?"),
+            tr.gettext(
+                "It was published in {date}. Capability per parameter has improved a lot since, so "
+                "a newer model of the same size is often the better use of the same hardware."
+            ).format(date=release(s)),
+        ),
+        _text(
+            _q(s, "{model}: what is it used for?"),
+            tr.gettext(
+                "It works in the domain of {domain} and is recorded as doing {task}."
+            ).format(domain=domain, task=task),
+        ),
         _text(_q(s, "{model}: where can I download it?"), download),
         _text(_q(s, "{model}: how much compute was used to train it?"), compute),
     ]
@@ -182,25 +224,37 @@ def _faq_running(s: ModelSummary) -> list[Text]:
     offload = tr.gettext(
         "Partly. Layers that do not fit stay in system memory and run at a fraction of the "
         "speed, so a mostly offloaded model is rarely worth it. Every figure here assumes the "
-        "whole model is on the card.")
+        "whole model is on the card."
+    )
     if miss is not None and miss.estimate.short_by_gib is not None:
         offload += " " + tr.gettext(
-            "The closest miss is {gpu} ({memory} GiB), short by {short} GiB.").format(
-            gpu=miss.card.name, memory=format_number(miss.card.memory_gib, lang),
-            short=gib(miss.estimate.short_by_gib, lang))
+            "The closest miss is {gpu} ({memory} GiB), short by {short} GiB."
+        ).format(
+            gpu=miss.card.name,
+            memory=format_number(miss.card.memory_gib, lang),
+            short=gib(miss.estimate.short_by_gib, lang),
+        )
     levels = len(s.quant_levels)
     out = [
         _text(_q(s, "{model}: can I run it if it does not fit my GPU?"), offload),
-        _text(_q(s, "{model}: would two GPUs be faster?"), tr.gettext(
-            "Two cards buy memory, not speed: llama.cpp splits the layers and each token still "
-            "passes through them one card after the other. That only matters when one card "
-            "cannot hold it; {count} of our cards can.").format(count=s.cards_fit)),
-        _text(_q(s, "{model}: why does the quantization differ between cards?"), tr.ngettext(
-            "A bigger card holds a more precise copy. The cards that run it use {n} "
-            "quantization level ({levels}).",
-            "A bigger card holds a more precise copy. The cards that run it use {n} "
-            "quantization levels ({levels}).", levels).format(
-            n=levels, levels=", ".join(s.quant_levels) or "—")),
+        _text(
+            _q(s, "{model}: would two GPUs be faster?"),
+            tr.gettext(
+                "Two cards buy memory, not speed: llama.cpp splits the layers and each token still "
+                "passes through them one card after the other. That only matters when one card "
+                "cannot hold it; {count} of our cards can."
+            ).format(count=s.cards_fit),
+        ),
+        _text(
+            _q(s, "{model}: why does the quantization differ between cards?"),
+            tr.ngettext(
+                "A bigger card holds a more precise copy. The cards that run it use {n} "
+                "quantization level ({levels}).",
+                "A bigger card holds a more precise copy. The cards that run it use {n} "
+                "quantization levels ({levels}).",
+                levels,
+            ).format(n=levels, levels=", ".join(s.quant_levels) or "—"),
+        ),
         _text(_q(s, "{model}: how accurate are these speed estimates?"), _accuracy(s)),
     ]
     return out + _faq_which(s)
@@ -212,19 +266,25 @@ def _accuracy(s: ModelSummary) -> str:
     text = tr.gettext(
         "They are estimates with real error bars, and any of them can land anywhere in its range "
         "depending on the runtime you use. The same model on the same card varies by thirty to "
-        "fifty percent with the inference software and its version.")
+        "fifty percent with the inference software and its version."
+    )
     f = s.fastest
     if f is not None and f.estimate.decode is not None:
         d = f.estimate.decode
         text += " " + tr.gettext("The fastest result here: {low}–{high} tok/s on {gpu}.").format(
-            low=sig(d.low, lang), high=sig(d.high, lang), gpu=f.card.name)
+            low=sig(d.low, lang), high=sig(d.high, lang), gpu=f.card.name
+        )
     band = _calibration_band(f.estimate.decode.confidence) if (f and f.estimate.decode) else None
     if band is not None and band.n:
         text += " " + tr.gettext(
             "Against the {n} llama.cpp measurements our calibration holds at this confidence "
             "level, the measured speed fell between {low} and {high} times the estimate (the "
-            "range's quantiles).").format(n=band.n, low=format_number(band.low_ratio, lang, 2),
-                                           high=format_number(band.high_ratio, lang, 2))
+            "range's quantiles)."
+        ).format(
+            n=band.n,
+            low=format_number(band.low_ratio, lang, 2),
+            high=format_number(band.high_ratio, lang, 2),
+        )
     else:
         text += " " + tr.gettext("(No calibration figures are available in this build.)")
     return text
@@ -240,50 +300,71 @@ def _faq_which(s: ModelSummary) -> list[Text]:
     tr, lang = translator(s.request.lang), s.request.lang
     small, fast = s.smallest, s.fastest
     if small is None or fast is None:
-        nothing = tr.gettext("None of our {total} cards holds it entirely, even at the most "
-                             "compressed level allowed.").format(total=s.cards_total)
-        return [_text(_q(s, q), nothing) for q in (
-            "{model}: which GPU do I need to run it?", "{model}: how fast is it on a GPU?",
-            "{model}: how much VRAM does it need?")]
+        nothing = tr.gettext(
+            "None of our {total} cards holds it entirely, even at the most "
+            "compressed level allowed."
+        ).format(total=s.cards_total)
+        return [
+            _text(_q(s, q), nothing)
+            for q in (
+                "{model}: which GPU do I need to run it?",
+                "{model}: how fast is it on a GPU?",
+                "{model}: how much VRAM does it need?",
+            )
+        ]
     f = _row_fields(small, lang)
     return [
-        _text(_q(s, "{model}: which GPU do I need to run it?"), tr.gettext(
-            "The smallest card in our catalog that holds it is {gpu}, with {memory} GiB. It "
-            "runs the model at {quant} using about {needs} GiB and produces about {tps} tokens "
-            "per second. Cards able to run it in all: {count}.").format(count=s.cards_fit, **f)),
-        _text(_q(s, "{model}: how fast is it on a GPU?"), tr.gettext(
-            "It depends on the card. The fastest we compute is {gpu}, at about {tps} tokens per "
-            "second; the median over the cards that run it is {median}. Reading speed is about "
-            "{reading} tokens per second, and {count} cards reach it.").format(
-            gpu=fast.card.name, tps=sig(fast.tokens_per_s, lang),
-            median=sig(s.median_tokens_per_s or 0.0, lang),
-            reading=format_number(READING_SPEED_TOKENS_PER_S, lang),
-            count=s.reading_speed_cards)),
-        _text(_q(s, "{model}: how much VRAM does it need?"), tr.gettext(
-            "About {needs} GiB at {quant}, on the smallest card that runs it, at a context of "
-            "{context} tokens. Less compression needs more: the memory column is recomputed for "
-            "each card, as each holds the least compressed copy it can.").format(
-            context=format_number(s.request.query.context, lang), **f)),
+        _text(
+            _q(s, "{model}: which GPU do I need to run it?"),
+            tr.gettext(
+                "The smallest card in our catalog that holds it is {gpu}, with {memory} GiB. It "
+                "runs the model at {quant} using about {needs} GiB and produces about {tps} tokens "
+                "per second. Cards able to run it in all: {count}."
+            ).format(count=s.cards_fit, **f),
+        ),
+        _text(
+            _q(s, "{model}: how fast is it on a GPU?"),
+            tr.gettext(
+                "It depends on the card. The fastest we compute is {gpu}, at about {tps} tokens per "
+                "second; the median over the cards that run it is {median}. Reading speed is about "
+                "{reading} tokens per second, and {count} cards reach it."
+            ).format(
+                gpu=fast.card.name,
+                tps=sig(fast.tokens_per_s, lang),
+                median=sig(s.median_tokens_per_s or 0.0, lang),
+                reading=format_number(READING_SPEED_TOKENS_PER_S, lang),
+                count=s.reading_speed_cards,
+            ),
+        ),
+        _text(
+            _q(s, "{model}: how much VRAM does it need?"),
+            tr.gettext(
+                "About {needs} GiB at {quant}, on the smallest card that runs it, at a context of "
+                "{context} tokens. Less compression needs more: the memory column is recomputed for "
+                "each card, as each holds the least compressed copy it can."
+            ).format(context=format_number(s.request.query.context, lang), **f),
+        ),
     ]
 
 
 def _faq_sizes(s: ModelSummary) -> list[Text]:
-    """"Can I run it on a 12 / 16 / 24 GB GPU?" with the best card of each size."""
+    """ "Can I run it on a 12 / 16 / 24 GB GPU?" with the best card of each size."""
     tr, lang = translator(s.request.lang), s.request.lang
     out = []
     for size, best, miss in s.by_size:
         question = tr.gettext("{model}: can I run it on a GPU with {size} GB?").format(
-            model=s.model.name, size=size)
+            model=s.model.name, size=size
+        )
         if best is not None:
             answer = tr.gettext(
                 "Yes. The {gpu}, with {memory} GiB, runs it at {quant}, using about {needs} GiB "
-                "and generating about {tps} tokens per second. The fit is {fit}.").format(
-                **_row_fields(best, lang))
+                "and generating about {tps} tokens per second. The fit is {fit}."
+            ).format(**_row_fields(best, lang))
         elif miss is not None and miss.estimate.short_by_gib is not None:
             answer = tr.gettext(
                 "Not entirely. Even the best {size} GB card, the {gpu}, is short by {short} GiB; "
-                "the rest would have to be offloaded to system memory.").format(
-                size=size, gpu=miss.card.name, short=gib(miss.estimate.short_by_gib, lang))
+                "the rest would have to be offloaded to system memory."
+            ).format(size=size, gpu=miss.card.name, short=gib(miss.estimate.short_by_gib, lang))
         else:
             answer = tr.gettext("We have no {size} GB card to compute it on.").format(size=size)
         out.append(_text(question, answer))
@@ -298,10 +379,12 @@ def _faq_identity(s: ModelSummary) -> list[Text]:
     params = tr.gettext("It has {total} parameters.").format(total=params_text(m.parameters_total))
     if m.parameters_active < m.parameters_total * 0.99:
         params += " " + tr.gettext("About {active} of them are active per token.").format(
-            active=params_text(m.parameters_active))
+            active=params_text(m.parameters_active)
+        )
     params += " " + tr.gettext(
         "The total decides how much memory it needs: about half a gigabyte per billion "
-        "parameters at the 4-bit compression most people use.")
+        "parameters at the 4-bit compression most people use."
+    )
     where = tr.gettext("It was published by {org}.").format(org=organizations(s))
     country = text_field(m, "country_of_organization")
     kind = text_field(m, "organization_categorization")
@@ -312,7 +395,8 @@ def _faq_identity(s: ModelSummary) -> list[Text]:
     open_text = tr.gettext(
         "Its weights are published ({access}), so you can download it and run it on your own "
         "hardware. Open weights are not open source in the full sense: that says nothing "
-        "about the training data or terms.").format(access=access)
+        "about the training data or terms."
+    ).format(access=access)
     if code:
         open_text += " " + tr.gettext("Training code: {code}.").format(code=code)
     return [

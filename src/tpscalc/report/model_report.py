@@ -1,4 +1,5 @@
 """The model report (model → every card): built once as plain data, rendered by CLI, JSON and web."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,8 +22,9 @@ FAQ_SIZES_GIB = (12, 16, 24)  # the seed pages' "can I run it on 12 / 16 / 24 GB
 EXTREMES = 10  # the ten fastest, the ten smallest
 
 
-def summarize(model: Model, rows: Sequence[Row], request: ReportRequest,
-              kv_points: Sequence[KvPoint] = ()) -> ModelSummary:
+def summarize(
+    model: Model, rows: Sequence[Row], request: ReportRequest, kv_points: Sequence[KvPoint] = ()
+) -> ModelSummary:
     """Counts, headline cards, extremes and per-size answers over all `rows` (pure)."""
     by_speed = common.sort_by_speed(rows)
     fit = [r for r in by_speed if r.estimate.fits]
@@ -33,13 +35,21 @@ def summarize(model: Model, rows: Sequence[Row], request: ReportRequest,
     used = {r.estimate.quant for r in fit if r.estimate.quant}
     quants = tuple(sorted(used, key=lambda q: (ladder.get(q, len(ladder)), q)))
     return ModelSummary(
-        model=model, request=request, cards_total=len(rows), cards_fit=len(fit),
-        fastest=fit[0] if fit else None, smallest=small[0] if small else None,
-        median_tokens_per_s=common.median_tokens_per_s(fit), reading_speed_cards=reading,
-        fastest_ten=tuple(fit[:EXTREMES]), smallest_cards=tuple(small[:EXTREMES]),
-        closest_miss=misses[0] if misses else None, quant_levels=quants,
+        model=model,
+        request=request,
+        cards_total=len(rows),
+        cards_fit=len(fit),
+        fastest=fit[0] if fit else None,
+        smallest=small[0] if small else None,
+        median_tokens_per_s=common.median_tokens_per_s(fit),
+        reading_speed_cards=reading,
+        fastest_ten=tuple(fit[:EXTREMES]),
+        smallest_cards=tuple(small[:EXTREMES]),
+        closest_miss=misses[0] if misses else None,
+        quant_levels=quants,
         by_size=tuple(_best_of_size(by_speed, size) for size in FAQ_SIZES_GIB),
-        kv_points=tuple(kv_points))
+        kv_points=tuple(kv_points),
+    )
 
 
 def _best_of_size(by_speed: Sequence[Row], size_gib: int) -> tuple[int, Row | None, Row | None]:
@@ -66,8 +76,13 @@ def filter_rows(rows: Sequence[Row], request: ReportRequest) -> list[Row]:
     return common.sort_by_speed(out)
 
 
-def build_model_report(model: Model, request: ReportRequest, *, cards: Sequence[Card] | None = None,
-                       engine: Engine | None = None) -> ModelReport:
+def build_model_report(
+    model: Model,
+    request: ReportRequest,
+    *,
+    cards: Sequence[Card] | None = None,
+    engine: Engine | None = None,
+) -> ModelReport:
     """The model report for `model` against every card (or `cards`), for a checked `request`."""
     eng = engine or common.default_engine()
     cards = list(store.cards() if cards is None else cards)
@@ -83,15 +98,21 @@ def model_report(name: str, request: ReportRequest) -> ModelReport:
     return build_model_report(get_model(name), request)
 
 
-def assemble(summary: ModelSummary, rows: Sequence[Row],
-             curve: Sequence[ContextPoint] = ()) -> ModelReport:
+def assemble(
+    summary: ModelSummary, rows: Sequence[Row], curve: Sequence[ContextPoint] = ()
+) -> ModelReport:
     """The report from its computed figures (pure: texts are derived, nothing is estimated)."""
     tr = translator(summary.request.lang)
     return ModelReport(
-        summary=summary, rows=tuple(filter_rows(rows, summary.request)),
-        context_curve=tuple(curve), record=record.sections(summary.model, tr.gettext),
-        explanations=faq.explanations(summary), guide=faq.guide(summary),
-        faq=faq.model_faq(summary), notes=faq.notes(summary))
+        summary=summary,
+        rows=tuple(filter_rows(rows, summary.request)),
+        context_curve=tuple(curve),
+        record=record.sections(summary.model, tr.gettext),
+        explanations=faq.explanations(summary),
+        guide=faq.guide(summary),
+        faq=faq.model_faq(summary),
+        notes=faq.notes(summary),
+    )
 
 
 def _reference_quant(summary: ModelSummary) -> str | None:
@@ -144,13 +165,21 @@ def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Engine) -> li
     for role, card in cards:
         for ctx in curve_contexts(summary.model):
             try:
-                e: Estimate = eng.estimate(summary.model, Rig.of(card),
-                                           replace(query, context=ctx))
+                e: Estimate = eng.estimate(summary.model, Rig.of(card), replace(query, context=ctx))
             except EstimateInputError:
                 continue
-            out.append(ContextPoint(role, card.name, ctx, e.quant, e.memory.total_gib,
-                                    e.memory.kv_cache_gib,
-                                    e.decode.tokens_per_s if e.decode else None, e.fits))
+            out.append(
+                ContextPoint(
+                    role,
+                    card.name,
+                    ctx,
+                    e.quant,
+                    e.memory.total_gib,
+                    e.memory.kv_cache_gib,
+                    e.decode.tokens_per_s if e.decode else None,
+                    e.fits,
+                )
+            )
     return out
 
 

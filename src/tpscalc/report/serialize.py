@@ -16,24 +16,44 @@ from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row
 
 def model_json(model: Model) -> dict[str, Any]:
     """The model's record: name, slug, organization, parameters, date, repo, architecture, record."""
-    arch = model.architecture.model_dump(mode="json", exclude={"hf_config"}) \
-        if model.architecture else None
-    return {"name": model.name, "slug": model.slug, "organization": list(model.organization),
-            "parameters": model.parameters, "parameters_total": model.parameters_total,
-            "parameters_active": model.parameters_active,
-            "publication_date": model.publication_date, "hf_repo": model.hf_repo,
-            "architecture": arch, "record": dict(model.record)}
+    arch = (
+        model.architecture.model_dump(mode="json", exclude={"hf_config"})
+        if model.architecture
+        else None
+    )
+    return {
+        "name": model.name,
+        "slug": model.slug,
+        "organization": list(model.organization),
+        "parameters": model.parameters,
+        "parameters_total": model.parameters_total,
+        "parameters_active": model.parameters_active,
+        "publication_date": model.publication_date,
+        "hf_repo": model.hf_repo,
+        "architecture": arch,
+        "record": dict(model.record),
+    }
 
 
 def row_json(row: Row) -> dict[str, Any]:
     """One table row: the card, what it needs, the quantization, fit and speeds."""
     c, e = row.card, row.estimate
     out: dict[str, Any] = {
-        "gpu": c.name, "slug": c.slug, "vendor": c.vendor, "memory_gib": c.memory_gib,
-        "bandwidth_gb_s": c.bandwidth_gb_s, "release_date": c.release_date,
-        "release_date_precision": c.release_date_precision, "needs_gib": e.memory.total_gib,
-        "quant": e.quant, "fit": e.fit, "fits": e.fits, "backend": e.backend,
-        "decode": decode_json(e), "prefill": prefill_json(e)}
+        "gpu": c.name,
+        "slug": c.slug,
+        "vendor": c.vendor,
+        "memory_gib": c.memory_gib,
+        "bandwidth_gb_s": c.bandwidth_gb_s,
+        "release_date": c.release_date,
+        "release_date_precision": c.release_date_precision,
+        "needs_gib": e.memory.total_gib,
+        "quant": e.quant,
+        "fit": e.fit,
+        "fits": e.fits,
+        "backend": e.backend,
+        "decode": decode_json(e),
+        "prefill": prefill_json(e),
+    }
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out
@@ -48,41 +68,81 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
     s, q, f = report.summary, report.summary.request.query, report.summary.request.filters
     fastest = s.fastest
     return {
-        "model": model_json(s.model), "context": q.context, "min_quality": q.min_quality,
-        "max_quality": q.max_quality, "kv_type": q.kv_type, "backend": q.backend,
+        "model": model_json(s.model),
+        "context": q.context,
+        "min_quality": q.min_quality,
+        "max_quality": q.max_quality,
+        "kv_type": q.kv_type,
+        "backend": q.backend,
         "lang": s.request.lang,
-        "filters": {"search": f.search, "min_memory_gib": f.min_memory_gib,
-                    "max_memory_gib": f.max_memory_gib, "show_all": f.show_all},
-        "cards_total": s.cards_total, "cards_fit": s.cards_fit,
+        "filters": {
+            "search": f.search,
+            "min_memory_gib": f.min_memory_gib,
+            "max_memory_gib": f.max_memory_gib,
+            "show_all": f.show_all,
+        },
+        "cards_total": s.cards_total,
+        "cards_fit": s.cards_fit,
         "rows_shown": len(report.rows),
-        "smallest": highlight_json(s.smallest), "fastest": highlight_json(fastest),
+        "smallest": highlight_json(s.smallest),
+        "fastest": highlight_json(fastest),
         "median_tokens_per_s": s.median_tokens_per_s,
-        "reading_speed_tokens_per_s": READING_SPEED_TOKENS_PER_S, "reading_speed_cards": s.reading_speed_cards,
+        "reading_speed_tokens_per_s": READING_SPEED_TOKENS_PER_S,
+        "reading_speed_cards": s.reading_speed_cards,
         "quant_levels": list(s.quant_levels),
-        "closest_miss": (dict(highlight_json(s.closest_miss) or {},
-                              short_by_gib=s.closest_miss.estimate.short_by_gib)
-                         if s.closest_miss else None),
+        "closest_miss": (
+            dict(
+                highlight_json(s.closest_miss) or {},
+                short_by_gib=s.closest_miss.estimate.short_by_gib,
+            )
+            if s.closest_miss
+            else None
+        ),
         "rows": [row_json(r) for r in report.rows],
         "fastest_ten": [row_json(r) for r in s.fastest_ten],
         "smallest_cards": [row_json(r) for r in s.smallest_cards],
-        "by_size": [{"size_gib": size, "best": row_json(best) if best else None,
-                     "closest_miss": row_json(miss) if miss else None}
-                    for size, best, miss in s.by_size],
-        "memory_breakdown": (dict(memory_json(fastest.estimate.memory), gpu=fastest.card.name,
-                                  quant=fastest.estimate.quant, context=q.context)
-                             if fastest else None),
-        "kv_cache_at": [dict(memory_json(p.memory), context=p.context, quant=p.quant)
-                        for p in s.kv_points],
-        "context_curve": [{"role": p.role, "gpu": p.gpu, "context": p.context, "quant": p.quant,
-                           "needs_gib": p.needs_gib, "kv_cache_gib": p.kv_cache_gib,
-                           "tokens_per_s": p.tokens_per_s, "fits": p.fits}
-                          for p in report.context_curve],
-        "record_sections": [{"title": sec.title,
-                             "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
-                            for sec in report.record],
+        "by_size": [
+            {
+                "size_gib": size,
+                "best": row_json(best) if best else None,
+                "closest_miss": row_json(miss) if miss else None,
+            }
+            for size, best, miss in s.by_size
+        ],
+        "memory_breakdown": (
+            dict(
+                memory_json(fastest.estimate.memory),
+                gpu=fastest.card.name,
+                quant=fastest.estimate.quant,
+                context=q.context,
+            )
+            if fastest
+            else None
+        ),
+        "kv_cache_at": [
+            dict(memory_json(p.memory), context=p.context, quant=p.quant) for p in s.kv_points
+        ],
+        "context_curve": [
+            {
+                "role": p.role,
+                "gpu": p.gpu,
+                "context": p.context,
+                "quant": p.quant,
+                "needs_gib": p.needs_gib,
+                "kv_cache_gib": p.kv_cache_gib,
+                "tokens_per_s": p.tokens_per_s,
+                "fits": p.fits,
+            }
+            for p in report.context_curve
+        ],
+        "record_sections": [
+            {"title": sec.title, "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
+            for sec in report.record
+        ],
         "architecture_source": s.model.architecture.source if s.model.architecture else None,
         "memory_approximated": s.model.architecture is None,
-        "explanations": _texts(report.explanations), "guide": _texts(report.guide),
+        "explanations": _texts(report.explanations),
+        "guide": _texts(report.guide),
         "faq": [{"question": t.title, "answer": t.body} for t in report.faq],
         "notes": list(report.notes),
     }
@@ -92,11 +152,17 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
     """The whole card report as JSON-ready data."""
     q, f = report.request.query, report.request.filters
     return {
-        "card": report.card.model_dump(mode="json"), "context": q.context,
-        "min_quality": q.min_quality, "max_quality": q.max_quality, "kv_type": q.kv_type,
-        "backend": q.backend, "lang": report.request.lang,
-        "sort": f.sort, "filters": {"search": f.search, "show_all": f.show_all},
-        "models_total": report.models_total, "models_fit": report.models_fit,
+        "card": report.card.model_dump(mode="json"),
+        "context": q.context,
+        "min_quality": q.min_quality,
+        "max_quality": q.max_quality,
+        "kv_type": q.kv_type,
+        "backend": q.backend,
+        "lang": report.request.lang,
+        "sort": f.sort,
+        "filters": {"search": f.search, "show_all": f.show_all},
+        "models_total": report.models_total,
+        "models_fit": report.models_fit,
         "reading_speed_models": report.reading_speed_models,
         "biggest": report.biggest and dict(row_model_json(report.biggest)),
         "fastest": report.fastest and dict(row_model_json(report.fastest)),
@@ -110,11 +176,20 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
     """One row of the card report: the model, what it needs, quantization, fit and speeds."""
     m, e = row.model, row.estimate
     out: dict[str, Any] = {
-        "model": m.name, "slug": m.slug, "organization": list(m.organization),
-        "parameters": m.parameters_total, "parameters_active": m.parameters_active,
-        "publication_date": m.publication_date, "needs_gib": e.memory.total_gib,
-        "memory_approximated": e.memory.approximated, "quant": e.quant, "fit": e.fit,
-        "fits": e.fits, "decode": decode_json(e), "prefill": prefill_json(e)}
+        "model": m.name,
+        "slug": m.slug,
+        "organization": list(m.organization),
+        "parameters": m.parameters_total,
+        "parameters_active": m.parameters_active,
+        "publication_date": m.publication_date,
+        "needs_gib": e.memory.total_gib,
+        "memory_approximated": e.memory.approximated,
+        "quant": e.quant,
+        "fit": e.fit,
+        "fits": e.fits,
+        "decode": decode_json(e),
+        "prefill": prefill_json(e),
+    }
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out

@@ -35,42 +35,69 @@ def _extra(parameters: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @router.get("/models", summary="List models (search, organization, size in billions, year range)")
-def api_models(request: Request, search: Text = None, organization: Text = None, min_params: Text = None,
-               max_params: Text = None, since: Text = None, until: Text = None) -> dict[str, Any]:
+def api_models(
+    request: Request,
+    search: Text = None,
+    organization: Text = None,
+    min_params: Text = None,
+    max_params: Text = None,
+    since: Text = None,
+    until: Text = None,
+) -> dict[str, Any]:
     """Models matching the filters, newest first."""
     rows = indexes.list_models(indexes.parse_model_filters(request.query_params))
     return {"count": len(rows), "models": rows}
 
 
 @router.get("/cards", summary="List cards (search, vendor, memory range in GiB)")
-def api_cards(request: Request, search: Text = None, vendor: Text = None, min_memory: Text = None,
-              max_memory: Text = None) -> dict[str, Any]:
+def api_cards(
+    request: Request,
+    search: Text = None,
+    vendor: Text = None,
+    min_memory: Text = None,
+    max_memory: Text = None,
+) -> dict[str, Any]:
     """Cards matching the filters, most bandwidth first."""
     rows = indexes.list_cards(indexes.parse_card_filters(request.query_params))
     return {"count": len(rows), "cards": rows}
 
 
-@router.get("/models/{slug}", summary="The model report: this model on every card",
-            openapi_extra=_extra(openapi_parameters(MODEL_REPORT_PARAMS)))
+@router.get(
+    "/models/{slug}",
+    summary="The model report: this model on every card",
+    openapi_extra=_extra(openapi_parameters(MODEL_REPORT_PARAMS)),
+)
 def api_model(slug: str, request: Request) -> dict[str, Any]:
     """The model report's JSON (the HTML model page renders the same object)."""
     asked: ReportRequest = request_from(request.query_params, MODEL_REPORT_PARAMS)
     return reports.model_report(reports.find_model(slug).slug, asked)
 
 
-@router.get("/cards/{slug}", summary="The card report: every model on this card",
-            openapi_extra=_extra(openapi_parameters(CARD_REPORT_PARAMS)))
+@router.get(
+    "/cards/{slug}",
+    summary="The card report: every model on this card",
+    openapi_extra=_extra(openapi_parameters(CARD_REPORT_PARAMS)),
+)
 def api_card(slug: str, request: Request) -> dict[str, Any]:
     """The card report's JSON (the HTML card page renders the same object)."""
     asked = request_from(request.query_params, CARD_REPORT_PARAMS)
     return reports.card_report(reports.find_card(slug).slug, asked)
 
 
-@router.get("/estimate", summary="One model on one card", openapi_extra=_extra(
-    [_text_param("model", "Model name or slug.", required=True),
-     _text_param("card", "Card name or slug (`gpu` is accepted as an alias).", required=True),
-     _text_param("quant", "Quantization (default: the least compressed that fits).")]
-    + openapi_parameters(ESTIMATE_PARAMS)))
+@router.get(
+    "/estimate",
+    summary="One model on one card",
+    openapi_extra=_extra(
+        [
+            _text_param("model", "Model name or slug.", required=True),
+            _text_param(
+                "card", "Card name or slug (`gpu` is accepted as an alias).", required=True
+            ),
+            _text_param("quant", "Quantization (default: the least compressed that fits)."),
+        ]
+        + openapi_parameters(ESTIMATE_PARAMS)
+    ),
+)
 def api_estimate(request: Request) -> dict[str, Any]:
     """Memory, fit and speed of `model` on `card` (quantization chosen when not given)."""
     params = request.query_params
@@ -82,8 +109,15 @@ def api_estimate(request: Request) -> dict[str, Any]:
     asked = request_from(params, ESTIMATE_PARAMS)
     q = asked.query
     try:
-        return api.evaluate(m.slug, card.slug, quant=quant_from(params.get("quant")),
-                            context=q.context, backend=q.backend, kv_type=q.kv_type,
-                            min_quality=q.min_quality, max_quality=q.max_quality)
+        return api.evaluate(
+            m.slug,
+            card.slug,
+            quant=quant_from(params.get("quant")),
+            context=q.context,
+            backend=q.backend,
+            kv_type=q.kv_type,
+            min_quality=q.min_quality,
+            max_quality=q.max_quality,
+        )
     except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None

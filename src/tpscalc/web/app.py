@@ -14,9 +14,11 @@ from tpscalc.web import api, errors, pages
 # No inline script or style anywhere: the CSP can forbid both (OWASP secure headers project,
 # https://owasp.org/www-project-secure-headers/).
 SECURITY_HEADERS = {
-    "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-                                "frame-ancestors 'none'"),
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
@@ -25,8 +27,13 @@ SECURITY_HEADERS = {
 
 def create_app() -> FastAPI:
     """A new application serving the site, the JSON API and /openapi.json."""
-    app = FastAPI(title="tpscalc", version=__version__, docs_url=None, redoc_url=None,
-                  description="Which graphics card runs which open-weight language model, and how fast.")
+    app = FastAPI(
+        title="tpscalc",
+        version=__version__,
+        docs_url=None,
+        redoc_url=None,
+        description="Which graphics card runs which open-weight language model, and how fast.",
+    )
     static_dir = str(resources.files("tpscalc.web").joinpath("static"))
     app.mount("/static", StaticFiles(directory=static_dir), name="static")
     app.include_router(api.router)

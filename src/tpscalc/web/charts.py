@@ -43,8 +43,10 @@ def curve_series(curve: Any, value_key: str) -> list[tuple[str, list[tuple[float
 
 def _svg(title: str, body: str, height: int = HEIGHT) -> Markup:
     t = escape(title)
-    return Markup(f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{t}" '
-                  f'xmlns="http://www.w3.org/2000/svg"><title>{t}</title>{_PATTERNS}{body}</svg>')
+    return Markup(
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{t}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{t}</title>{_PATTERNS}{body}</svg>'
+    )
 
 
 def _scale(lo: float, hi: float, a: float, b: float, log: bool) -> Callable[[float], float]:
@@ -56,18 +58,27 @@ def _scale(lo: float, hi: float, a: float, b: float, log: bool) -> Callable[[flo
 
 def _axes(x_label: str, y_label: str, y_ticks: Sequence[tuple[float, str]]) -> str:
     bottom = HEIGHT - BOTTOM
-    parts = [f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" stroke="#333"/>',
-             f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#333"/>',
-             (f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle" '
-              f'class="axis-label">{escape(x_label)}</text>'),
-             f'<text x="4" y="{TOP - 10}" class="axis-label">{escape(y_label)}</text>']
+    parts = [
+        f'<line x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}" stroke="#333"/>',
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}" stroke="#333"/>',
+        (
+            f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle" '
+            f'class="axis-label">{escape(x_label)}</text>'
+        ),
+        f'<text x="4" y="{TOP - 10}" class="axis-label">{escape(y_label)}</text>',
+    ]
     for y, text in y_ticks:
-        parts.append(f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '
-                     f'stroke="#ddd"/><text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>')
+        parts.append(
+            f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '
+            f'stroke="#ddd"/><text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>'
+        )
     return "".join(parts)
 
 
-_STYLES = (('fill="#1f4e8c"', ""), ('fill="#fff" stroke="#8a4b08" stroke-width="1.5"', ' stroke-dasharray="6 4"'))
+_STYLES = (
+    ('fill="#1f4e8c"', ""),
+    ('fill="#fff" stroke="#8a4b08" stroke-width="1.5"', ' stroke-dasharray="6 4"'),
+)
 
 
 def _marker(style: int, x: float, y: float) -> str:
@@ -76,8 +87,15 @@ def _marker(style: int, x: float, y: float) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" {_STYLES[1][0]}/>'
 
 
-def line_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], *, title: str, x_label: str,
-               y_label: str, x_fmt: Fmt, y_fmt: Fmt) -> Markup:
+def line_chart(
+    series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    x_fmt: Fmt,
+    y_fmt: Fmt,
+) -> Markup:
     """Up to two labelled lines (solid with squares, dashed with circles); x on a log scale."""
     series = [(n, list(p)) for n, p in series[:2] if p]
     if not series:
@@ -87,19 +105,29 @@ def line_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], *, t
     top = max(y for _, pts in series for _, y in pts) * 1.2 or 1.0
     sy = _scale(0, top, HEIGHT - BOTTOM, TOP, log=False)
     ticks = [(sy(top * i / 4), y_fmt(top * i / 4)) for i in range(5)]
-    body = [f'<text x="{sx(x):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(x))}</text>'
-            for x in xs]
+    body = [
+        f'<text x="{sx(x):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(x))}</text>'
+        for x in xs
+    ]
     for i, (name, pts) in enumerate(series):
-        path = " ".join(f"{'M' if j == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for j, (x, y) in enumerate(pts))
+        path = " ".join(
+            f"{'M' if j == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for j, (x, y) in enumerate(pts)
+        )
         colour = "#1f4e8c" if i == 0 else "#8a4b08"
-        body.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2"{_STYLES[i][1]}/>')
+        body.append(
+            f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2"{_STYLES[i][1]}/>'
+        )
         for x, y in pts:
             body.append(_marker(i, sx(x), sy(y)))
             if i == 0 or len(series) == 1 or len(pts) <= 4:
                 dy = -8 if i == 0 else 16
-                body.append(f'<text x="{sx(x):.1f}" y="{sy(y) + dy:.1f}" text-anchor="middle">{escape(y_fmt(y))}</text>')
+                body.append(
+                    f'<text x="{sx(x):.1f}" y="{sy(y) + dy:.1f}" text-anchor="middle">{escape(y_fmt(y))}</text>'
+                )
         lx = LEFT + 130 + i * 190
-        body.append(_marker(i, lx, TOP - 14) + f'<text x="{lx + 8}" y="{TOP - 10}">{escape(name)}</text>')
+        body.append(
+            _marker(i, lx, TOP - 14) + f'<text x="{lx + 8}" y="{TOP - 10}">{escape(name)}</text>'
+        )
     return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))
 
 
@@ -110,38 +138,67 @@ def breakdown_chart(parts: Sequence[tuple[str, float]], *, title: str, fmt: Fmt)
     fills = ("url(#hatch-a)", "url(#hatch-b)", "url(#hatch-c)")
     for i, (_name, value) in enumerate(parts):
         w = value / total * span
-        body.append(f'<rect x="{x:.1f}" y="16" width="{max(w, 1.0):.1f}" height="34" fill="{fills[i % 3]}" stroke="#333"/>')
+        body.append(
+            f'<rect x="{x:.1f}" y="16" width="{max(w, 1.0):.1f}" height="34" fill="{fills[i % 3]}" stroke="#333"/>'
+        )
         x += w
     for i, (name, value) in enumerate(parts):
         y = 72 + 20 * i
         share = value / total * 100
-        body.append(f'<rect x="{LEFT}" y="{y - 11}" width="22" height="14" fill="{fills[i % 3]}" stroke="#333"/>'
-                    f'<text x="{LEFT + 30}" y="{y}">{escape(name)}: {escape(fmt(value))} ({share:.0f} %)</text>')
-    body.append(f'<text x="{LEFT}" y="{72 + 20 * len(parts)}" class="axis-label">= {escape(fmt(total))}</text>')
+        body.append(
+            f'<rect x="{LEFT}" y="{y - 11}" width="22" height="14" fill="{fills[i % 3]}" stroke="#333"/>'
+            f'<text x="{LEFT + 30}" y="{y}">{escape(name)}: {escape(fmt(value))} ({share:.0f} %)</text>'
+        )
+    body.append(
+        f'<text x="{LEFT}" y="{72 + 20 * len(parts)}" class="axis-label">= {escape(fmt(total))}</text>'
+    )
     return _svg(title, "".join(body), height=84 + 20 * len(parts))
 
 
-def scatter_chart(points: Sequence[tuple[float, float, bool, str]], *, title: str, x_label: str,
-                  y_label: str, x_fmt: Fmt, y_fmt: Fmt, legend: tuple[str, str]) -> Markup:
+def scatter_chart(
+    points: Sequence[tuple[float, float, bool, str]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    x_fmt: Fmt,
+    y_fmt: Fmt,
+    legend: tuple[str, str],
+) -> Markup:
     """Speed against card memory: filled circles fit comfortably, hollow squares fit tightly."""
     pts = [p for p in points if p[0] > 0 and p[1] > 0]
     if not pts:
         return Markup("")
-    sx = _scale(min(p[0] for p in pts) * 0.9, max(p[0] for p in pts) * 1.1, LEFT + 8, WIDTH - RIGHT - 8, log=True)
+    sx = _scale(
+        min(p[0] for p in pts) * 0.9,
+        max(p[0] for p in pts) * 1.1,
+        LEFT + 8,
+        WIDTH - RIGHT - 8,
+        log=True,
+    )
     top = max(p[1] for p in pts) * 1.1
     sy = _scale(0, top, HEIGHT - BOTTOM, TOP, log=False)
     ticks = [(sy(top * i / 4), y_fmt(top * i / 4)) for i in range(5)]
     body = []
     for mem, tps, comfortable, _ in pts:
         cx, cy = sx(mem), sy(tps)
-        body.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="#1f4e8c"/>' if comfortable else
-                    f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6" fill="none" stroke="#8a4b08" stroke-width="1.5"/>')
+        body.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="#1f4e8c"/>'
+            if comfortable
+            else f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6" fill="none" stroke="#8a4b08" stroke-width="1.5"/>'
+        )
     for mem in sorted({p[0] for p in pts})[:: max(1, len({p[0] for p in pts}) // 8)]:
-        body.append(f'<text x="{sx(mem):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(mem))}</text>')
+        body.append(
+            f'<text x="{sx(mem):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(mem))}</text>'
+        )
     best = max(pts, key=lambda p: p[1])
-    body.append(f'<text x="{min(sx(best[0]), WIDTH - 120):.1f}" y="{sy(best[1]) - 8:.1f}">{escape(best[3])}</text>')
-    body.append(f'<circle cx="{WIDTH - 190}" cy="{TOP - 14}" r="3" fill="#1f4e8c"/>'
-                f'<text x="{WIDTH - 182}" y="{TOP - 10}">{escape(legend[0])}</text>'
-                f'<rect x="{WIDTH - 100}" y="{TOP - 17}" width="6" height="6" fill="none" stroke="#8a4b08"/>'
-                f'<text x="{WIDTH - 90}" y="{TOP - 10}">{escape(legend[1])}</text>')
+    body.append(
+        f'<text x="{min(sx(best[0]), WIDTH - 120):.1f}" y="{sy(best[1]) - 8:.1f}">{escape(best[3])}</text>'
+    )
+    body.append(
+        f'<circle cx="{WIDTH - 190}" cy="{TOP - 14}" r="3" fill="#1f4e8c"/>'
+        f'<text x="{WIDTH - 182}" y="{TOP - 10}">{escape(legend[0])}</text>'
+        f'<rect x="{WIDTH - 100}" y="{TOP - 17}" width="6" height="6" fill="none" stroke="#8a4b08"/>'
+        f'<text x="{WIDTH - 90}" y="{TOP - 10}">{escape(legend[1])}</text>'
+    )
     return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))

@@ -14,7 +14,9 @@ from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 class WebError(Exception):
     """Bad input or a missing page: HTTP status, a stable code, and a message for people."""
 
-    def __init__(self, status: int, code: str, message: str, suggestions: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, suggestions: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -42,8 +44,9 @@ def render_error(request: Request, exc: WebError) -> Response:
         return JSONResponse(error_body(exc.code, exc.message), status_code=exc.status)
     from tpscalc.web.render import render_page  # late: templates load only when needed
 
-    html = render_page(_lang_of(request), "error.html", request.url.path,
-                       error=exc, status=exc.status)
+    html = render_page(
+        _lang_of(request), "error.html", request.url.path, error=exc, status=exc.status
+    )
     return HTMLResponse(html, status_code=exc.status)
 
 
@@ -68,9 +71,13 @@ async def validation_error_handler(request: Request, exc: Exception) -> Response
     for err in exc.errors()[:3]:
         where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "path"))
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
-    return render_error(request, WebError(422, "invalid_request", "; ".join(parts) or "invalid request"))
+    return render_error(
+        request, WebError(422, "invalid_request", "; ".join(parts) or "invalid request")
+    )
 
 
 async def unexpected_error_handler(request: Request, exc: Exception) -> Response:
     """Anything else: a 500 in our shape (never a traceback to the user)."""
-    return render_error(request, WebError(500, "internal_error", "something went wrong on our side"))
+    return render_error(
+        request, WebError(500, "internal_error", "something went wrong on our side")
+    )

@@ -38,9 +38,15 @@ def plan(languages: Sequence[str] = LANGUAGES, limit: int | None = None) -> list
 
 def _language_pages(lang: str, models: list[str], cards: list[str]) -> Iterator[Page]:
     empty: dict[str, str] = {}
-    yield (f"/{lang}/models", lambda: pages.models_index(lang, empty, f"/{lang}/models", export=True))
+    yield (
+        f"/{lang}/models",
+        lambda: pages.models_index(lang, empty, f"/{lang}/models", export=True),
+    )
     yield (f"/{lang}/cards", lambda: pages.cards_index(lang, empty, f"/{lang}/cards", export=True))
-    yield (f"/{lang}/credits", lambda: render_page(lang, "credits.html", f"/{lang}/credits", export=True))
+    yield (
+        f"/{lang}/credits",
+        lambda: render_page(lang, "credits.html", f"/{lang}/credits", export=True),
+    )
     for slug in models:
         path = f"/{lang}/models/{slug}"
         yield (path, partial(pages.model_page, slug, ReportRequest(lang=lang), path, export=True))
@@ -62,8 +68,14 @@ def copy_static(directory: Path) -> int:
     return count
 
 
-def export_site(directory: Path, *, languages: Sequence[str] = LANGUAGES, limit: int | None = None,
-                advance: Callable[[str], None] | None = None, total: Callable[[int], None] | None = None) -> ExportResult:
+def export_site(
+    directory: Path,
+    *,
+    languages: Sequence[str] = LANGUAGES,
+    limit: int | None = None,
+    advance: Callable[[str], None] | None = None,
+    total: Callable[[int], None] | None = None,
+) -> ExportResult:
     """Write every page of `plan()` under `directory`; `advance(path)` after each page."""
     todo = plan(languages, limit)
     if total:

@@ -24,7 +24,9 @@ router = APIRouter(include_in_schema=False)
 def check_lang(lang: str) -> str:
     """`lang` when the site speaks it, else a 404 naming the languages it does."""
     if lang not in LANGUAGES:
-        raise WebError(404, "unknown_language", f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
+        raise WebError(
+            404, "unknown_language", f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}"
+        )
     return lang
 
 
@@ -62,44 +64,70 @@ def language_home(lang: str) -> Response:
 def form_options(request: ReportRequest) -> dict[str, object]:
     """What the control form offers (and which the user chose)."""
     contexts = sorted(set(CURVE_CONTEXTS) | {request.query.context})
-    return {"query": request.query, "filters": request.filters, "contexts": contexts,
-            "quants": ladder_names(), "backends": BACKENDS, "kv_types": KV_TYPES, "sorts": SORTS}
+    return {
+        "query": request.query,
+        "filters": request.filters,
+        "contexts": contexts,
+        "quants": ladder_names(),
+        "backends": BACKENDS,
+        "kv_types": KV_TYPES,
+        "sorts": SORTS,
+    }
 
 
-def model_page(slug: str, request: ReportRequest, path: str, *, export: bool = False,
-               partial: bool = False) -> str:
+def model_page(
+    slug: str, request: ReportRequest, path: str, *, export: bool = False, partial: bool = False
+) -> str:
     """The model page (or only its results block) as HTML, in the request's language."""
     report = reports.model_report(slug, request)
     template = "_partials/model_results.html" if partial else "model.html"
-    return render_page(request.lang, template, path, export=export, report=report,
-                       **model_context(report, request.lang), **form_options(request))
+    return render_page(
+        request.lang,
+        template,
+        path,
+        export=export,
+        report=report,
+        **model_context(report, request.lang),
+        **form_options(request),
+    )
 
 
-def card_page(slug: str, request: ReportRequest, path: str, *, export: bool = False,
-              partial: bool = False) -> str:
+def card_page(
+    slug: str, request: ReportRequest, path: str, *, export: bool = False, partial: bool = False
+) -> str:
     """The card page (or only its results block) as HTML, in the request's language."""
     report = reports.card_report(slug, request)
     template = "_partials/card_results.html" if partial else "card.html"
-    return render_page(request.lang, template, path, export=export, report=report,
-                       **form_options(request))
+    return render_page(
+        request.lang, template, path, export=export, report=report, **form_options(request)
+    )
 
 
 @router.get("/{lang}/models/{slug}", response_class=HTMLResponse)
 def model_route(lang: str, slug: str, request: Request) -> Response:
     """One model against every card."""
-    return _detail_route(lang, slug, request, "models", reports.find_model, model_page,
-                         MODEL_REPORT_PARAMS)
+    return _detail_route(
+        lang, slug, request, "models", reports.find_model, model_page, MODEL_REPORT_PARAMS
+    )
 
 
 @router.get("/{lang}/cards/{slug}", response_class=HTMLResponse)
 def card_route(lang: str, slug: str, request: Request) -> Response:
     """One card against every model."""
-    return _detail_route(lang, slug, request, "cards", reports.find_card, card_page,
-                         CARD_REPORT_PARAMS)
+    return _detail_route(
+        lang, slug, request, "cards", reports.find_card, card_page, CARD_REPORT_PARAMS
+    )
 
 
-def _detail_route(lang: str, slug: str, request: Request, kind: str, find: Callable[[str], Any],
-                  page: Callable[..., str], allowed: tuple[str, ...]) -> Response:
+def _detail_route(
+    lang: str,
+    slug: str,
+    request: Request,
+    kind: str,
+    find: Callable[[str], Any],
+    page: Callable[..., str],
+    allowed: tuple[str, ...],
+) -> Response:
     """A model or card page; a redirect (308) to the canonical slug when `slug` is another name."""
     check_lang(lang)
     canonical = find(slug).slug
@@ -113,15 +141,29 @@ def _detail_route(lang: str, slug: str, request: Request, kind: str, find: Calla
 def models_index(lang: str, params: object, path: str, *, export: bool = False) -> str:
     """The model index page."""
     filters = indexes.parse_model_filters(params)
-    return render_page(lang, "models_index.html", path, export=export, filters=filters,
-                       rows=indexes.list_models(filters), organizations=indexes.organizations())
+    return render_page(
+        lang,
+        "models_index.html",
+        path,
+        export=export,
+        filters=filters,
+        rows=indexes.list_models(filters),
+        organizations=indexes.organizations(),
+    )
 
 
 def cards_index(lang: str, params: object, path: str, *, export: bool = False) -> str:
     """The card index page."""
     filters = indexes.parse_card_filters(params)
-    return render_page(lang, "cards_index.html", path, export=export, filters=filters,
-                       rows=indexes.list_cards(filters), vendors=indexes.vendors())
+    return render_page(
+        lang,
+        "cards_index.html",
+        path,
+        export=export,
+        filters=filters,
+        rows=indexes.list_cards(filters),
+        vendors=indexes.vendors(),
+    )
 
 
 @router.get("/{lang}/models", response_class=HTMLResponse)

@@ -4,7 +4,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from tpscalc.report.request import ReportRequest, RequestError, parse_gib, parse_quant, parse_request
+from tpscalc.report.request import (
+    ReportRequest,
+    RequestError,
+    parse_gib,
+    parse_quant,
+    parse_request,
+)
 from tpscalc.web.errors import WebError
 
 
@@ -12,8 +18,9 @@ def _web_error(exc: RequestError) -> WebError:
     return WebError(400, exc.code, str(exc), tuple(exc.suggestions))
 
 
-def request_from(params: Mapping[str, str], allowed: tuple[str, ...],
-                 lang: str | None = None) -> ReportRequest:
+def request_from(
+    params: Mapping[str, str], allowed: tuple[str, ...], lang: str | None = None
+) -> ReportRequest:
     """The report request a query string describes (`lang` from the path, when it has one)."""
     try:
         parsed = parse_request(params, allowed)

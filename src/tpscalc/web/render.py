@@ -70,9 +70,14 @@ def _templates_dir() -> str:
 @cache
 def environment(lang: str) -> Environment:
     """The Jinja2 environment for `lang` (autoescape on, gettext of `lang` installed)."""
-    env = Environment(loader=FileSystemLoader(_templates_dir()), autoescape=select_autoescape(default=True),
-                      extensions=["jinja2.ext.i18n"], undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(_templates_dir()),
+        autoescape=select_autoescape(default=True),
+        extensions=["jinja2.ext.i18n"],
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     tr = translator(lang)
     env.install_gettext_callables(tr.gettext, tr.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters.update(
@@ -84,15 +89,23 @@ def environment(lang: str) -> Environment:
         label=lambda key: tr.gettext(labels.LABELS.get(str(key), str(key))),
     )
     f = env.filters
-    env.globals.update(lang=lang, languages=LANGUAGES, charts=charts, labels=labels,
-                       language_names=labels.LANGUAGE_NAMES,
-                       speed=lambda decode: cells.speed_cell(decode, f["tps"], f["label"], tr.gettext),
-                       fit_badge=lambda fit, short_by=None: cells.fit_cell(
-                           fit, short_by, f["gib"], f["label"], tr.gettext))
+    env.globals.update(
+        lang=lang,
+        languages=LANGUAGES,
+        charts=charts,
+        labels=labels,
+        language_names=labels.LANGUAGE_NAMES,
+        speed=lambda decode: cells.speed_cell(decode, f["tps"], f["label"], tr.gettext),
+        fit_badge=lambda fit, short_by=None: cells.fit_cell(
+            fit, short_by, f["gib"], f["label"], tr.gettext
+        ),
+    )
     return env
 
 
-def render_page(lang: str, template: str, path: str, *, export: bool = False, **context: Any) -> str:
+def render_page(
+    lang: str, template: str, path: str, *, export: bool = False, **context: Any
+) -> str:
     """Render `template` for the page at site path `path` in `lang`."""
     env = environment(lang)
     urls = Urls(path, export)
@@ -105,5 +118,6 @@ def render_page(lang: str, template: str, path: str, *, export: bool = False, **
             parts = [other, "models"]
         return urls("/" + "/".join(parts))
 
-    return env.get_template(template).render(url=urls, switch=switch, current_path=path,
-                                             export=export, **context)
+    return env.get_template(template).render(
+        url=urls, switch=switch, current_path=path, export=export, **context
+    )
