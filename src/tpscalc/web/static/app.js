@@ -11,7 +11,10 @@
   function query() {
     var params = new URLSearchParams();
     new FormData(form).forEach(function (value, key) {
-      if (value !== "") { params.append(key, value); }
+      // A field whose value is its default (data-default) stays out of the address.
+      var field = form.elements[key];
+      var fallback = field && field.dataset ? field.dataset.default : undefined;
+      if (value !== "" && value !== fallback) { params.append(key, value); }
     });
     return params;
   }
