@@ -12,8 +12,8 @@ from tpscalc.catalog import get_card, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig
 from tpscalc.report import card_report as card_builder
-from tpscalc.report import model_report as model_builder
 from tpscalc.report import common
+from tpscalc.report import model_report as model_builder
 from tpscalc.report.common import estimate_json
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,

@@ -9,9 +9,7 @@ from tpscalc.report.request import (
     MODEL_REPORT_PARAMS,
     PARAMS,
     Filters,
-    ReportRequest,
     RequestError,
-    as_query_string,
     field_names,
     openapi_parameters,
     parse_request,
@@ -77,12 +75,6 @@ def test_strict_parsing_rejects_unknown_keys() -> None:
     with pytest.raises(RequestError, match="unknown option 'contxt'"):
         parse_request({"contxt": 8192}, MODEL_REPORT_PARAMS, strict=True)
     parse_request({"utm_source": "x"}, MODEL_REPORT_PARAMS)  # a query string may carry others
-
-
-def test_links_keep_only_what_differs_from_the_defaults() -> None:
-    r = parse_request({"context": "8192", "max_memory": "12", "all": "1"})
-    assert as_query_string(r) == {"context": "8192", "max_memory": "12", "all": "1"}
-    assert as_query_string(ReportRequest()) == {}
 
 
 def test_openapi_parameters_are_typed() -> None:

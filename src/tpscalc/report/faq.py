@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.i18n import format_number, format_release, translator
-from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, Row, gib, sig
+from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
-from tpscalc.report.types import ModelSummary, Text
+from tpscalc.report.types import ModelSummary, Row, Text
 
 if TYPE_CHECKING:
     from tpscalc.estimate.calibration import Band

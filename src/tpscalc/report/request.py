@@ -122,7 +122,7 @@ def _check_text(raw: str, name: str) -> str:
 
 def parse_tokens(raw: object, name: str = "context") -> int:
     """A whole number of tokens from text ("8192", "8_192", "8,192", any script's digits)."""
-    if isinstance(raw, bool) or isinstance(raw, float):
+    if isinstance(raw, bool | float):
         raise RequestError(f"{name} must be a whole number of tokens, not {raw!r}", f"bad_{name}")
     if isinstance(raw, int):
         return raw
@@ -214,23 +214,6 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
 def parse_quant(raw: object) -> str | None:
     """A single quantization for one estimate (`--quant`, `quant=`), on the ladder."""
     return None if _is_blank(raw) else check_quality(_check_text(str(raw), "quant"), "bad_quant")
-
-
-def as_query_string(request: ReportRequest) -> dict[str, str]:
-    """The fields that differ from their defaults, as query-string text (links keep them)."""
-    out: dict[str, str] = {}
-    default = ReportRequest()
-    for param in PARAMS:
-        if param.target == "request":
-            continue
-        owner, base = ((request.query, default.query) if param.target == "query"
-                       else (request.filters, default.filters))
-        value = getattr(owner, param.attr)
-        if value is None or value == getattr(base, param.attr):
-            continue
-        out[param.name] = ("1" if value is True else f"{value:g}" if isinstance(value, float)
-                           else str(value))
-    return out
 
 
 def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
