@@ -21,6 +21,7 @@ from tpscalc.report.request import (
     MODEL_REPORT_PARAMS,
     parse_quant,
     parse_request,
+    parse_tokens,
 )
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
@@ -68,10 +69,19 @@ def _card_of(req: Mapping[str, Any]) -> Any:
     return req.get("card") or req.get("gpu")
 
 
+def _context_or_none(raw: object) -> int | None:
+    """The context of a failed request as a whole number, as good rows give it (None if bad)."""
+    try:
+        return parse_tokens(raw) if raw not in (None, "") else DEFAULT_CONTEXT
+    except EstimateInputError:
+        return None
+
+
 def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
     """The estimate shape with every figure empty and `error` set."""
     return {"model": req.get("model"), "gpu": _card_of(req), "quant": req.get("quant") or None,
-            "context": req.get("context"), "backend": req.get("backend") or None,
+            "context": _context_or_none(req.get("context")),
+            "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
             "short_by_gib": None, "error": message}
 

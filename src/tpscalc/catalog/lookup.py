@@ -93,6 +93,8 @@ def resolve(query: str, entries: Sequence[T], what: str = "entry", *, strict: bo
     q = query.strip()
     if not q:
         raise NameNotFoundError(f"empty {what} name")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in q):
+        raise NameNotFoundError(f"a {what} name must not contain control characters")
     strict = (what == "card") if strict is None else strict
     hit, scored = _ranked(q, entries)
     bare = " ".join(_NOTES.sub(" ", q).split())

@@ -15,20 +15,33 @@ from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
 
 
+# Python's csv module refuses longer fields; the message below says so in one line.
+MAX_FIELD_CHARS = 131_072
+EXIT_SOME_ROWS_FAILED = 3  # every good row is still printed
+
+
 def read_requests(path: Path) -> list[dict[str, str]]:
     """The rows of a CSV with columns model,card,quant,context,backend,kv_type (only model and
-    card required; a `gpu` column is read as `card`)."""
+    card required; a `gpu` column is read as `card`). UTF-8, with or without Excel's byte-order
+    mark; header names are trimmed. Anything unreadable ends with one line and exit code 2."""
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
-            columns = set(reader.fieldnames or ())
+            reader.fieldnames = [(name or "").strip().lower() for name in reader.fieldnames or ()]
+            columns = set(reader.fieldnames)
             missing = {"model", "card"} - columns - ({"card"} if "gpu" in columns else set())
             if missing:
                 fail(f"{path}: missing column(s) {', '.join(sorted(missing))}; "
                      f"expected {','.join(CSV_COLUMNS)}")
-            return [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in reader]
+            return [{k: (v or "").strip() for k, v in row.items() if k and isinstance(v, str)}
+                    for row in reader]
+    except UnicodeDecodeError as exc:
+        fail(f"{path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8")
+    except csv.Error as exc:
+        fail(f"{path}: not a readable CSV ({exc}; a field may hold at most "
+             f"{MAX_FIELD_CHARS:,} characters)")
     except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror}")
+        fail(f"cannot read {path}: {exc.strerror or exc}")
 
 
 def _table(results: list[dict[str, Any]]) -> None:
@@ -103,3 +116,5 @@ def estimate_cmd(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
     else:
         _table(results)
+    if any(r["error"] for r in results):
+        raise typer.Exit(code=EXIT_SOME_ROWS_FAILED)

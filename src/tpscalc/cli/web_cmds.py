@@ -1,6 +1,7 @@
 """`tpscalc serve` (the web site and JSON API) and `tpscalc export-site DIR` (static files)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,16 +11,37 @@ from tpscalc.cli.app import app, fail
 
 
 @app.command()
-def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-          port: Annotated[int, typer.Option(help="TCP port.")] = 8000) -> None:
-    """Serve the web site and the JSON API (/api/v1/, /openapi.json)."""
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option(help="Worker processes (one per core is typical).")] = 1,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="Host header to answer (repeat); default any (local use).")] = None,
+    max_in_flight: Annotated[int, typer.Option(
+        help="Requests one worker runs at once; more wait up to 2 s, then get 503.")] = 32,
+    deadline: Annotated[float, typer.Option(help="Seconds before a request gets 503.")] = 10.0,
+) -> None:
+    """Serve the web site and the JSON API (/api/v1/, /openapi.json, /healthz)."""
+    import logging
+    import socket
+
     import uvicorn
 
-    from tpscalc.web.app import create_app
+    from tpscalc.web.app import LIMITS_ENV, limits_to_env
 
     if not 0 < port < 65536:
         fail(f"port must be between 1 and 65535, not {port}")
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    if not 1 <= workers <= 64 or not 1 <= max_in_flight <= 10_000 or not 0 < deadline <= 600:
+        fail("--workers 1..64, --max-in-flight 1..10000 and --deadline 0..600 s")
+    try:  # one line instead of uvicorn's traceback when the port is taken
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    os.environ[LIMITS_ENV] = limits_to_env(max_in_flight, deadline, allowed_host or [])
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    uvicorn.run("tpscalc.web.app:app_from_env", factory=True, host=host, port=port,
+                workers=workers, log_level="warning", access_log=False, server_header=False)
 
 
 @app.command("export-site")
@@ -58,13 +80,17 @@ def export_site(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, transient=True) as progress:
-        task = progress.add_task("exporting", total=None)
-        result = run_export(
-            directory,
-            languages=languages,
-            limit=limit,
-            total=lambda n: progress.update(task, total=n),
-            advance=lambda _path: progress.advance(task),
-        )
+    try:
+        with Progress(*columns, transient=True) as progress:
+            task = progress.add_task("exporting", total=None)
+            result = run_export(
+                directory,
+                languages=languages,
+                limit=limit,
+                total=lambda n: progress.update(task, total=n),
+                advance=lambda _path: progress.advance(task),
+            )
+    except OSError as exc:  # a folder it may not write, a parent that is a file, a full disk
+        where = exc.filename or directory
+        fail(f"cannot write the site to {where}: {exc.strerror or exc}")
     typer.echo(f"wrote {result.pages} pages and {result.static_files} static files to {directory}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from tpscalc import api
 from tpscalc.report.request import (
@@ -22,7 +22,6 @@ from tpscalc.web.errors import WebError
 from tpscalc.web.params import quant_from, request_from
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
-Text = str | None
 
 
 def _text_param(name: str, description: str, required: bool = False) -> dict[str, Any]:
@@ -34,29 +33,41 @@ def _extra(parameters: list[dict[str, Any]]) -> dict[str, Any]:
     return {"parameters": parameters}
 
 
-@router.get("/models", summary="List models (search, organization, size in billions, year range)")
-def api_models(
-    request: Request,
-    search: Text = None,
-    organization: Text = None,
-    min_params: Text = None,
-    max_params: Text = None,
-    since: Text = None,
-    until: Text = None,
-) -> dict[str, Any]:
+def _number(name: str, description: str, kind: str = "number") -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "description": description,
+            "schema": {"type": kind, "minimum": 0}}
+
+
+MODEL_LIST_PARAMS = [
+    _text_param("search", "Only models whose name contains this text."),
+    _text_param("organization", "Only models from this organization."),
+    _number("min_params", "At least this many billion parameters."),
+    _number("max_params", "At most this many billion parameters."),
+    _number("since", "Published in this year or later.", "integer"),
+    _number("until", "Published in this year or earlier.", "integer"),
+]
+CARD_LIST_PARAMS = [
+    _text_param("search", "Only cards whose name contains this text."),
+    _text_param("vendor", "Only cards from this vendor (NVIDIA, AMD, Intel, Apple)."),
+    _number("min_memory", "At least this much memory, GiB."),
+    _number("max_memory", "At most this much memory, GiB."),
+]
+JSON_OBJECT: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The report",
+          "content": {"application/json": {"schema": {"type": "object"}}}}}
+
+
+@router.get("/models", summary="List models (search, organization, size in billions, year range)",
+            openapi_extra=_extra(MODEL_LIST_PARAMS))
+def api_models(request: Request) -> dict[str, Any]:
     """Models matching the filters, newest first."""
     rows = indexes.list_models(indexes.parse_model_filters(request.query_params))
     return {"count": len(rows), "models": rows}
 
 
-@router.get("/cards", summary="List cards (search, vendor, memory range in GiB)")
-def api_cards(
-    request: Request,
-    search: Text = None,
-    vendor: Text = None,
-    min_memory: Text = None,
-    max_memory: Text = None,
-) -> dict[str, Any]:
+@router.get("/cards", summary="List cards (search, vendor, memory range in GiB)",
+            openapi_extra=_extra(CARD_LIST_PARAMS))
+def api_cards(request: Request) -> dict[str, Any]:
     """Cards matching the filters, most bandwidth first."""
     rows = indexes.list_cards(indexes.parse_card_filters(request.query_params))
     return {"count": len(rows), "cards": rows}
@@ -66,22 +77,26 @@ def api_cards(
     "/models/{slug}",
     summary="The model report: this model on every card",
     openapi_extra=_extra(openapi_parameters(MODEL_REPORT_PARAMS)),
+    responses=JSON_OBJECT,
 )
-def api_model(slug: str, request: Request) -> dict[str, Any]:
+def api_model(slug: str, request: Request) -> Response:
     """The model report's JSON (the HTML model page renders the same object)."""
     asked: ReportRequest = request_from(request.query_params, MODEL_REPORT_PARAMS)
-    return reports.model_report(reports.find_model(slug).slug, asked)
+    body = reports.model_report_bytes(reports.find_model(slug).slug, asked)
+    return Response(body, media_type="application/json")
 
 
 @router.get(
     "/cards/{slug}",
     summary="The card report: every model on this card",
     openapi_extra=_extra(openapi_parameters(CARD_REPORT_PARAMS)),
+    responses=JSON_OBJECT,
 )
-def api_card(slug: str, request: Request) -> dict[str, Any]:
+def api_card(slug: str, request: Request) -> Response:
     """The card report's JSON (the HTML card page renders the same object)."""
     asked = request_from(request.query_params, CARD_REPORT_PARAMS)
-    return reports.card_report(reports.find_card(slug).slug, asked)
+    body = reports.card_report_bytes(reports.find_card(slug).slug, asked)
+    return Response(body, media_type="application/json")
 
 
 @router.get(

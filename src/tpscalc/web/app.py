@@ -1,78 +1,64 @@
-"""The FastAPI application: routes, static files, security headers, one error shape."""
+"""The FastAPI application: routes, static files, one error shape, wrapped in the guard."""
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Sequence
 from importlib import resources
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from tpscalc import __version__
-from tpscalc.web import api, errors, pages
-
-# No inline script or style anywhere: the CSP can forbid both (OWASP secure headers project,
-# https://owasp.org/www-project-secure-headers/).
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-        "frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-}
+from tpscalc.web import api, errors, health, openapi, pages
+from tpscalc.web.guard import Guard, Limits
 
 
-def create_app() -> FastAPI:
-    """A new application serving the site, the JSON API and /openapi.json."""
+def create_app(limits: Limits | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+    """A new application serving the site, the JSON API and /openapi.json.
+
+    limits: the guard's request limits (default `Limits()`). allowed_hosts: Host header values
+    to answer (e.g. "tpscalc.example"); None answers any host (local use).
+    """
     app = FastAPI(
         title="tpscalc",
         version=__version__,
         docs_url=None,
         redoc_url=None,
+        redirect_slashes=False,  # the guard redirects relative; Host never builds a Location
         description="Which graphics card runs which open-weight language model, and how fast.",
     )
     static_dir = str(resources.files("tpscalc.web").joinpath("static"))
     app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.add_exception_handler(errors.WebError, errors.web_error_handler)
     app.add_exception_handler(StarletteHTTPException, errors.http_error_handler)
     app.add_exception_handler(RequestValidationError, errors.validation_error_handler)
     app.add_exception_handler(Exception, errors.unexpected_error_handler)
-
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]
-        response: Response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
-
-    return HeadAsGet(app)  # type: ignore[return-value]
+    if allowed_hosts:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    openapi.install(app)
+    return Guard(app, limits)  # type: ignore[return-value]
 
 
-class HeadAsGet:
-    """ASGI wrapper: answer HEAD like GET without the body (link checkers and uptime probes send HEAD).
+LIMITS_ENV = "TPSCALC_SERVE"  # how `tpscalc serve` hands its options to each worker process
 
-    FastAPI routes declared with GET do not answer HEAD (405); RFC 9110 §9.3.2 expects the same
-    headers as GET. Attribute access falls through to the wrapped FastAPI app.
-    """
 
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
+def limits_to_env(max_in_flight: int, deadline_s: float, allowed_hosts: Sequence[str]) -> str:
+    """The serve options as the JSON that `app_from_env` reads back in each worker."""
+    return json.dumps({"max_in_flight": max_in_flight, "deadline_s": deadline_s,
+                       "allowed_hosts": list(allowed_hosts)})
 
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.app, name)
 
-    async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
-        if scope.get("type") != "http" or scope.get("method") != "HEAD":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_headers_only(message):  # type: ignore[no-untyped-def]
-            if message["type"] == "http.response.body":
-                message = {**message, "body": b""}
-            await send(message)
-
-        await self.app({**scope, "method": "GET"}, receive, send_headers_only)
+def app_from_env() -> FastAPI:
+    """The app as `tpscalc serve` configured it (uvicorn's factory, once per worker)."""
+    options = json.loads(os.environ.get(LIMITS_ENV) or "{}")
+    limits = Limits(max_in_flight=int(options.get("max_in_flight", Limits.max_in_flight)),
+                    deadline_s=float(options.get("deadline_s", Limits.deadline_s)))
+    return create_app(limits, options.get("allowed_hosts") or None)

@@ -10,6 +10,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
+MAX_ECHO_CHARS = 200  # the most of a user's input an error message repeats
+
 
 class WebError(Exception):
     """Bad input or a missing page: HTTP status, a stable code, and a message for people."""
@@ -38,15 +40,24 @@ def _lang_of(request: Request) -> str:
     return first if first in LANGUAGES else DEFAULT_LANGUAGE
 
 
+def _excerpt(text: str, limit: int = MAX_ECHO_CHARS) -> str:
+    """`text` cut to `limit` characters: an error never echoes a huge input back."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def render_error(request: Request, exc: WebError) -> Response:
     """The error as JSON under /api/, else as a friendly HTML page in the page's language."""
+    exc = WebError(exc.status, exc.code, _excerpt(exc.message),
+                   tuple(_excerpt(s, 80) for s in exc.suggestions[:8]))
     if _wants_json(request):
         return JSONResponse(error_body(exc.code, exc.message), status_code=exc.status)
     from tpscalc.web.render import render_page  # late: templates load only when needed
 
-    html = render_page(
-        _lang_of(request), "error.html", request.url.path, error=exc, status=exc.status
-    )
+    lang = _lang_of(request)
+    path = request.url.path
+    if len(path) > MAX_ECHO_CHARS:  # the language links repeat the path: keep them short
+        path = f"/{lang}/models"
+    html = render_page(lang, "error.html", path, error=exc, status=exc.status)
     return HTMLResponse(html, status_code=exc.status)
 
 
@@ -61,7 +72,9 @@ async def http_error_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     message = "page not found" if exc.status_code == 404 else str(exc.detail)
-    return render_error(request, WebError(exc.status_code, code, message))
+    response = render_error(request, WebError(exc.status_code, code, message))
+    response.headers.update(exc.headers or {})  # 405 names the methods it allows (Allow)
+    return response
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> Response:

@@ -131,8 +131,10 @@ def _detail_route(
     """A model or card page; a redirect (308) to the canonical slug when `slug` is another name."""
     check_lang(lang)
     canonical = find(slug).slug
-    if canonical != slug:
-        return RedirectResponse(f"/{lang}/{kind}/{canonical}", status_code=308)
+    if canonical != slug:  # the query string stays: the same question, the canonical address
+        query = request.url.query
+        target = f"/{lang}/{kind}/{canonical}" + (f"?{query}" if query else "")
+        return RedirectResponse(target, status_code=308)
     asked = request_from(request.query_params, tuple(n for n in allowed if n != "lang"), lang)
     partial = request.query_params.get("partial") == "1"
     return HTMLResponse(page(slug, asked, request.url.path, partial=partial))

@@ -1,17 +1,21 @@
 """The one seam to the report builder: model and card reports as JSON-ready dicts, cached."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from tpscalc.catalog import NameNotFoundError, get_card, get_model, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.serialize import report_json
+from tpscalc.web.cache import ByteLRU
 from tpscalc.web.errors import WebError
 
-REPORT_CACHE_SIZE = 512  # reports kept in memory (~0.9 MB each at 850 rows)
+# Reports kept as compact JSON: 48 MiB holds about 150 of the largest (a model on all 850
+# cards is ~330 kB) and thousands of filtered ones; `benchmarks/memory_soak.py` measures it.
+REPORT_CACHE_BYTES = 48 * 2**20
+CACHE = ByteLRU(REPORT_CACHE_BYTES)
 
 
 def model_builder() -> Callable[[Model, ReportRequest], Any]:
@@ -44,24 +48,37 @@ def find_card(slug: str) -> Card:
         raise WebError(404, "unknown_card", str(exc), exc.suggestions) from None
 
 
-@lru_cache(maxsize=REPORT_CACHE_SIZE)
+def _encoded(report: Any) -> bytes:
+    return json.dumps(report_json(report), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def model_report_bytes(slug: str, request: ReportRequest) -> bytes:
+    """The model report as compact JSON bytes (what the JSON API sends), cached."""
+    return CACHE.get_or_make(("model", slug, request),
+                             lambda: _encoded(model_builder()(find_model(slug), request)))
+
+
+def card_report_bytes(slug: str, request: ReportRequest) -> bytes:
+    """The card report as compact JSON bytes (what the JSON API sends), cached."""
+    return CACHE.get_or_make(("card", slug, request),
+                             lambda: _encoded(card_builder()(find_card(slug), request)))
+
+
 def model_report(slug: str, request: ReportRequest) -> dict[str, Any]:
     """The model report as the JSON API returns it (and the HTML page renders it)."""
-    out: dict[str, Any] = report_json(model_builder()(find_model(slug), request))
+    out: dict[str, Any] = json.loads(model_report_bytes(slug, request))
     return out
 
 
-@lru_cache(maxsize=REPORT_CACHE_SIZE)
 def card_report(slug: str, request: ReportRequest) -> dict[str, Any]:
     """The card report as the JSON API returns it (and the HTML page renders it)."""
-    out: dict[str, Any] = report_json(card_builder()(find_card(slug), request))
+    out: dict[str, Any] = json.loads(card_report_bytes(slug, request))
     return out
 
 
 def clear_cache() -> None:
     """Forget cached reports (tests; after the catalog changes)."""
-    model_report.cache_clear()
-    card_report.cache_clear()
+    CACHE.clear()
 
 
 def catalog_sizes() -> tuple[int, int]:
