@@ -37,9 +37,7 @@ def test_context_text_rule(text: str, tokens: int) -> None:
     ({"min_memory": "nan"}, "bad_memory"),
     ({"max_memory": "inf"}, "bad_memory"),
     ({"max_memory": "0"}, "bad_memory"),
-    ({"min_memory": "24", "max_memory": "8"}, "bad_memory"),
     ({"min_quality": "Q9"}, "bad_quality"),
-    ({"min_quality": "Q8_0", "max_quality": "Q2_K"}, "bad_quality"),
     ({"backend": "cuda12"}, "bad_backend"),
     ({"kv_type": "q5_1"}, "bad_kv_type"),
     ({"sort": "price"}, "bad_sort"),
@@ -62,6 +60,13 @@ def test_values_are_spelled_canonically_once() -> None:
     assert hash(r) == hash(parse_request({"min_quality": "Q4_K_M", "max_quality": "Q8_0",
                                           "backend": "rocm", "kv_type": "q8_0",
                                           "search": "rtx 40", "all": "1", "lang": "es"}))
+
+
+def test_a_range_given_end_first_is_the_same_range() -> None:
+    r = parse_request({"min_memory": "24", "max_memory": "8", "min_quality": "Q8_0",
+                       "max_quality": "Q2_K"})
+    assert (r.filters.min_memory_gib, r.filters.max_memory_gib) == (8, 24)
+    assert (r.query.max_quality, r.query.min_quality) == ("Q8_0", "Q2_K")
 
 
 def test_a_query_checks_itself_when_made() -> None:

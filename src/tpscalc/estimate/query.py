@@ -83,10 +83,8 @@ class Query:
         ceiling = check_quality(self.max_quality, "bad_quality")
         if floor is not None and ceiling is not None:
             names = ladder_names()
-            if names.index(ceiling) > names.index(floor):
-                raise EstimateInputError(
-                    f"the quality ceiling {ceiling} is more compressed than the floor {floor}",
-                    "bad_quality")
+            if names.index(ceiling) > names.index(floor):  # the same range, given end first
+                floor, ceiling = ceiling, floor
         kv_type = check_choice(self.kv_type, KV_TYPES, "KV-cache type") or "f16"
         object.__setattr__(self, "min_quality", floor)
         object.__setattr__(self, "max_quality", ceiling)

@@ -31,6 +31,7 @@ from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, chec
 SORTS = ("speed", "size", "date")
 MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
 MAX_SEARCH_CHARS = 200
+NO_CONTROL_CHARACTERS = "^[^\\x00-\\x1f\\x7f]*$"  # the text rule, as an OpenAPI pattern
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"", "0", "false", "off", "no"})
 
@@ -200,12 +201,13 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
     for key, param in by_key.items():
         if key in raw and param.attr not in values[param.target]:
             values[param.target][param.attr] = _value(param, raw[key])
-    filters = Filters(**{k: v for k, v in values["filters"].items() if v is not None})
-    lo, hi = filters.min_memory_gib, filters.max_memory_gib
+    given = values["filters"]
+    lo, hi = given.get("min_memory_gib"), given.get("max_memory_gib")
     if hi is not None and hi == 0:
         raise RequestError("max_memory must be more than 0 GiB", "bad_memory")
-    if lo is not None and hi is not None and lo > hi:
-        raise RequestError(f"min_memory {lo:g} GiB exceeds max_memory {hi:g} GiB", "bad_memory")
+    if lo is not None and hi is not None and lo > hi:  # the same range, given end first
+        given["min_memory_gib"], given["max_memory_gib"] = hi, lo
+    filters = Filters(**{k: v for k, v in given.items() if v is not None})
     query_values = {k: v for k, v in values["query"].items() if v is not None}
     return ReportRequest(Query(**query_values), filters,
                          values["request"].get("lang") or DEFAULT_LANGUAGE)
@@ -225,6 +227,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         if p.kind == "tokens":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_CONTEXT,
                       "default": DEFAULT_CONTEXT}
+        elif p.kind == "gib" and p.name == "max_memory":
+            schema = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "gib":
             schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "flag":
@@ -234,7 +238,7 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         elif p.kind == "choice":
             schema = {"type": "string", "enum": list(p.choices)}
         else:
-            schema = {"type": "string", "maxLength": MAX_SEARCH_CHARS}
+            schema = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
         out.append({"name": name, "in": "query", "required": False, "description": p.help,
                     "schema": schema})
     return out

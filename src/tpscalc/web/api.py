@@ -10,9 +10,11 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from tpscalc import api
+from tpscalc.catalog.quants import ladder_names
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
+    MAX_MEMORY_GIB,
     MODEL_REPORT_PARAMS,
     ReportRequest,
     openapi_parameters,
@@ -33,9 +35,14 @@ def _extra(parameters: list[dict[str, Any]]) -> dict[str, Any]:
     return {"parameters": parameters}
 
 
-def _number(name: str, description: str, kind: str = "number") -> dict[str, Any]:
+def _number(name: str, description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": False, "description": description,
-            "schema": {"type": kind, "minimum": 0}}
+            "schema": {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}}
+
+
+def _year(name: str, description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "description": description,
+            "schema": {"type": "integer", "minimum": 1900, "maximum": 2100}}
 
 
 MODEL_LIST_PARAMS = [
@@ -43,8 +50,8 @@ MODEL_LIST_PARAMS = [
     _text_param("organization", "Only models from this organization."),
     _number("min_params", "At least this many billion parameters."),
     _number("max_params", "At most this many billion parameters."),
-    _number("since", "Published in this year or later.", "integer"),
-    _number("until", "Published in this year or earlier.", "integer"),
+    _year("since", "Published in this year or later."),
+    _year("until", "Published in this year or earlier."),
 ]
 CARD_LIST_PARAMS = [
     _text_param("search", "Only cards whose name contains this text."),

@@ -2,7 +2,7 @@
 
 Report and estimate parameters come from the request definition (`tpscalc.report.request`),
 attached to each route as `openapi_extra`; this module adds the error responses every /api/
-route can give (400 bad input, 404 unknown name, 503 busy) in the `{"error": {...}}` shape, and
+route can give (400 bad input, 404 unknown name, 414 and 431 over a size limit, 503 busy) in the `{"error": {...}}` shape, and
 drops FastAPI's generic 422 entry, which this API never sends.
 """
 from __future__ import annotations
@@ -20,6 +20,8 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 ERRORS = {"400": "Bad input (the message names the field)",
           "404": "Unknown model, card or path",
+          "414": "The address is longer than the server accepts",
+          "431": "The request headers are larger than the server accepts",
           "503": "Busy or too slow; retry after the Retry-After seconds"}
 
 

@@ -1,0 +1,20 @@
+"""schemathesis against the ASGI app in process: every documented operation, generated inputs,
+all checks (status codes, content types, response schemas, no 5xx), a bounded number of cases."""
+from __future__ import annotations
+
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from tpscalc.web.app import create_app  # noqa: E402
+
+schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())
+
+
+@schema.parametrize()
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_api_answers_as_documented(case) -> None:  # type: ignore[no-untyped-def]
+    case.call_and_validate()
