@@ -6,9 +6,9 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, settings
 
-from tpscalc.web.app import create_app  # noqa: E402
+from tpscalc.web.app import create_app
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())
 

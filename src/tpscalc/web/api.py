@@ -115,7 +115,10 @@ def api_card(slug: str, request: Request) -> Response:
             _text_param(
                 "card", "Card name or slug (`gpu` is accepted as an alias).", required=True
             ),
-            _text_param("quant", "Quantization (default: the least compressed that fits)."),
+            {
+                **_text_param("quant", "Quantization (default: the least compressed that fits)."),
+                "schema": {"type": "string", "enum": ladder_names()},
+            },
         ]
         + openapi_parameters(ESTIMATE_PARAMS)
     ),
