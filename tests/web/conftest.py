@@ -60,3 +60,17 @@ def client() -> Iterator[object]:
 
     with TestClient(create_app(), raise_server_exceptions=False) as c:
         yield c
+
+
+@pytest.fixture()
+def many_cards(monkeypatch: pytest.MonkeyPatch) -> int:
+    """120 cards that all run the test models: three table pages."""
+    from tpscalc.catalog import store
+    from tpscalc.web import reports
+
+    cards = tuple(Card(name=f"Bench {i:03d}", slug=f"bench-{i:03d}", vendor="NVIDIA",
+                       memory_gib=80, bandwidth_gb_s=1000 + i, release_date="2024-01-01",
+                       kind="datacenter", tflops_fp16_dense=500) for i in range(120))
+    monkeypatch.setattr(store, "cards", lambda: cards)
+    reports.clear_cache()
+    return len(cards)

@@ -91,3 +91,21 @@ def test_context_control_swaps_the_table(browser, server_url: str) -> None:
     assert after != before
     assert browser.current_url.endswith("/en/models/starcoder-2-15b?context=131072&all=1")
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+
+
+def test_section_navigation_and_table_pages(browser, server_url: str, many_cards: int) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{server_url}/en/models/starcoder-2-15b?context=8192")
+    assert "Page 1 of 3" in browser.find_element(By.CSS_SELECTOR, "nav.pager").text
+    rows = browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")
+    first_card = rows[0].text
+    browser.find_element(By.CSS_SELECTOR, "nav.sections a[href='#faq']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("#faq"))
+    assert browser.execute_script("return window.scrollY") > 0  # the FAQ scrolled into view
+    browser.find_element(By.CSS_SELECTOR, "nav.pager a[rel='next']").click()
+    WebDriverWait(browser, 10).until(lambda d: "page=2" in d.current_url)
+    assert "Page 2 of 3" in browser.find_element(By.CSS_SELECTOR, "nav.pager").text
+    assert "context=8192" in browser.current_url
+    assert browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")[0].text != first_card

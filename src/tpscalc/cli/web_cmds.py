@@ -14,7 +14,8 @@ from tpscalc.cli.app import app, fail
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-    workers: Annotated[int, typer.Option(help="Worker processes (one per core is typical).")] = 1,
+    workers: Annotated[int | None, typer.Option(
+        help="Worker processes (default: one per core).")] = None,
     allowed_host: Annotated[list[str] | None, typer.Option(
         "--allowed-host", help="Host header to answer (repeat); default any (local use).")] = None,
     max_in_flight: Annotated[int, typer.Option(
@@ -31,6 +32,7 @@ def serve(
 
     if not 0 < port < 65536:
         fail(f"port must be between 1 and 65535, not {port}")
+    workers = workers or os.cpu_count() or 1
     if not 1 <= workers <= 64 or not 1 <= max_in_flight <= 10_000 or not 0 < deadline <= 600:
         fail("--workers 1..64, --max-in-flight 1..10000 and --deadline 0..600 s")
     try:  # one line instead of uvicorn's traceback when the port is taken

@@ -31,6 +31,8 @@ from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, chec
 SORTS = ("speed", "size", "date")
 MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
 MAX_SEARCH_CHARS = 200
+ROWS_PER_PAGE = 50  # table rows on one site page
+MAX_PAGE = 1000
 NO_CONTROL_CHARACTERS = "^[^\\x00-\\x1f\\x7f]*$"  # the text rule, as an OpenAPI pattern
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"", "0", "false", "off", "no"})
@@ -47,6 +49,7 @@ class Filters:
     max_memory_gib: float | None = None
     show_all: bool = False
     sort: str = "size"  # card report: largest model first, what a card owner asks first
+    page: int = 1  # the page of the table a site page shows (the JSON API gives every row)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class ReportRequest:
     lang: str = DEFAULT_LANGUAGE
 
 
-Kind = Literal["tokens", "gib", "text", "flag", "quality", "choice"]
+Kind = Literal["tokens", "gib", "text", "flag", "quality", "choice", "page"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ PARAMS: tuple[Param, ...] = (
           aliases=("show_all",)),
     Param("sort", "sort", "filters", "choice",
           "Order of the card report's rows: size (default), speed or date.", SORTS),
+    Param("page", "page", "filters", "page",
+          f"Page of the site's table ({ROWS_PER_PAGE} rows a page; the JSON API gives all rows)."),
     Param("lang", "lang", "request", "choice", "Language of the report: en, es or nl.",
           LANGUAGES),
 )
@@ -107,6 +112,7 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
                        "min_memory", "max_memory", "all", "lang")
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "search",
                       "all", "sort", "lang")
+PAGE_PARAMS = ("page",)  # the site's pages take these too
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type")
 
 
@@ -133,6 +139,14 @@ def parse_tokens(raw: object, name: str = "context") -> int:
     except ValueError:
         raise RequestError(f"{name} must be a whole number of tokens, not {raw!r}",
                            f"bad_{name}") from None
+
+
+def parse_page(raw: object) -> int:
+    """A page number, 1..MAX_PAGE (a page past the last shows the last)."""
+    value = parse_tokens(raw, "page")
+    if not 1 <= value <= MAX_PAGE:
+        raise RequestError(f"page must be between 1 and {MAX_PAGE}, not {value}", "bad_page")
+    return value
 
 
 def parse_gib(raw: object, name: str) -> float:
@@ -168,6 +182,8 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_gib(raw, param.name)
     if param.kind == "flag":
         return False if _is_blank(raw) else parse_flag(raw, param.name)
+    if param.kind == "page":
+        return 1 if _is_blank(raw) else parse_page(raw)
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), param.name)
@@ -218,6 +234,24 @@ def parse_quant(raw: object) -> str | None:
     return None if _is_blank(raw) else check_quality(_check_text(str(raw), "quant"), "bad_quant")
 
 
+def to_query(request: ReportRequest, **changes: object) -> dict[str, str]:
+    """The fields that differ from their defaults as query-string text (the language is in the
+    path); `changes` overrides fields by their query-string name, e.g. page=2."""
+    out: dict[str, str] = {}
+    default = ReportRequest()
+    for param in PARAMS:
+        if param.target == "request":
+            continue
+        owner, base = ((request.query, default.query) if param.target == "query"
+                       else (request.filters, default.filters))
+        value = changes.get(param.name, getattr(owner, param.attr))
+        if value is None or value == getattr(base, param.attr):
+            continue
+        out[param.name] = ("1" if value is True else f"{value:g}" if isinstance(value, float)
+                           else str(value))
+    return out
+
+
 def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
     """OpenAPI 3 query parameters for `names`, typed and described from `PARAMS`."""
     out = []
@@ -227,6 +261,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         if p.kind == "tokens":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_CONTEXT,
                       "default": DEFAULT_CONTEXT}
+        elif p.kind == "page":
+            schema = {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}
         elif p.kind == "gib" and p.name == "max_memory":
             schema = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "gib":

@@ -11,9 +11,18 @@ from tpscalc.catalog.quants import ladder_names
 from tpscalc.estimate.query import BACKENDS, KV_TYPES
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.report.model_report import CURVE_CONTEXTS
-from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, SORTS, ReportRequest
+from tpscalc.report.request import (
+    CARD_REPORT_PARAMS,
+    MODEL_REPORT_PARAMS,
+    PAGE_PARAMS,
+    ROWS_PER_PAGE,
+    SORTS,
+    ReportRequest,
+    to_query,
+)
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
+from tpscalc.web.page_cache import cached_html
 from tpscalc.web.params import request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.views import model_context
@@ -75,6 +84,34 @@ def form_options(request: ReportRequest) -> dict[str, object]:
     }
 
 
+def paging(rows: list[Any], request: ReportRequest, path: str, export: bool) -> dict[str, Any]:
+    """The table rows this page shows and the links to the pages around it.
+
+    A static export shows every row (its links carry no query string); a page number past the
+    last shows the last page."""
+    if export:
+        return {"page_rows": rows, "page": 1, "pages": 1, "page_links": {}}
+    pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
+    page = min(request.filters.page, pages)
+    start = (page - 1) * ROWS_PER_PAGE
+
+    def link(number: int) -> str:
+        return path + _query_text(to_query(request, page=number))
+
+    links = {"first": link(1) if page > 1 else None,
+             "previous": link(page - 1) if page > 1 else None,
+             "next": link(page + 1) if page < pages else None,
+             "last": link(pages) if page < pages else None}
+    return {"page_rows": rows[start:start + ROWS_PER_PAGE], "page": page, "pages": pages,
+            "page_links": links}
+
+
+def _query_text(query: dict[str, str]) -> str:
+    from urllib.parse import urlencode
+
+    return "?" + urlencode(query) if query else ""
+
+
 def model_page(
     slug: str, request: ReportRequest, path: str, *, export: bool = False, partial: bool = False
 ) -> str:
@@ -87,6 +124,7 @@ def model_page(
         path,
         export=export,
         report=report,
+        **paging(report.get("rows") or [], request, path, export),
         **model_context(report, request.lang),
         **form_options(request),
     )
@@ -99,7 +137,8 @@ def card_page(
     report = reports.card_report(slug, request)
     template = "_partials/card_results.html" if partial else "card.html"
     return render_page(
-        request.lang, template, path, export=export, report=report, **form_options(request)
+        request.lang, template, path, export=export, report=report,
+        **paging(report.get("rows") or [], request, path, export), **form_options(request)
     )
 
 
@@ -135,9 +174,11 @@ def _detail_route(
         query = request.url.query
         target = f"/{lang}/{kind}/{canonical}" + (f"?{query}" if query else "")
         return RedirectResponse(target, status_code=308)
-    asked = request_from(request.query_params, tuple(n for n in allowed if n != "lang"), lang)
+    names = tuple(n for n in allowed if n != "lang") + PAGE_PARAMS
+    asked = request_from(request.query_params, names, lang)
     partial = request.query_params.get("partial") == "1"
-    return HTMLResponse(page(slug, asked, request.url.path, partial=partial))
+    key = (kind, slug, asked, partial)
+    return cached_html(request, key, lambda: page(slug, asked, request.url.path, partial=partial))
 
 
 def models_index(lang: str, params: object, path: str, *, export: bool = False) -> str:
@@ -169,18 +210,26 @@ def cards_index(lang: str, params: object, path: str, *, export: bool = False) -
 
 
 @router.get("/{lang}/models", response_class=HTMLResponse)
-def models_route(lang: str, request: Request) -> HTMLResponse:
+def models_route(lang: str, request: Request) -> Response:
     """All models, searchable and filterable."""
-    return HTMLResponse(models_index(check_lang(lang), request.query_params, request.url.path))
+    check_lang(lang)
+    filters = indexes.parse_model_filters(request.query_params)
+    return cached_html(request, ("models-index", lang, filters),
+                       lambda: models_index(lang, request.query_params, request.url.path))
 
 
 @router.get("/{lang}/cards", response_class=HTMLResponse)
-def cards_route(lang: str, request: Request) -> HTMLResponse:
+def cards_route(lang: str, request: Request) -> Response:
     """All cards, searchable and filterable."""
-    return HTMLResponse(cards_index(check_lang(lang), request.query_params, request.url.path))
+    check_lang(lang)
+    filters = indexes.parse_card_filters(request.query_params)
+    return cached_html(request, ("cards-index", lang, filters),
+                       lambda: cards_index(lang, request.query_params, request.url.path))
 
 
 @router.get("/{lang}/credits", response_class=HTMLResponse)
-def credits_route(lang: str, request: Request) -> HTMLResponse:
+def credits_route(lang: str, request: Request) -> Response:
     """Data sources and licences."""
-    return HTMLResponse(render_page(check_lang(lang), "credits.html", request.url.path))
+    check_lang(lang)
+    return cached_html(request, ("credits", lang),
+                       lambda: render_page(lang, "credits.html", request.url.path))

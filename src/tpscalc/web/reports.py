@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tpscalc.catalog import NameNotFoundError, get_card, get_model, store
@@ -52,14 +53,23 @@ def _encoded(report: Any) -> bytes:
     return json.dumps(report_json(report), ensure_ascii=False, separators=(",", ":")).encode()
 
 
+def _whole(request: ReportRequest) -> ReportRequest:
+    """The request with the page left out: a report holds every row, the page slices it."""
+    if request.filters.page == 1:
+        return request
+    return replace(request, filters=replace(request.filters, page=1))
+
+
 def model_report_bytes(slug: str, request: ReportRequest) -> bytes:
     """The model report as compact JSON bytes (what the JSON API sends), cached."""
+    request = _whole(request)
     return CACHE.get_or_make(("model", slug, request),
                              lambda: _encoded(model_builder()(find_model(slug), request)))
 
 
 def card_report_bytes(slug: str, request: ReportRequest) -> bytes:
     """The card report as compact JSON bytes (what the JSON API sends), cached."""
+    request = _whole(request)
     return CACHE.get_or_make(("card", slug, request),
                              lambda: _encoded(card_builder()(find_card(slug), request)))
 
@@ -77,8 +87,11 @@ def card_report(slug: str, request: ReportRequest) -> dict[str, Any]:
 
 
 def clear_cache() -> None:
-    """Forget cached reports (tests; after the catalog changes)."""
+    """Forget cached reports and the pages rendered from them (tests; after catalog changes)."""
+    from tpscalc.web import page_cache
+
     CACHE.clear()
+    page_cache.clear()
 
 
 def catalog_sizes() -> tuple[int, int]:
