@@ -64,9 +64,9 @@ def test_values_are_spelled_canonically_once() -> None:
 
 def test_a_range_given_end_first_is_the_same_range() -> None:
     r = parse_request({"min_memory": "24", "max_memory": "8", "min_quality": "Q8_0",
-                       "max_quality": "Q2_K"})
+                       "max_quality": "IQ2_M"})
     assert (r.filters.min_memory_gib, r.filters.max_memory_gib) == (8, 24)
-    assert (r.query.max_quality, r.query.min_quality) == ("Q8_0", "Q2_K")
+    assert (r.query.max_quality, r.query.min_quality) == ("Q8_0", "IQ2_M")
 
 
 def test_a_query_checks_itself_when_made() -> None:
