@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from tpscalc.catalog import store
-from tpscalc.catalog.schema import Card, Model
-from tpscalc.catalog.search import filter_by_text
 from tpscalc.cli.app import app
+
+if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for --help
+    from tpscalc.catalog.schema import Card, Model
 
 SearchOpt = Annotated[
     str | None, typer.Option("--search", help="Only entries whose name contains this text.")
@@ -37,6 +35,12 @@ def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
 @app.command()
 def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
     """List the cards in the catalog (memory in GiB, bandwidth in GB/s)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tpscalc.catalog import store
+    from tpscalc.catalog.search import filter_by_text
+
     rows = filter_by_text(store.cards(), search)
     if as_json:
         typer.echo(json.dumps([card_json(c) for c in rows], ensure_ascii=False, indent=1))
@@ -67,6 +71,12 @@ def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
 @app.command()
 def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
     """List the open-weight language models in the catalog."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from tpscalc.catalog import store
+    from tpscalc.catalog.search import filter_by_text
+
     rows = filter_by_text(store.models(), search)
     if as_json:
         typer.echo(json.dumps([model_json(m) for m in rows], ensure_ascii=False, indent=1))

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name, ladder_names
-from tpscalc.catalog.schema import Card
+if TYPE_CHECKING:
+    from tpscalc.catalog.schema import Card
 
 DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
@@ -56,6 +57,10 @@ def check_quality(name: str | None, code: str) -> str | None:
     """The canonical spelling of a quantization on the ladder (None when empty)."""
     if name is None or not name.strip():
         return None
+    # The quantization table (and pydantic with it) loads on the first quality given, so a
+    # command's --help stays light.
+    from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name
+
     try:
         return ladder_name(name)
     except UnknownQuantizationError as exc:
@@ -82,6 +87,8 @@ class Query:
         floor = check_quality(self.min_quality, "bad_quality")
         ceiling = check_quality(self.max_quality, "bad_quality")
         if floor is not None and ceiling is not None:
+            from tpscalc.catalog.quants import ladder_names
+
             names = ladder_names()
             if names.index(ceiling) > names.index(floor):  # the same range, given end first
                 floor, ceiling = ceiling, floor
@@ -93,6 +100,10 @@ class Query:
 
     def ladder_bounds(self) -> tuple[int | None, int | None]:
         """(ceiling, floor) as indexes on the quantization ladder (None: unbounded)."""
+        if self.max_quality is None and self.min_quality is None:
+            return None, None
+        from tpscalc.catalog.quants import ladder_names
+
         names = ladder_names()
         return (None if self.max_quality is None else names.index(self.max_quality),
                 None if self.min_quality is None else names.index(self.min_quality))

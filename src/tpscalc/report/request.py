@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from tpscalc.catalog.quants import ladder_names
 from tpscalc.estimate.query import (
     BACKENDS,
     DEFAULT_CONTEXT,
@@ -270,6 +269,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         elif p.kind == "flag":
             schema = {"type": "boolean", "default": False}
         elif p.kind == "quality":
+            from tpscalc.catalog.quants import ladder_names
+
             schema = {"type": "string", "enum": ladder_names()}
         elif p.kind == "choice":
             schema = {"type": "string", "enum": list(p.choices)}
