@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from tpscalc.cli.app import app, fail
+from tpscalc.cli.file_options import ConfigIndexOpt, ConfigOpt, GgufOpt, HereOpt, here_card
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
@@ -69,6 +70,10 @@ def estimate_cmd(
         typer.Option("--input", help="CSV with columns model,card,quant,context,backend,kv_type."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    gguf: GgufOpt = None,
+    config: ConfigOpt = None,
+    config_index: ConfigIndexOpt = None,
+    here: HereOpt = False,
     *,
     request: ReportRequest,
 ) -> None:
@@ -76,18 +81,24 @@ def estimate_cmd(
     from tpscalc import api
 
     if input_csv is not None:
-        if model or card:
+        if model or card or gguf or config or here:
             fail("use either --input FILE or --model/--card, not both")
         results = api.evaluate_many(read_requests(input_csv))
     else:
-        if not model or not card:
-            fail("give --model NAME and --card NAME (or --input FILE.csv)")
+        if here:
+            card = here_card(card)
+        if not (model or gguf or config) or not card:
+            fail("give --model NAME (or --gguf FILE, --config FILE) and --card NAME "
+                 "(or --here, or --input FILE.csv)")
         q = request.query
         try:
             results = [
                 api.evaluate(
                     model,
                     card,
+                    gguf=gguf,
+                    config=config,
+                    config_index=config_index,
                     quant=quant,
                     context=q.context,
                     backend=q.backend,
