@@ -165,6 +165,8 @@ def shard_paths(path: Path) -> list[Path]:
 def read_header(path: Path) -> GgufHeader:
     """The header of the GGUF at `path`, all shards of a split file together (SourceError)."""
     paths = shard_paths(Path(path))
+    if Path(path).is_dir():
+        raise SourceError(f"{path}: a folder, not a GGUF file", "unreadable_file")
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
         raise SourceError(f"{path}: missing GGUF file(s) {', '.join(missing[:3])}"

@@ -1,9 +1,10 @@
-"""Tiny GGUF files written with gguf.GGUFWriter for the reader's tests (no network, no model)."""
+"""Tiny GGUF files written with gguf.GGUFWriter for the readers' tests (no network, no model)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 from gguf import GGMLQuantizationType, GGUFWriter
 from gguf.quants import quantize
 
@@ -59,3 +60,16 @@ def write_tiny_llama(path: Path, arch: str = "llama", *, sliding_window: int | N
     writer.write_tensors_to_file()
     writer.close()
     return total
+
+
+@pytest.fixture
+def tiny_gguf(tmp_path: Path) -> tuple[Path, int]:
+    """A 2-layer llama GGUF (Q8_0 matrices, F32 norms) and the sum of its tensor bytes."""
+    path = tmp_path / "tiny.gguf"
+    return path, write_tiny_llama(path)
+
+
+@pytest.fixture
+def write_gguf() -> object:
+    """`write_tiny_llama(path, arch=..., sliding_window=..., split=...)` for variants."""
+    return write_tiny_llama
