@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from tpscalc.catalog.schema import Card
 from tpscalc.cli.app import app, fail
 from tpscalc.cli.file_options import ConfigIndexOpt, ConfigOpt, GgufOpt, HereOpt, here_card
 from tpscalc.cli.options import request_options
@@ -85,9 +86,8 @@ def estimate_cmd(
             fail("use either --input FILE or --model/--card, not both")
         results = api.evaluate_many(read_requests(input_csv))
     else:
-        if here:
-            card = here_card(card)
-        if not (model or gguf or config) or not card:
+        target: str | Card | None = here_card(card) if here else card
+        if not (model or gguf or config) or not target:
             fail("give --model NAME (or --gguf FILE, --config FILE) and --card NAME "
                  "(or --here, or --input FILE.csv)")
         q = request.query
@@ -95,7 +95,7 @@ def estimate_cmd(
             results = [
                 api.evaluate(
                     model,
-                    card,
+                    target,
                     gguf=gguf,
                     config=config,
                     config_index=config_index,

@@ -16,10 +16,13 @@ from tpscalc.catalog.slug import tokens
 from tpscalc.machine.types import DetectedGpu
 
 MEMORY_TOLERANCE = 0.08
-_VENDOR_WORDS = re.compile(r"^(NVIDIA|AMD|ATI|Intel\(R\)|Intel)\s+", re.I)
-_MEMORY_SIZE = re.compile(r"\b\d+\s*GB\b", re.I)
-_MEMORY_TYPE = re.compile(r"\b(HBM\d?E?|GDDR\d+X?|LPDDR\d+X?)\b", re.I)
-_NEUTRAL = {"gb", "geforce", "radeon", "nvidia", "amd", "apple", "gpu", "core", "tesla"}
+_VENDOR_WORDS = re.compile(r"^(NVIDIA|AMD|ATI|Intel\(R\)|Intel)\s+", re.IGNORECASE)
+_MEMORY_SIZE = re.compile(r"\b\d+\s*GB\b", re.IGNORECASE)
+_MEMORY_TYPE = re.compile(r"\b(HBM\d?E?|GDDR\d+X?|LPDDR\d+X?)\b", re.IGNORECASE)
+# Words that never tell two cards apart. NVML names SXM boards without their form factor
+# ("NVIDIA H200", "NVIDIA H100 80GB HBM3") and the others with it ("NVIDIA H200 NVL",
+# "NVIDIA H100 PCIe"), so "sxm" counts as no extra word.
+_NEUTRAL = {"gb", "geforce", "radeon", "nvidia", "amd", "apple", "gpu", "core", "tesla", "sxm"}
 
 
 def _core_name(gpu: DetectedGpu) -> str:

@@ -31,10 +31,12 @@ class PyNvml:
     @classmethod
     def open(cls) -> PyNvml | None:
         try:
-            import pynvml
-
+            import pynvml  # type: ignore[import-untyped]
+        except ImportError:
+            return None
+        try:
             pynvml.nvmlInit()
-        except Exception:  # no package, no libnvidia-ml, no driver: no NVIDIA GPU here
+        except pynvml.NVMLError:  # no libnvidia-ml or no driver: no NVIDIA GPU here
             return None
         return cls(pynvml)
 
@@ -57,7 +59,7 @@ class PyNvml:
             h = self._handle(index)
             return (int(self.nv.nvmlDeviceGetCurrPcieLinkGeneration(h)),
                     int(self.nv.nvmlDeviceGetCurrPcieLinkWidth(h)))
-        except Exception:  # SXM boards and some drivers answer "not supported"
+        except self.nv.NVMLError:  # SXM boards and some drivers answer "not supported"
             return None
 
 

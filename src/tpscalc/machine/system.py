@@ -38,7 +38,7 @@ def dmi_bandwidth_gb_s(dmidecode: str | None) -> float | None:
 def cpu_name(run: Run, cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The CPU's model name ("AMD EPYC 9654"), else what `platform` says."""
     try:
-        m = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(errors="replace"), re.M)
+        m = re.search(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(errors="replace"), re.MULTILINE)
         if m:
             return m.group(1).strip()
     except OSError:
@@ -52,11 +52,14 @@ def cpu_name(run: Run, cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
 
 def detect_system(run: Run, psutil_module: Any | None = None) -> SystemInfo:
     """RAM, CPU and OS of this machine (psutil_module: psutil, or a recorded stand-in)."""
-    if psutil_module is None:
-        import psutil as psutil_module
-    vm = psutil_module.virtual_memory()
+    ps: Any = psutil_module
+    if ps is None:
+        import psutil  # type: ignore[import-untyped]
+
+        ps = psutil
+    vm = ps.virtual_memory()
     return SystemInfo(
         ram_gib=vm.total / GIB, ram_available_gib=vm.available / GIB,
         ram_bandwidth_gb_s=dmi_bandwidth_gb_s(run(["dmidecode", "-t", "memory"])),
-        cpu=cpu_name(run), cpu_cores=psutil_module.cpu_count(logical=False),
+        cpu=cpu_name(run), cpu_cores=ps.cpu_count(logical=False),
         os=f"{platform.system()} {platform.release()}".strip())

@@ -59,6 +59,10 @@ class GgufHeader:
     shards: int = 1
 
 
+class HeaderCutShort(SourceError):
+    """The bytes end inside the header (a reader of a remote file fetches more and retries)."""
+
+
 class _Reader:
     """Little- or big-endian reads from a file handle; EOF or absurd sizes are SourceError."""
 
@@ -68,7 +72,8 @@ class _Reader:
     def raw(self, n: int) -> bytes:
         data = self.fh.read(n)
         if len(data) != n:
-            raise SourceError(f"{self.name}: the GGUF header is cut short or corrupt", "bad_gguf")
+            raise HeaderCutShort(f"{self.name}: the GGUF header is cut short or corrupt",
+                                 "bad_gguf")
         return data
 
     def scalar(self, fmt: str) -> Any:
@@ -125,30 +130,32 @@ def _tensor(r: _Reader) -> TensorInfo:
     return TensorInfo(name, shape, qtype.name, n, n // block * size)
 
 
+def parse_header(fh: BinaryIO, name: str) -> tuple[int, dict[str, Any], list[TensorInfo], int]:
+    """(version, metadata, tensors, header bytes) read from `fh` at its start."""
+    if fh.read(4) != GGUF_MAGIC:
+        raise SourceError(f"{name}: not a GGUF file (it does not start with 'GGUF')", "bad_gguf")
+    version_bytes = fh.read(4)
+    endian = "<"
+    version = struct.unpack("<I", version_bytes)[0] if len(version_bytes) == 4 else 0
+    if version > 0xFFFF:  # written on a big-endian machine
+        endian, version = ">", struct.unpack(">I", version_bytes)[0]
+    if version not in (2, 3):
+        raise SourceError(f"{name}: GGUF version {version} is not supported (2 or 3)", "bad_gguf")
+    r = _Reader(fh, name, endian)
+    n_tensors, n_kv = r.count("tensor count"), r.count("metadata count")
+    meta: dict[str, Any] = {}
+    for _ in range(n_kv):
+        key = r.string()
+        meta[key] = r.value(int(r.scalar("I")))
+    tensors = [_tensor(r) for _ in range(n_tensors)]
+    return version, meta, tensors, fh.tell()
+
+
 def _read_one(path: Path) -> tuple[int, dict[str, Any], list[TensorInfo], int]:
     """(version, metadata, tensors, header bytes) of one file."""
-    name = path.name
     try:
         with path.open("rb") as fh:
-            if fh.read(4) != GGUF_MAGIC:
-                raise SourceError(f"{name}: not a GGUF file (it does not start with 'GGUF')",
-                                  "bad_gguf")
-            version_bytes = fh.read(4)
-            endian = "<"
-            version = struct.unpack("<I", version_bytes)[0] if len(version_bytes) == 4 else 0
-            if version > 0xFFFF:  # written on a big-endian machine
-                endian, version = ">", struct.unpack(">I", version_bytes)[0]
-            if version not in (2, 3):
-                raise SourceError(f"{name}: GGUF version {version} is not supported (2 or 3)",
-                                  "bad_gguf")
-            r = _Reader(fh, name, endian)
-            n_tensors, n_kv = r.count("tensor count"), r.count("metadata count")
-            meta: dict[str, Any] = {}
-            for _ in range(n_kv):
-                key = r.string()
-                meta[key] = r.value(int(r.scalar("I")))
-            tensors = [_tensor(r) for _ in range(n_tensors)]
-            return version, meta, tensors, fh.tell()
+            return parse_header(fh, path.name)
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}", "unreadable_file") from None
 

@@ -97,9 +97,9 @@ def _mla_and_linear(c: dict[str, Any]) -> dict[str, Any]:
         keys = ("kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
                 "v_head_dim")
         out.update({k: int(c[k]) for k in keys if c.get(k)})
-    keys = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
-            "linear_value_head_dim")
-    out.update({k: int(c[k]) for k in keys if c.get(k)})
+    linear = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
+              "linear_value_head_dim")
+    out.update({k: int(c[k]) for k in linear if c.get(k)})
     if c.get("linear_conv_kernel_dim"):
         out["linear_conv_kernel"] = int(c["linear_conv_kernel_dim"])
     return out
@@ -170,7 +170,8 @@ def _load_json(path: Path) -> dict[str, Any]:
 
 def index_parameters(index: dict[str, Any], cfg: dict[str, Any], name: str) -> tuple[int, str]:
     """(parameters, how) from a safetensors index: total_parameters, else total_size ÷ dtype."""
-    meta = index.get("metadata") if isinstance(index.get("metadata"), dict) else {}
+    found = index.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if isinstance(meta.get("total_parameters"), int) and meta["total_parameters"] > 0:
         return int(meta["total_parameters"]), f"index {name} (total_parameters)"
     size, dtype = meta.get("total_size"), str(cfg.get("torch_dtype") or cfg.get("dtype") or "")

@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tpscalc.catalog import get_model
 from tpscalc.sources.types import SourcedModel, SourceError
+
+if TYPE_CHECKING:
+    from tpscalc.sources.hub import Hub
 
 CATALOG_SOURCES = {"architecture": "catalog", "weights": "catalog", "kv_cache": "catalog"}
 
 
 def sourced_model(name: str | None = None, *, gguf: str | Path | None = None,
                   config: str | Path | None = None, config_index: str | Path | None = None,
-                  hf: str | None = None, hub: object | None = None) -> SourcedModel:
+                  hf: str | None = None, hub: Hub | None = None) -> SourcedModel:
     """The model of exactly one of: a catalog name, a GGUF file, a config.json, a Hub repo.
 
     hub: the Hub seam for `hf` (tests pass recorded answers); None means the real Hub.
