@@ -29,6 +29,7 @@ from tpscalc.report.request import (
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
 from tpscalc.sources import SourcedModel, SourceError
+from tpscalc.sources.hub import Hub
 from tpscalc.sources.load import sourced_model
 
 # Exception types that mean bad user input (one line and exit code 2 in the CLI, 4xx on the web).
@@ -42,17 +43,20 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
              context: object = DEFAULT_CONTEXT, backend: str | None = None,
              kv_type: str | None = "f16", *, gguf: str | Path | None = None,
              config: str | Path | None = None, config_index: str | Path | None = None,
+             hf: str | None = None, hub: Hub | None = None,
              **opts: object) -> dict[str, Any]:
     """`model` on `card`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
 
     opts: min_quality and max_quality bound the quantization chosen when `quant` is not given.
-    gguf / config (+ config_index, a model.safetensors.index.json): the model from that file
-    instead of the catalog (model None); the result then says where each fact came from.
+    gguf / config (+ config_index, a model.safetensors.index.json) / hf (a Hub repository id,
+    read through `hub`, the real Hub when None): the model from that file instead of the
+    catalog (model None); the result then says where each fact came from.
     """
     raw = {"context": context, "backend": backend, "kv_type": kv_type, **opts}
     request = parse_request(raw, ESTIMATE_PARAMS, strict=True)
     fixed = parse_quant(quant)
-    sm = sourced_model(model, gguf=gguf, config=config, config_index=config_index)
+    sm = sourced_model(model, gguf=gguf, config=config, config_index=config_index, hf=hf,
+                       hub=hub)
     fixed = check_file_request(sm, request, fixed)
     c = card if isinstance(card, Card) else get_card(card)
     result = common.default_engine().estimate(sm.model, Rig.of(c), request.query, fixed)
@@ -107,15 +111,17 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
 
 def model_report(name: str | None, *, gguf: str | Path | None = None,
                  config: str | Path | None = None, config_index: str | Path | None = None,
+                 hf: str | None = None, hub: Hub | None = None,
                  **opts: object) -> ModelReport:
     """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...).
 
-    gguf / config (+ config_index): the model from that file instead of the catalog (name None).
+    gguf / config (+ config_index) / hf: the model from that file instead of the catalog.
     """
     request = parse_request(opts, MODEL_REPORT_PARAMS, strict=True)
-    if name is not None and not (gguf or config):
+    if name is not None and not (gguf or config or hf):
         return model_builder.model_report(name, request)
-    sm = sourced_model(name, gguf=gguf, config=config, config_index=config_index)
+    sm = sourced_model(name, gguf=gguf, config=config, config_index=config_index, hf=hf,
+                       hub=hub)
     check_file_request(sm, request)
     return model_builder.build_model_report(sm.model, request)
 

@@ -10,7 +10,14 @@ import typer
 
 from tpscalc.catalog.schema import Card
 from tpscalc.cli.app import app, fail
-from tpscalc.cli.file_options import ConfigIndexOpt, ConfigOpt, GgufOpt, HereOpt, here_card
+from tpscalc.cli.file_options import (
+    ConfigIndexOpt,
+    ConfigOpt,
+    GgufOpt,
+    HereOpt,
+    HfOpt,
+    here_card,
+)
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
@@ -74,6 +81,7 @@ def estimate_cmd(
     gguf: GgufOpt = None,
     config: ConfigOpt = None,
     config_index: ConfigIndexOpt = None,
+    hf: HfOpt = None,
     here: HereOpt = False,
     *,
     request: ReportRequest,
@@ -82,13 +90,13 @@ def estimate_cmd(
     from tpscalc import api
 
     if input_csv is not None:
-        if model or card or gguf or config or here:
+        if model or card or gguf or config or hf or here:
             fail("use either --input FILE or --model/--card, not both")
         results = api.evaluate_many(read_requests(input_csv))
     else:
         target: str | Card | None = here_card(card) if here else card
-        if not (model or gguf or config) or not target:
-            fail("give --model NAME (or --gguf FILE, --config FILE) and --card NAME "
+        if not (model or gguf or config or hf) or not target:
+            fail("give --model NAME (or --gguf FILE, --config FILE, --hf REPO) and --card NAME "
                  "(or --here, or --input FILE.csv)")
         q = request.query
         try:
@@ -99,6 +107,7 @@ def estimate_cmd(
                     gguf=gguf,
                     config=config,
                     config_index=config_index,
+                    hf=hf,
                     quant=quant,
                     context=q.context,
                     backend=q.backend,

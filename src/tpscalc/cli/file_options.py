@@ -15,6 +15,8 @@ ConfigOpt = Annotated[Path | None, typer.Option(
     "--config", help="A Hugging Face config.json instead of a catalog model.")]
 ConfigIndexOpt = Annotated[Path | None, typer.Option(
     "--config-index", help="model.safetensors.index.json: the exact parameter count.")]
+HfOpt = Annotated[str | None, typer.Option(
+    "--hf", help="A Hugging Face repository id: its config.json, or a GGUF's header.")]
 HereOpt = Annotated[bool, typer.Option(
     "--here", help="Use this machine's GPU (detected) as the card.")]
 

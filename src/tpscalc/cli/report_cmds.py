@@ -7,7 +7,14 @@ from typing import Annotated, Any
 import typer
 
 from tpscalc.cli.app import app, fail
-from tpscalc.cli.file_options import ConfigIndexOpt, ConfigOpt, GgufOpt, HereOpt, here_card
+from tpscalc.cli.file_options import (
+    ConfigIndexOpt,
+    ConfigOpt,
+    GgufOpt,
+    HereOpt,
+    HfOpt,
+    here_card,
+)
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, ReportRequest
 
@@ -31,6 +38,7 @@ def model_cmd(
     gguf: GgufOpt = None,
     config: ConfigOpt = None,
     config_index: ConfigIndexOpt = None,
+    hf: HfOpt = None,
     here: HereOpt = False,
     *,
     request: ReportRequest,
@@ -42,11 +50,12 @@ def model_cmd(
     cards = [here_card(None)] if here else None
     sources: dict[str, str] | None = None
     try:
-        if gguf or config or not name or cards:
-            sm = api.sourced_model(name, gguf=gguf, config=config, config_index=config_index)
+        if gguf or config or hf or not name or cards:
+            sm = api.sourced_model(name, gguf=gguf, config=config, config_index=config_index,
+                                   hf=hf)
             api.check_file_request(sm, request)
             report = build_model_report(sm.model, request, cards=cards)
-            sources = sm.sources if (gguf or config) else None
+            sources = sm.sources if (gguf or config or hf) else None
         else:
             report = model_report(name, request)
     except api.INPUT_ERRORS as exc:

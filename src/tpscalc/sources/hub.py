@@ -44,9 +44,19 @@ class HfHub:
         self.api, self.fs = api, fs
 
     def _errors(self) -> tuple[type[Exception], ...]:
+        """The Hub's answers (404, gated, offline) and transport failures (no network)."""
         from huggingface_hub.errors import HfHubHTTPError
 
-        return (HfHubHTTPError, OSError, ValueError)
+        transport: type[Exception]
+        try:  # huggingface_hub's HTTP client: httpx2 from 2.x, httpx before
+            import httpx2
+
+            transport = httpx2.HTTPError
+        except ImportError:
+            import httpx
+
+            transport = httpx.HTTPError
+        return (HfHubHTTPError, transport, OSError, ValueError)
 
     def list_files(self, repo: str) -> list[str]:
         if self.api is None:
