@@ -185,3 +185,12 @@ def test_driver_names_match_catalog_spellings(name: str, vendor: str, memory_gib
 
 def test_nvidia_detector_without_nvml_finds_nothing() -> None:
     assert detect_nvidia(None) == []
+
+
+def test_here_options_without_a_gpu_end_with_one_line() -> None:
+    for argv in (["card", "--here"], ["estimate", "--model", "qwen3-8b", "--here"]):
+        result = CliRunner().invoke(app, argv)
+        if result.exit_code == 0:  # a machine with a matched GPU answers instead
+            continue
+        assert result.exit_code == 2 and result.output.count("\n") == 1
+        assert "CPU-only" in result.output or "not both" in result.output

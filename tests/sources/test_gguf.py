@@ -155,3 +155,10 @@ def test_a_gguf_refuses_another_quantization(tiny_gguf: tuple[Path, int]) -> Non
     result = runner.invoke(app, ["estimate", "--gguf", str(tiny_gguf[0]), "--gpu", "4090",
                                  "--quant", "Q4_K_M"])
     assert result.exit_code == 2 and "holds Q8_0" in result.output
+
+
+def test_the_python_api_raises_an_input_error_for_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gguf"
+    _random(path)
+    with pytest.raises(api.INPUT_ERRORS, match="not a GGUF"):
+        api.evaluate(None, "4090", gguf=path)

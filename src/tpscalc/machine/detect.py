@@ -69,13 +69,13 @@ def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
             why = (f"it could be {', '.join(f.candidates[:4])}" if f.candidates
                    else "no catalog card matches it")
             notes.append(f"{g.name} ({mem}) is not matched to a catalog card: {why}; its "
-                         "memory is reported, but speeds need a catalog card (give one with "
+                         "memory is reported, but speeds need a catalog card (name one with "
                          "--card).")
     if not found:
         notes.append("No GPU found (NVML, amdgpu/Intel sysfs, system_profiler): this machine is "
                      f"answered for CPU-only, with {system.ram_gib:.1f} GiB of RAM. CPU-only "
                      "memory and speed estimates are not available yet (they come with the rig "
-                     "estimates); give a card with --card to compare.")
+                     "estimates); name a card to compare with one.")
     if system.ram_bandwidth_gb_s is None:
         notes.append("RAM bandwidth unknown (DMI not readable without root): assumed "
                      f"{DEFAULT_RAM_BANDWIDTH_GB_S} GB/s, dual-channel DDR4-3200.")
