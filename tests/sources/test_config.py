@@ -71,3 +71,10 @@ def test_a_model_and_a_file_together_are_refused() -> None:
     result = runner.invoke(app, ["estimate", "--model", "qwen3-8b", "--config",
                                  str(DATA / "Qwen--Qwen3-8B_config.json"), "--gpu", "4090"])
     assert result.exit_code == 2 and "not a model name and --config" in result.output
+
+
+def test_a_config_json_is_named_after_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((DATA / "Qwen--Qwen3-8B_config.json").read_bytes())
+    assert read_config(folder / "config.json").model.name == "Qwen3-8B"

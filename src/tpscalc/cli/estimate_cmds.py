@@ -123,3 +123,6 @@ def estimate_cmd(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
     else:
         _table(results)
+        for r in results:
+            if r.get("sources"):  # the model came from the user's file
+                typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))

@@ -182,8 +182,12 @@ def index_parameters(index: dict[str, Any], cfg: dict[str, Any], name: str) -> t
 
 
 def model_from_config(cfg: dict[str, Any], name: str, index: dict[str, Any] | None = None,
-                      index_name: str = "") -> SourcedModel:
-    """The model a config.json dict describes (and its safetensors index, when given)."""
+                      index_name: str = "", label: str = "") -> SourcedModel:
+    """The model a config.json dict describes (and its safetensors index, when given).
+
+    name: the config's file name, as the sources cite it; label: the model's name (default:
+    the config's _name_or_path, else the file name's stem).
+    """
     arch = architecture_from_config(cfg, name)
     sources = {"architecture": f"config {name}", "kv_cache": f"config {name}",
                "weights": f"computed from config {name} (llama.cpp quantization rules)",
@@ -194,7 +198,7 @@ def model_from_config(cfg: dict[str, Any], name: str, index: dict[str, Any] | No
         arch = arch.model_copy(update={"params_total": n,
                                        "params_active": max(1, round(active * n / total))})
     params = float(arch.params_total or 1)
-    label = str(cfg.get("_name_or_path") or "") or Path(name).stem
+    label = str(cfg.get("_name_or_path") or "") or label or Path(name).stem
     model = Model(name=label, slug="config-" + (slugify(label) or "model"), parameters=params,
                   architecture=arch)
     return SourcedModel(model, sources)
@@ -205,4 +209,6 @@ def read_config(path: str | Path, index_path: str | Path | None = None) -> Sourc
     p = Path(path)
     cfg = _load_json(p)
     index = _load_json(Path(index_path)) if index_path else None
-    return model_from_config(cfg, p.name, index, Path(index_path).name if index_path else "")
+    folder = p.resolve().parent.name if p.name == "config.json" else ""  # ~/models/Qwen3-8B/
+    return model_from_config(cfg, p.name, index, Path(index_path).name if index_path else "",
+                             label=folder)

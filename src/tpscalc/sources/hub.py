@@ -134,7 +134,8 @@ def read_hub(repo: str, hub: Hub | None = None) -> SourcedModel:
         cfg = _json(h, repo, "config.json")
         index_name = "model.safetensors.index.json"
         index = _json(h, repo, index_name) if index_name in files else None
-        sm = model_from_config(cfg, f"{repo}/config.json", index, f"{repo}/{index_name}")
+        sm = model_from_config(cfg, f"{repo}/config.json", index, f"{repo}/{index_name}",
+                               label=repo)
         return SourcedModel(sm.model.model_copy(update={"hf_repo": repo}), sm.sources)
     if any(f.endswith(".gguf") for f in files):
         shards = _pick_gguf(files)
