@@ -162,3 +162,30 @@ def test_the_python_api_raises_an_input_error_for_a_bad_file(tmp_path: Path) -> 
     _random(path)
     with pytest.raises(api.INPUT_ERRORS, match="not a GGUF"):
         api.evaluate(None, "4090", gguf=path)
+
+
+# llama.cpp's keys for two catalog models, as convert_hf_to_gguf.py writes them from the
+# configs in tests/sources/data (Qwen3-8B; gpt-oss-20b, sliding window on every other layer).
+GGUF_METADATA = {
+    "qwen3-8b": {"general.architecture": "qwen3", "qwen3.block_count": 36,
+                 "qwen3.embedding_length": 4096, "qwen3.attention.head_count": 32,
+                 "qwen3.attention.head_count_kv": 8, "qwen3.attention.key_length": 128,
+                 "qwen3.vocab_size": 151936, "qwen3.context_length": 40960},
+    "gpt-oss-20b": {"general.architecture": "gpt-oss", "gpt-oss.block_count": 24,
+                    "gpt-oss.embedding_length": 2880, "gpt-oss.attention.head_count": 64,
+                    "gpt-oss.attention.head_count_kv": 8, "gpt-oss.attention.key_length": 64,
+                    "gpt-oss.attention.sliding_window": 128, "gpt-oss.vocab_size": 201088,
+                    "gpt-oss.expert_count": 32, "gpt-oss.expert_used_count": 4},
+}
+
+
+@pytest.mark.parametrize("slug", sorted(GGUF_METADATA))
+def test_gguf_metadata_gives_the_catalog_kv_cache(slug: str, tmp_path: Path) -> None:
+    from tpscalc.catalog import get_model
+    from tpscalc.estimate.memory import kv_cache_bytes
+
+    arch, why = architecture(GgufHeader(tmp_path / "m.gguf", 3, GGUF_METADATA[slug], (), 0))
+    catalog = get_model(slug).architecture
+    assert arch is not None and catalog is not None, why
+    for context in (4096, 131072):
+        assert kv_cache_bytes(arch, context) == kv_cache_bytes(catalog, context)

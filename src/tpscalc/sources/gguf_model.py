@@ -144,9 +144,9 @@ def _read_per_token(header: GgufHeader, arch: Architecture | None) -> float:
     share = 1.0
     if arch is not None and arch.num_experts and arch.num_experts_active:
         share = arch.num_experts_active / arch.num_experts
-    total = 0.0
+    tied, total = arch_tied(header), 0.0
     for t in header.tensors:
-        if t.name == "token_embd.weight" and not arch_tied(header):
+        if t.name == "token_embd.weight" and not tied:
             continue  # one row per token is read, not the table
         total += t.n_bytes * (share if EXPERT_MARK in t.name else 1.0)
     return total
