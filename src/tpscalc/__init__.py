@@ -5,8 +5,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "card_report", "evaluate", "evaluate_many", "model_report",
-           "report_json"]
+__all__ = ["__version__", "card_report", "detect_machine", "evaluate", "evaluate_many",
+           "model_report", "report_json"]
 
 _API = frozenset(__all__) - {"__version__"}
 

@@ -6,11 +6,14 @@ Every function parses its keyword arguments with the same rules as the site and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog import Card, get_card
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig
+from tpscalc.machine import Machine, detect
+from tpscalc.machine.detect import machine_json
 from tpscalc.report import card_report as card_builder
 from tpscalc.report import common
 from tpscalc.report import model_report as model_builder
@@ -19,33 +22,63 @@ from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
     MODEL_REPORT_PARAMS,
+    ReportRequest,
     parse_quant,
     parse_request,
     parse_tokens,
 )
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
+from tpscalc.sources import SourcedModel, SourceError
+from tpscalc.sources.hub import Hub
+from tpscalc.sources.load import sourced_model
 
 # Exception types that mean bad user input (one line and exit code 2 in the CLI, 4xx on the web).
 INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
 
-__all__ = ["INPUT_ERRORS", "card_report", "evaluate", "evaluate_many", "model_report",
-           "report_json"]
+__all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine", "evaluate",
+           "evaluate_many", "machine_json", "model_report", "report_json", "sourced_model"]
 
 
-def evaluate(model: str, card: str, quant: str | None = None, context: object = DEFAULT_CONTEXT,
-             backend: str | None = None, kv_type: str | None = "f16",
+def evaluate(model: str | None, card: str | Card, quant: str | None = None,
+             context: object = DEFAULT_CONTEXT, backend: str | None = None,
+             kv_type: str | None = "f16", *, gguf: str | Path | None = None,
+             config: str | Path | None = None, config_index: str | Path | None = None,
+             hf: str | None = None, hub: Hub | None = None,
              **opts: object) -> dict[str, Any]:
     """`model` on `card`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
 
     opts: min_quality and max_quality bound the quantization chosen when `quant` is not given.
+    gguf / config (+ config_index, a model.safetensors.index.json) / hf (a Hub repository id,
+    read through `hub`, the real Hub when None): the model from that file instead of the
+    catalog (model None); the result then says where each fact came from.
     """
     raw = {"context": context, "backend": backend, "kv_type": kv_type, **opts}
     request = parse_request(raw, ESTIMATE_PARAMS, strict=True)
     fixed = parse_quant(quant)
-    m, c = get_model(model), get_card(card)
-    result = common.default_engine().estimate(m, Rig.of(c), request.query, fixed)
-    return estimate_json(result)
+    sm = sourced_model(model, gguf=gguf, config=config, config_index=config_index, hf=hf,
+                       hub=hub)
+    fixed = check_file_request(sm, request, fixed)
+    c = card if isinstance(card, Card) else get_card(card)
+    result = common.default_engine().estimate(sm.model, Rig.of(c), request.query, fixed)
+    out = estimate_json(result)
+    if model is None:  # facts from the user's file: say which came from where
+        out["sources"] = {**sm.sources, "card": "catalog"}
+    return out
+
+
+def check_file_request(sm: SourcedModel, request: ReportRequest,
+                       quant: str | None = None) -> str | None:
+    """The quantization to ask for: a GGUF holds one, so another one or quality bounds are
+    refused for it (SourceError)."""
+    fw = sm.model.file_weights
+    if fw is None:
+        return quant
+    q = request.query
+    if (quant is not None and quant != fw.format) or q.min_quality or q.max_quality:
+        raise SourceError(f"{fw.source} holds {fw.format} weights; --quant and the quality "
+                          "bounds do not apply to a GGUF file", "bad_quant")
+    return None
 
 
 def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -86,13 +119,29 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
             "short_by_gib": None, "error": message}
 
 
-def model_report(name: str, **opts: object) -> ModelReport:
-    """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...)."""
+def model_report(name: str | None, *, gguf: str | Path | None = None,
+                 config: str | Path | None = None, config_index: str | Path | None = None,
+                 hf: str | None = None, hub: Hub | None = None,
+                 **opts: object) -> ModelReport:
+    """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...).
+
+    gguf / config (+ config_index) / hf: the model from that file instead of the catalog.
+    """
     request = parse_request(opts, MODEL_REPORT_PARAMS, strict=True)
-    return model_builder.model_report(name, request)
+    if name is not None and not (gguf or config or hf):
+        return model_builder.model_report(name, request)
+    sm = sourced_model(name, gguf=gguf, config=config, config_index=config_index, hf=hf,
+                       hub=hub)
+    check_file_request(sm, request)
+    return model_builder.build_model_report(sm.model, request)
 
 
 def card_report(name: str, **opts: object) -> CardReport:
     """The card report (every model); options as `tpscalc card` (context, min_quality, sort, ...)."""
     request = parse_request(opts, CARD_REPORT_PARAMS, strict=True)
     return card_builder.card_report(name, request)
+
+
+def detect_machine() -> Machine:
+    """This machine: its GPUs matched to catalog cards, RAM, CPU, and the rig they make."""
+    return detect()

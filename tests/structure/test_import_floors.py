@@ -15,6 +15,7 @@ FLOORS = {
     "tpscalc.i18n": 0, "tpscalc.units": 0,
     "tpscalc.catalog": 1,
     "tpscalc.estimate": 2,
+    "tpscalc.sources": 2, "tpscalc.machine": 2,  # the user's own file and machine
     "tpscalc.report": 3,
     "tpscalc.api": 4, "tpscalc": 4,
     "tpscalc.web": 5,

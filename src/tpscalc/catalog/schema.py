@@ -203,6 +203,15 @@ class Architecture(_Frozen):
         return self.kv_lora_rank is not None
 
 
+class FileWeights(_Frozen):
+    """The weights of one model file as stored (a GGUF's tensor table), exact to the byte."""
+
+    format: str = Field(min_length=1)  # the file type, "Q4_K_M", or its main tensor type
+    bytes_stored: int = Field(gt=0)
+    bytes_read_per_token: float = Field(gt=0)  # active experts only, as the catalog counts
+    source: str = ""  # "tiny.gguf"
+
+
 class Model(_Frozen):
     """One open-weight language model from Epoch AI's data, with its architecture when known."""
 
@@ -214,6 +223,7 @@ class Model(_Frozen):
     hf_repo: str | None = None  # "bigcode/starcoder2-15b" when known
     architecture: Architecture | None = None
     record: dict[str, Any] = Field(default_factory=dict)  # every Epoch field, lists kept as lists
+    file_weights: FileWeights | None = None  # a user's model file: its one format, exact bytes
 
     @property
     def parameters_total(self) -> float:

@@ -25,6 +25,8 @@ def card_json(card: Card) -> dict[str, Any]:
 def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
     """The public JSON form of a model (the Epoch record only when asked)."""
     out = model.model_dump(mode="json", exclude={"record"} if not with_record else set())
+    if out.get("file_weights") is None:  # only models read from a user's file carry it
+        out.pop("file_weights", None)
     out["parameters_total"] = model.parameters_total
     out["parameters_active"] = model.parameters_active
     if out.get("architecture"):

@@ -8,7 +8,16 @@ from typing import Annotated, Any
 
 import typer
 
+from tpscalc.catalog.schema import Card
 from tpscalc.cli.app import app, fail
+from tpscalc.cli.file_options import (
+    ConfigIndexOpt,
+    ConfigOpt,
+    GgufOpt,
+    HereOpt,
+    HfOpt,
+    here_card,
+)
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
@@ -82,6 +91,11 @@ def estimate_cmd(
         typer.Option("--input", help="CSV with columns model,card,quant,context,backend,kv_type."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    gguf: GgufOpt = None,
+    config: ConfigOpt = None,
+    config_index: ConfigIndexOpt = None,
+    hf: HfOpt = None,
+    here: HereOpt = False,
     *,
     request: ReportRequest,
 ) -> None:
@@ -89,18 +103,24 @@ def estimate_cmd(
     from tpscalc import api
 
     if input_csv is not None:
-        if model or card:
+        if model or card or gguf or config or hf or here:
             fail("use either --input FILE or --model/--card, not both")
         results = api.evaluate_many(read_requests(input_csv))
     else:
-        if not model or not card:
-            fail("give --model NAME and --card NAME (or --input FILE.csv)")
+        target: str | Card | None = here_card(card) if here else card
+        if not (model or gguf or config or hf) or not target:
+            fail("give --model NAME (or --gguf FILE, --config FILE, --hf REPO) and --card NAME "
+                 "(or --here, or --input FILE.csv)")
         q = request.query
         try:
             results = [
                 api.evaluate(
                     model,
-                    card,
+                    target,
+                    gguf=gguf,
+                    config=config,
+                    config_index=config_index,
+                    hf=hf,
                     quant=quant,
                     context=q.context,
                     backend=q.backend,
@@ -116,5 +136,8 @@ def estimate_cmd(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
     else:
         _table(results)
+        for r in results:
+            if r.get("sources"):  # the model came from the user's file
+                typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):
         raise typer.Exit(code=EXIT_SOME_ROWS_FAILED)

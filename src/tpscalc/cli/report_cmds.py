@@ -7,6 +7,14 @@ from typing import Annotated, Any
 import typer
 
 from tpscalc.cli.app import app, fail
+from tpscalc.cli.file_options import (
+    ConfigIndexOpt,
+    ConfigOpt,
+    GgufOpt,
+    HereOpt,
+    HfOpt,
+    here_card,
+)
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, ReportRequest
 
@@ -20,44 +28,71 @@ def _print_json(data: Any) -> None:
 @app.command("model")
 @request_options(MODEL_REPORT_PARAMS)
 def model_cmd(
-    name: Annotated[str, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")],
+    name: Annotated[
+        str | None, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")
+    ] = None,
     brief: Annotated[
         bool, typer.Option("--brief", help="Only the headline and the table.")
     ] = False,
     as_json: JsonOpt = False,
+    gguf: GgufOpt = None,
+    config: ConfigOpt = None,
+    config_index: ConfigIndexOpt = None,
+    hf: HfOpt = None,
+    here: HereOpt = False,
     *,
     request: ReportRequest,
 ) -> None:
     """Which cards run this model, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
-    from tpscalc.report.model_report import model_report
+    from tpscalc.report.model_report import build_model_report, model_report
 
+    cards = [here_card(None)] if here else None
+    sources: dict[str, str] | None = None
     try:
-        report = model_report(name, request)
+        if gguf or config or hf or not name or cards:
+            sm = api.sourced_model(name, gguf=gguf, config=config, config_index=config_index,
+                                   hf=hf)
+            api.check_file_request(sm, request)
+            report = build_model_report(sm.model, request, cards=cards)
+            sources = sm.sources if (gguf or config or hf) else None
+        else:
+            report = model_report(name, request)
     except api.INPUT_ERRORS as exc:
         fail(str(exc))
     if as_json:
-        _print_json(api.report_json(report))
+        data = api.report_json(report)
+        if sources:
+            data["sources"] = sources
+        _print_json(data)
         return
     from tpscalc.cli.render import render_model_report
 
     render_model_report(report, full=not brief)
+    if sources:
+        typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
 
 
 @app.command("card")
 @request_options(CARD_REPORT_PARAMS)
 def card_cmd(
-    name: Annotated[str, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")],
+    name: Annotated[
+        str | None, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")
+    ] = None,
     as_json: JsonOpt = False,
+    here: HereOpt = False,
     *,
     request: ReportRequest,
 ) -> None:
     """Which models this card runs, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
-    from tpscalc.report.card_report import card_report
+    from tpscalc.report.card_report import build_card_report, card_report
 
+    if not name and not here:
+        fail("give a card name (or --here)")
     try:
-        report = card_report(name, request)
+        report = (build_card_report(here_card(name), request) if here
+                  else card_report(str(name), request))
     except api.INPUT_ERRORS as exc:
         fail(str(exc))
     if as_json:

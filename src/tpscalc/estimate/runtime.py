@@ -62,9 +62,14 @@ class LlamaCpp:
     name = "llama.cpp"
 
     def formats(self, model: Model) -> tuple[str, ...]:
+        if model.file_weights is not None:  # a user's file comes in the one format it holds
+            return (model.file_weights.format,)
         return tuple(q.name for q in quantizations())
 
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
+        fw = model.file_weights
+        if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
+            return float(fw.bytes_stored), fw.bytes_read_per_token
         # The precomputed table first (the build checks it against the formulas), else those.
         types, rows = store.weights_table()
         row = rows.get(model.slug)

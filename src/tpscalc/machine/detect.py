@@ -1,0 +1,129 @@
+"""Put the detectors together: the machine's GPUs matched to catalog cards, RAM, CPU, a `Rig`."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tpscalc.catalog import store
+from tpscalc.catalog.schema import Card
+from tpscalc.estimate.query import Rig
+from tpscalc.machine.apple import Run, detect_apple, run_command
+from tpscalc.machine.match import match_card
+from tpscalc.machine.nvidia import Nvml, PyNvml, detect_nvidia
+from tpscalc.machine.sysfs import detect_sysfs
+from tpscalc.machine.system import detect_system
+from tpscalc.machine.types import DetectedGpu, SystemInfo
+
+# Stated when DMI cannot be read: dual-channel DDR4-3200, 2 channels × 8 B × 3200 MT/s, the
+# common desktop configuration; the note says it is assumed.
+DEFAULT_RAM_BANDWIDTH_GB_S = 51.2
+_SYSTEM_DEFAULT: Any = object()
+
+
+@dataclass(frozen=True)
+class FoundGpu:
+    """A detected GPU and the catalog card it matched (None: unmatched or ambiguous)."""
+
+    detected: DetectedGpu
+    card: Card | None
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Machine:
+    """This machine: GPUs, system, the rig of its matched cards (None without one), notes."""
+
+    gpus: tuple[FoundGpu, ...]
+    system: SystemInfo
+    ram_bandwidth_gb_s: float  # measured from DMI, else the stated default
+    rig: Rig | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The matched cards, in detection order."""
+        return self.rig.devices if self.rig else ()
+
+
+def _as_card(found: FoundGpu) -> Card | None:
+    """The matched card, holding this machine's memory where it is configurable (Apple)."""
+    card, gpu = found.card, found.detected
+    if card is None:
+        return None
+    update: dict[str, Any] = {}
+    if card.unified_memory and gpu.memory_gib:
+        update["memory_gib"] = round(gpu.memory_gib, 2)
+    if gpu.usable_fraction:
+        update["gpu_memory_fraction"] = round(gpu.usable_fraction, 4)
+    return card.model_copy(update=update) if update else card
+
+
+def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
+    notes = []
+    for f in found:
+        g = f.detected
+        if f.card is None:
+            mem = f"{g.memory_gib:.1f} GiB" if g.memory_gib else "unknown memory"
+            why = (f"it could be {', '.join(f.candidates[:4])}" if f.candidates
+                   else "no catalog card matches it")
+            notes.append(f"{g.name} ({mem}) is not matched to a catalog card: {why}; its "
+                         "memory is reported, but speeds need a catalog card (name one with "
+                         "--card).")
+    if not found:
+        notes.append("No GPU found (NVML, amdgpu/Intel sysfs, system_profiler): this machine is "
+                     f"answered for CPU-only, with {system.ram_gib:.1f} GiB of RAM. CPU-only "
+                     "memory and speed estimates are not available yet (they come with the rig "
+                     "estimates); name a card to compare with one.")
+    if system.ram_bandwidth_gb_s is None:
+        notes.append("RAM bandwidth unknown (DMI not readable without root): assumed "
+                     f"{DEFAULT_RAM_BANDWIDTH_GB_S} GB/s, dual-channel DDR4-3200.")
+    cards = [f for f in found if f.card is not None]
+    if len(cards) > 1:
+        notes.append("Several GPUs: estimates use the first; splitting a model across devices "
+                     "comes with the rig estimates.")
+    return notes
+
+
+def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
+           run: Run = run_command, psutil_module: Any | None = None,
+           cards: Sequence[Card] | None = None) -> Machine:
+    """Detect this machine; every argument is a seam (tests pass recordings of real machines)."""
+    nv = PyNvml.open() if nvml is _SYSTEM_DEFAULT else nvml
+    gpus = detect_nvidia(nv) + detect_sysfs(sysfs_root) + detect_apple(run)
+    system = detect_system(run, psutil_module)
+    catalog = store.cards() if cards is None else cards
+    found = []
+    for g in gpus:
+        card, options = match_card(g, catalog)
+        found.append(FoundGpu(g, card, tuple(c.name for c in options) if card is None else ()))
+    devices = tuple(c for c in (_as_card(f) for f in found) if c is not None)
+    bandwidth = system.ram_bandwidth_gb_s
+    if bandwidth is None and devices and devices[0].unified_memory:
+        bandwidth = devices[0].bandwidth_gb_s  # unified memory: the chip's own bandwidth
+        system = SystemInfo(system.ram_gib, system.ram_available_gib, bandwidth, system.cpu,
+                            system.cpu_cores, system.os)
+    ram_bw = bandwidth if bandwidth is not None else DEFAULT_RAM_BANDWIDTH_GB_S
+    rig = Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw) if devices else None
+    return Machine(tuple(found), system, ram_bw, rig, tuple(_notes(found, system)))
+
+
+def machine_json(m: Machine) -> dict[str, Any]:
+    """The `tpscalc here --json` shape (GiB, GB/s)."""
+    def gib(v: float | None) -> float | None:
+        return round(v, 2) if v is not None else None
+
+    return {
+        "gpus": [{"name": f.detected.name, "card": f.card.name if f.card else None,
+                  "memory_gib": gib(f.detected.memory_gib), "free_gib": gib(f.detected.free_gib),
+                  "backend": f.detected.backend, "pcie": f.detected.pcie} for f in m.gpus],
+        "ram_gib": gib(m.system.ram_gib), "ram_available_gib": gib(m.system.ram_available_gib),
+        "ram_bandwidth_gb_s": m.ram_bandwidth_gb_s,
+        "ram_bandwidth_measured": m.system.ram_bandwidth_gb_s is not None,
+        "cpu": m.system.cpu, "cpu_cores": m.system.cpu_cores, "os": m.system.os,
+        "rig": None if m.rig is None else {
+            "devices": [d.name for d in m.rig.devices], "ram_gib": gib(m.rig.ram_gib),
+            "ram_bandwidth_gb_s": m.rig.ram_bandwidth_gb_s},
+        "notes": list(m.notes),
+    }

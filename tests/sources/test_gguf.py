@@ -1,0 +1,191 @@
+"""--gguf: exact weights from a GGUF header, KV from its metadata, bad files as one line."""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tpscalc import api
+from tpscalc.cli.main import app
+from tpscalc.sources import SourceError
+from tpscalc.sources.gguf_header import GgufHeader, read_header
+from tpscalc.sources.gguf_model import architecture, read_gguf
+
+GIB = 2**30
+runner = CliRunner()
+Writer = Callable[..., int]
+
+
+def _estimate(path: Path, *extra: str) -> dict[str, object]:
+    result = runner.invoke(app, ["estimate", "--gguf", str(path), "--gpu", "GeForce RTX 4090",
+                                 "--json", *extra])
+    assert result.exit_code == 0, result.output
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def _memory(data: dict[str, object]) -> dict[str, float]:
+    memory = data["memory"]
+    assert isinstance(memory, dict)
+    return memory
+
+
+def test_weights_are_the_sum_of_tensor_bytes(tiny_gguf: tuple[Path, int]) -> None:
+    path, tensor_bytes = tiny_gguf
+    data = _estimate(path)
+    assert _memory(data)["weights_gib"] == pytest.approx(tensor_bytes / GIB, rel=0.01)
+    assert data["quant"] == "Q8_0"
+    assert "tiny.gguf" in json.dumps(data["sources"])
+
+
+def test_kv_cache_from_the_metadata(tiny_gguf: tuple[Path, int]) -> None:
+    # 2 layers × 2 KV heads × 16 values per head × (K and V) × 8192 tokens × 2 bytes (f16)
+    data = _estimate(tiny_gguf[0], "--context", "8192")
+    assert _memory(data)["kv_cache_gib"] * GIB == 2 * 2 * 16 * 2 * 8192 * 2
+    assert _memory(data)["approximated"] is False
+
+
+def test_a_file_cut_after_its_header_gives_the_same_answer(tiny_gguf: tuple[Path, int],
+                                                           tmp_path: Path) -> None:
+    path, _ = tiny_gguf
+    cut = tmp_path / "partial.gguf"
+    cut.write_bytes(path.read_bytes()[: read_header(path).header_bytes])
+    assert cut.stat().st_size < path.stat().st_size
+    assert _estimate(cut)["memory"] == _estimate(path)["memory"]
+
+
+def test_split_files_add_up_every_shard(tmp_path: Path, write_gguf: Writer,
+                                        tiny_gguf: tuple[Path, int]) -> None:
+    tensor_bytes = write_gguf(tmp_path / "split.gguf", split=8)
+    shards = sorted(tmp_path.glob("split-*-of-*.gguf"))
+    assert len(shards) == 3
+    fw = read_gguf(shards[1]).model.file_weights
+    assert fw is not None and fw.bytes_stored == tensor_bytes == tiny_gguf[1]
+
+
+def test_a_missing_shard_is_one_line(tmp_path: Path, write_gguf: Writer) -> None:
+    write_gguf(tmp_path / "split.gguf", split=8)
+    (tmp_path / "split-00003-of-00003.gguf").unlink()
+    with pytest.raises(SourceError, match="split-00003-of-00003.gguf"):
+        read_gguf(tmp_path / "split-00001-of-00003.gguf")
+
+
+def test_an_unknown_architecture_keeps_exact_weights_and_approximates_kv(
+        tmp_path: Path, write_gguf: Writer) -> None:
+    path = tmp_path / "odd.gguf"
+    tensor_bytes = write_gguf(path, arch="someday-arch")
+    data = _estimate(path)
+    assert _memory(data)["weights_gib"] == pytest.approx(tensor_bytes / GIB, rel=0.01)
+    assert _memory(data)["approximated"] is True
+    assert "approximated" in str(data["sources"])
+
+
+def test_sliding_window_layers_from_the_metadata(tmp_path: Path, write_gguf: Writer) -> None:
+    path = tmp_path / "gemma2.gguf"
+    write_gguf(path, arch="gemma2", sliding_window=128)
+    arch, _ = architecture(read_header(path))
+    assert arch is not None
+    assert (arch.sliding_window, arch.sliding_window_layers) == (128, 1)  # every other layer
+
+
+def test_mla_keys_map_onto_the_latent_cache(tmp_path: Path) -> None:
+    # DeepSeek-V3's GGUF keys (llama.cpp convert_hf_to_gguf.py, DeepseekV2Model).
+    meta = {"general.architecture": "deepseek2", "deepseek2.block_count": 61,
+            "deepseek2.embedding_length": 7168, "deepseek2.attention.head_count": 128,
+            "deepseek2.attention.head_count_kv": 1, "deepseek2.vocab_size": 129280,
+            "deepseek2.attention.kv_lora_rank": 512, "deepseek2.attention.q_lora_rank": 1536,
+            "deepseek2.rope.dimension_count": 64, "deepseek2.attention.key_length_mla": 192,
+            "deepseek2.attention.value_length_mla": 128, "deepseek2.expert_count": 256,
+            "deepseek2.expert_used_count": 8, "deepseek2.leading_dense_block_count": 3}
+    arch, why = architecture(GgufHeader(tmp_path / "x.gguf", 3, meta, (), 0))
+    assert arch is not None, why
+    assert (arch.kv_lora_rank, arch.qk_rope_head_dim, arch.qk_nope_head_dim) == (512, 64, 128)
+    assert (arch.num_experts, arch.num_experts_active, arch.first_dense_layers) == (256, 8, 3)
+
+
+def test_the_python_api_takes_a_gguf(tiny_gguf: tuple[Path, int]) -> None:
+    path, tensor_bytes = tiny_gguf
+    out = api.evaluate(None, "RTX 4090", gguf=path)
+    assert out["memory"]["weights_gib"] == pytest.approx(tensor_bytes / GIB, rel=0.01)
+    report = api.model_report(None, gguf=path, search="rtx 4090")
+    assert report.summary.model.name == "Tiny Llama" and report.rows
+
+
+def test_the_model_command_takes_a_gguf(tiny_gguf: tuple[Path, int]) -> None:
+    result = runner.invoke(app, ["model", "--gguf", str(tiny_gguf[0]), "--search", "rtx 4090",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    assert "tiny.gguf" in json.loads(result.stdout)["sources"]["weights"]
+
+
+def _corrupt(path: Path) -> None:
+    path.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + (2**62).to_bytes(8, "little") * 2)
+
+
+def _random(path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 20)
+
+
+def _truncated_header(path: Path) -> None:
+    path.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + (5).to_bytes(8, "little"))
+
+
+@pytest.mark.parametrize("make, words", [
+    (_random, "not a GGUF"), (_corrupt, "corrupt"), (_truncated_header, "cut short or corrupt"),
+])
+def test_bad_files_end_with_one_line_and_exit_2(tmp_path: Path, make: Callable[[Path], None],
+                                                words: str) -> None:
+    path = tmp_path / "bad.gguf"
+    make(path)
+    result = runner.invoke(app, ["estimate", "--gguf", str(path), "--gpu", "4090"])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and words in result.output
+    assert "Traceback" not in result.output
+
+
+def test_an_unreadable_path_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["estimate", "--gguf", str(tmp_path), "--gpu", "4090"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+
+
+def test_a_gguf_refuses_another_quantization(tiny_gguf: tuple[Path, int]) -> None:
+    result = runner.invoke(app, ["estimate", "--gguf", str(tiny_gguf[0]), "--gpu", "4090",
+                                 "--quant", "Q4_K_M"])
+    assert result.exit_code == 2 and "holds Q8_0" in result.output
+
+
+def test_the_python_api_raises_an_input_error_for_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gguf"
+    _random(path)
+    with pytest.raises(api.INPUT_ERRORS, match="not a GGUF"):
+        api.evaluate(None, "4090", gguf=path)
+
+
+# llama.cpp's keys for two catalog models, as convert_hf_to_gguf.py writes them from the
+# configs in tests/sources/data (Qwen3-8B; gpt-oss-20b, sliding window on every other layer).
+GGUF_METADATA = {
+    "qwen3-8b": {"general.architecture": "qwen3", "qwen3.block_count": 36,
+                 "qwen3.embedding_length": 4096, "qwen3.attention.head_count": 32,
+                 "qwen3.attention.head_count_kv": 8, "qwen3.attention.key_length": 128,
+                 "qwen3.vocab_size": 151936, "qwen3.context_length": 40960},
+    "gpt-oss-20b": {"general.architecture": "gpt-oss", "gpt-oss.block_count": 24,
+                    "gpt-oss.embedding_length": 2880, "gpt-oss.attention.head_count": 64,
+                    "gpt-oss.attention.head_count_kv": 8, "gpt-oss.attention.key_length": 64,
+                    "gpt-oss.attention.sliding_window": 128, "gpt-oss.vocab_size": 201088,
+                    "gpt-oss.expert_count": 32, "gpt-oss.expert_used_count": 4},
+}
+
+
+@pytest.mark.parametrize("slug", sorted(GGUF_METADATA))
+def test_gguf_metadata_gives_the_catalog_kv_cache(slug: str, tmp_path: Path) -> None:
+    from tpscalc.catalog import get_model
+    from tpscalc.estimate.memory import kv_cache_bytes
+
+    arch, why = architecture(GgufHeader(tmp_path / "m.gguf", 3, GGUF_METADATA[slug], (), 0))
+    catalog = get_model(slug).architecture
+    assert arch is not None and catalog is not None, why
+    for context in (4096, 131072):
+        assert kv_cache_bytes(arch, context) == kv_cache_bytes(catalog, context)
