@@ -87,12 +87,18 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
 
 
 def model_report(name: str, **opts: object) -> ModelReport:
-    """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...)."""
+    """The model report (every card).
+
+    Options as `tpscalc model` (context, min_quality, lang, ...).
+    """
     request = parse_request(opts, MODEL_REPORT_PARAMS, strict=True)
     return model_builder.model_report(name, request)
 
 
 def card_report(name: str, **opts: object) -> CardReport:
-    """The card report (every model); options as `tpscalc card` (context, min_quality, sort, ...)."""
+    """The card report (every model).
+
+    Options as `tpscalc card` (context, min_quality, sort, ...).
+    """
     request = parse_request(opts, CARD_REPORT_PARAMS, strict=True)
     return card_builder.card_report(name, request)

@@ -17,7 +17,11 @@ def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
 
 
-@app.command("model")
+@app.command(
+    "model",
+    help="Which cards run this model, at which quantization, in how much memory (GiB), "
+    "how fast (tok/s).",
+)
 @request_options(MODEL_REPORT_PARAMS)
 def model_cmd(
     name: Annotated[str, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")],
@@ -28,7 +32,6 @@ def model_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    """Which cards run this model, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
     from tpscalc.report.model_report import model_report
 
@@ -44,7 +47,11 @@ def model_cmd(
     render_model_report(report, full=not brief)
 
 
-@app.command("card")
+@app.command(
+    "card",
+    help="Which models this card runs, at which quantization, in how much memory (GiB), "
+    "how fast (tok/s).",
+)
 @request_options(CARD_REPORT_PARAMS)
 def card_cmd(
     name: Annotated[str, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")],
@@ -52,7 +59,6 @@ def card_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    """Which models this card runs, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
     from tpscalc.report.card_report import card_report
 
