@@ -86,8 +86,9 @@ def summarise(rows: list[tuple[Obs, float, float, float, str]]) -> dict[str, flo
            "inside": float(np.mean((meas >= lo) & (meas <= hi)) * 100),
            "ratio": float(np.median(hi / lo))}
     if pre:
-        out["prefill_median"] = float(np.median(_errors(np.array([r[1] for r in pre]),
-                                                        np.array([r[0].tokens_per_s for r in pre]))))
+        pre_err = _errors(np.array([r[1] for r in pre]),
+                          np.array([r[0].tokens_per_s for r in pre]))
+        out["prefill_median"] = float(np.median(pre_err))
         out["prefill_n"] = len(pre)
     for name, rule in (("seed", seed_rule), ("llmfit", llmfit_rule)):
         e = _errors(np.array([rule(r[0]) for r in dec]), meas)
@@ -121,14 +122,17 @@ def table(s: dict[str, float], size: tuple[float, float, int]) -> str:
     """The Markdown table the README shows."""
     f: Callable[[float], str] = lambda v: f"{v:.1f} %"
     return "\n".join([
-        "| decode, leave-one-device-out | tpscalc | seed rule (0.47 × BW ÷ memory) | llmfit 1.1.17 (0.55 × BW ÷ params × bytes) |",
+        ("| decode, leave-one-device-out | tpscalc | seed rule (0.47 × BW ÷ memory) "
+         "| llmfit 1.1.17 (0.55 × BW ÷ params × bytes) |"),
         "|---|---|---|---|",
-        f"| median absolute error | {f(s['median'])} | {f(s['seed_median'])} | {f(s['llmfit_median'])} |",
+        (f"| median absolute error | {f(s['median'])} | {f(s['seed_median'])} "
+         f"| {f(s['llmfit_median'])} |"),
         f"| 90th percentile error | {f(s['p90'])} | {f(s['seed_p90'])} | {f(s['llmfit_p90'])} |",
         f"| measurements inside the stated range | {f(s['inside'])} | – | – |",
         f"| median high ÷ low of the range | {s['ratio']:.2f} | – | – |",
         f"| prefill median absolute error | {f(s.get('prefill_median', np.nan))} | – | – |",
-        f"| weight size vs llama-bench size (median / max) | {size[0]:.2f} % / {size[1]:.2f} % | – | – |",
+        (f"| weight size vs llama-bench size (median / max) "
+         f"| {size[0]:.2f} % / {size[1]:.2f} % | – | – |"),
         "",
         (f"{int(s['n'])} decode and {int(s.get('prefill_n', 0))} prefill measurements; "
          f"{size[2]} distinct model files for the weight size."),

@@ -28,7 +28,8 @@ def main() -> None:
     cli = _cli_seconds([py, "-m", "tpscalc", "model", model, "--json"])
     print(f"python -c pass:                        {bare:.3f} s")
     print(f"tpscalc model {model!r} --json (CLI): {cli:.3f} s ({cli - bare:+.3f} s over bare)")
-    print(f"tpscalc --help:                        {_cli_seconds([py, '-m', 'tpscalc', '--help']):.3f} s")
+    help_s = _cli_seconds([py, "-m", "tpscalc", "--help"])
+    print(f"tpscalc --help:                        {help_s:.3f} s")
 
     from tpscalc.catalog import store
     from tpscalc.report.card_report import build_card_report

@@ -44,7 +44,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default=None)
     parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--export-limit", type=int, default=20, help="models and cards to export (0 = all)")
+    parser.add_argument(
+        "--export-limit", type=int, default=20, help="models and cards to export (0 = all)"
+    )
     args = parser.parse_args()
     which = _ensure_catalog()
     from fastapi.testclient import TestClient
@@ -56,7 +58,8 @@ def main() -> None:
 
     client = TestClient(create_app())
     slug = args.model or store.models()[0].slug
-    print(f"{which}: {len(store.cards())} cards, {len(store.models())} models; page /en/models/{slug}")
+    print(f"{which}: {len(store.cards())} cards, {len(store.models())} models; "
+          f"page /en/models/{slug}")
     for label, clear in (("cold (report built)", True), ("cached report", False)):
         times = []
         for i in range(args.runs):
@@ -72,10 +75,12 @@ def main() -> None:
         start = time.perf_counter()
         result = export_site(Path(tmp), limit=limit)
         seconds = time.perf_counter() - start
-    print(f"export: {result.pages} pages in {seconds:.1f} s ({seconds / result.pages * 1000:.0f} ms/page)")
+    print(f"export: {result.pages} pages in {seconds:.1f} s "
+          f"({seconds / result.pages * 1000:.0f} ms/page)")
     if limit:
         full = 1 + 3 * (3 + len(store.models()) + len(store.cards()))
-        print(f"full site: {full} pages, about {full * seconds / result.pages / 60:.1f} min at that rate")
+        print(f"full site: {full} pages, "
+              f"about {full * seconds / result.pages / 60:.1f} min at that rate")
 
 
 if __name__ == "__main__":

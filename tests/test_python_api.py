@@ -1,4 +1,7 @@
-"""The Python API in a fresh interpreter: `tpscalc.evaluate(...)` loads what it needs on first use."""
+"""The Python API in a fresh interpreter.
+
+`tpscalc.evaluate(...)` loads what it needs on first use.
+"""
 from __future__ import annotations
 
 import json

@@ -123,9 +123,10 @@ def model_report(name: str | None, *, gguf: str | Path | None = None,
                  config: str | Path | None = None, config_index: str | Path | None = None,
                  hf: str | None = None, hub: Hub | None = None,
                  **opts: object) -> ModelReport:
-    """The model report (every card); options as `tpscalc model` (context, min_quality, lang, ...).
+    """The model report (every card).
 
-    gguf / config (+ config_index) / hf: the model from that file instead of the catalog.
+    Options as `tpscalc model` (context, min_quality, lang, ...); gguf / config (+ config_index)
+    / hf: the model from that file instead of the catalog.
     """
     request = parse_request(opts, MODEL_REPORT_PARAMS, strict=True)
     if name is not None and not (gguf or config or hf):
@@ -137,7 +138,10 @@ def model_report(name: str | None, *, gguf: str | Path | None = None,
 
 
 def card_report(name: str, **opts: object) -> CardReport:
-    """The card report (every model); options as `tpscalc card` (context, min_quality, sort, ...)."""
+    """The card report (every model).
+
+    Options as `tpscalc card` (context, min_quality, sort, ...).
+    """
     request = parse_request(opts, CARD_REPORT_PARAMS, strict=True)
     return card_builder.card_report(name, request)
 

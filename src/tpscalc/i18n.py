@@ -85,7 +85,8 @@ def format_number(value: float, lang: str, digits: int = 0) -> str:
     return f"{Decimal(str(value)):,.{digits}f}".translate(_separators(lang))
 
 
-@lru_cache(maxsize=4096)  # a page formats the same few hundred dates; Babel builds a Locale per call
+# a page formats the same few hundred dates; Babel builds a Locale per call
+@lru_cache(maxsize=4096)
 def format_release(iso_date: str | None, precision: str, lang: str) -> str:
     """A release date as "Jan 2024" (month) or "2024" (year-only placeholders), localised."""
     if not iso_date:

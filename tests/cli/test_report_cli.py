@@ -1,4 +1,7 @@
-"""`tpscalc model`, `tpscalc card`, `tpscalc estimate` through Typer's runner, and the entry point."""
+"""`tpscalc model`, `tpscalc card`, `tpscalc estimate` through Typer's runner.
+
+Also the entry point.
+"""
 from __future__ import annotations
 
 import json

@@ -88,7 +88,8 @@ MODEL = Model(
     name="Test Coder 8B", slug="test-coder-8b", parameters=8e9, organization=("Acme", "Lab"),
     publication_date="2024-02-29", hf_repo="acme/test-coder-8b",
     record={"domain": ["Language"], "task": ["Code generation", "Code autocompletion"],
-            "training_compute_flop": 3.87e23, "model_accessibility": "Open weights (restricted use)",
+            "training_compute_flop": 3.87e23,
+            "model_accessibility": "Open weights (restricted use)",
             "organization": ["Acme", "Lab"], "open_model_weights": True,
             "country_of_organization": ["United States of America", "United States of America"],
             "reference": "Test Coder paper", "confidence": "Confident"})

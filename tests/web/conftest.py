@@ -12,8 +12,8 @@ from tpscalc.web import reports
 CARDS = (
     Card(name="GeForce RTX 4090", slug="geforce-rtx-4090", vendor="NVIDIA", memory_gib=24,
          bandwidth_gb_s=1008, release_date="2022-09-20", kind="desktop", tflops_fp16_dense=165.2),
-    Card(name="GeForce RTX 3060 12 GB", slug="geforce-rtx-3060-12-gb", vendor="NVIDIA", memory_gib=12,
-         bandwidth_gb_s=360, release_date="2021-01-12", kind="desktop"),
+    Card(name="GeForce RTX 3060 12 GB", slug="geforce-rtx-3060-12-gb", vendor="NVIDIA",
+         memory_gib=12, bandwidth_gb_s=360, release_date="2021-01-12", kind="desktop"),
     Card(name="H100 SXM5 80 GB", slug="h100-sxm5-80-gb", vendor="NVIDIA", memory_gib=80,
          bandwidth_gb_s=3350, release_date="2022-03-21", kind="datacenter", tflops_fp16_dense=989),
     Card(name="Radeon RX 7900 XTX", slug="radeon-rx-7900-xtx", vendor="AMD", memory_gib=24,
@@ -23,19 +23,24 @@ CARDS = (
 )
 
 STARCODER_ARCH = Architecture(num_layers=40, hidden_size=6144, intermediate_size=24576,
-                              num_attention_heads=48, num_kv_heads=4, head_dim=128, vocab_size=49152,
-                              max_context=16384, ffn_gated=False, source="litgpt:starcoder2-15b")
+                              num_attention_heads=48, num_kv_heads=4, head_dim=128,
+                              vocab_size=49152, max_context=16384, ffn_gated=False,
+                              source="litgpt:starcoder2-15b")
 MODELS = (
     Model(name="StarCoder 2 15B", slug="starcoder-2-15b", parameters=15e9,
-          organization=("Hugging Face", "ServiceNow", "NVIDIA", "BigCode"), publication_date="2024-02-29",
+          organization=("Hugging Face", "ServiceNow", "NVIDIA", "BigCode"),
+          publication_date="2024-02-29",
           hf_repo="bigcode/starcoder2-15b", architecture=STARCODER_ARCH,
-          record={"model": "StarCoder 2 15B", "organization": "Hugging Face,ServiceNow,NVIDIA,BigCode",
+          record={"model": "StarCoder 2 15B",
+                  "organization": "Hugging Face,ServiceNow,NVIDIA,BigCode",
                   "country_of_organization": "United States of America", "domain": "Language",
                   "task": "Code generation,Code autocompletion", "training_compute_flop": 3.9e23,
                   "reference": "StarCoder 2 and The Stack v2: The Next Generation",
-                  "link": "https://arxiv.org/abs/2402.19173", "open_model_weights": "Open — downloadable"}),
-    Model(name="WizardCoder-15.5B", slug="wizardcoder-15-5b", parameters=15.5e9, organization=("Microsoft",),
-          publication_date="2023-06-14", record={"model": "WizardCoder-15.5B", "organization": "Microsoft"}),
+                  "link": "https://arxiv.org/abs/2402.19173",
+                  "open_model_weights": "Open — downloadable"}),
+    Model(name="WizardCoder-15.5B", slug="wizardcoder-15-5b", parameters=15.5e9,
+          organization=("Microsoft",), publication_date="2023-06-14",
+          record={"model": "WizardCoder-15.5B", "organization": "Microsoft"}),
     Model(name="Tiny Chat 1B", slug="tiny-chat-1b", parameters=1.1e9, organization=("Example Lab",),
           publication_date="2024-01-04", record={}),
 )

@@ -27,7 +27,9 @@ def test_model_report_keys(client) -> None:
     body = client.get("/api/v1/models/starcoder-2-15b").json()
     assert MODEL_KEYS <= set(body)
     assert body["rows"] and ROW_KEYS <= set(body["rows"][0])
-    assert set(body["rows"][0]["decode"]) >= {"tokens_per_s", "low", "high", "confidence", "bound", "measured"}
+    assert set(body["rows"][0]["decode"]) >= {
+        "tokens_per_s", "low", "high", "confidence", "bound", "measured"
+    }
 
 
 def test_model_report_follows_query(client) -> None:

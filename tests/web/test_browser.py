@@ -1,4 +1,7 @@
-"""One real browser: open a model page, change the context control, see the table change in place."""
+"""One real browser: open a model page, change the context control.
+
+The table then changes in place.
+"""
 from __future__ import annotations
 
 import os
@@ -38,7 +41,9 @@ def server_url() -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15

@@ -34,7 +34,8 @@ def test_full_export_links_resolve(tmp_path: Path) -> None:
 def test_limited_export(tmp_path: Path) -> None:
     result = run(str(tmp_path), "--limit", "1", "--lang", "es")
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (tmp_path / "es" / "models").iterdir()) == ["starcoder-2-15b.html"]
+    names = sorted(p.name for p in (tmp_path / "es" / "models").iterdir())
+    assert names == ["starcoder-2-15b.html"]
     assert not (tmp_path / "en").exists()
 
 

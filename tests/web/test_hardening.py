@@ -78,7 +78,9 @@ def test_access_log_is_one_json_line_with_the_request_id(client, caplog) -> None
     assert line["request_id"] == "probe-42" and line["status"] == 200 and line["path"] == "/healthz"
 
 
-def _call(app: Guard, path: str = "/api/v1/x") -> tuple[list[dict[str, object]], asyncio.Task[None]]:
+def _call(
+    app: Guard, path: str = "/api/v1/x"
+) -> tuple[list[dict[str, object]], asyncio.Task[None]]:
     sent: list[dict[str, object]] = []
 
     async def receive() -> dict[str, object]:

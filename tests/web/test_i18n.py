@@ -1,4 +1,7 @@
-"""Every message of the templates, the web code and the report builder is translated in es and nl."""
+"""Every message is translated in es and nl.
+
+That is, the messages of the templates, the web code and the report builder.
+"""
 from __future__ import annotations
 
 import pytest

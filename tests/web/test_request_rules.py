@@ -1,4 +1,7 @@
-"""One rule for request values on the site, the JSON API and the CLI; OpenAPI from the same table."""
+"""One rule for request values on the site, the JSON API and the CLI.
+
+OpenAPI comes from the same table.
+"""
 from __future__ import annotations
 
 import json

@@ -57,7 +57,10 @@ def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:
 
 
 def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]]:
-    """The entry `q` names for sure, else every entry holding all its words, fewest extra words first."""
+    """The entry `q` names for sure, else every entry holding all its words.
+
+    The candidates come fewest extra words first.
+    """
     q_slug, q_key = slugify(q), _key(q)
     for e in entries:
         if e.slug == q_slug or e.name.lower() == q.lower():
@@ -75,7 +78,10 @@ def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]
 
 
 def _pick(scored: list[tuple[int, T]], strict: bool) -> T | None:
-    """The one candidate to take: the only one, or the one with fewest extra words (strict: none)."""
+    """The one candidate to take: the only one, or the one with fewest extra words.
+
+    With `strict`, none unless it is the only one.
+    """
     if len(scored) == 1:
         return scored[0][1]
     if len(scored) > 1 and scored[0][0] < scored[1][0] and (scored[0][0] == 0 or not strict):
@@ -83,12 +89,15 @@ def _pick(scored: list[tuple[int, T]], strict: bool) -> T | None:
     return None
 
 
-def resolve(query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None) -> T:
+def resolve(
+    query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None
+) -> T:
     """The one entry `query` names: exact slug or name, then compact form, then fewest extra words.
 
     `strict` (default: on for cards) takes a candidate with extra words only when it is the only
     one, so "H100" lists the H100 variants instead of picking "H100 CNX". A query that finds
-    nothing is retried without its notes and memory size ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10").
+    nothing is retried without its notes and memory size
+    ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10").
     """
     q = query.strip()
     if not q:

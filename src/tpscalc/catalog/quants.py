@@ -21,7 +21,8 @@ FILENAME = "quants.json"
 # llama-quantize's aliases (QUANT_OPTIONS in llama.cpp tools/quantize/quantize.cpp).
 _ALIASES = {"Q4K": "Q4_K_M", "Q5K": "Q5_K_M", "Q3K": "Q3_K_M", "MXFP4": "MXFP4_MOE",
             "FP16": "F16", "FLOAT16": "F16", "BFLOAT16": "BF16"}
-# llama.cpp's llama_model_ftype_name() spells K-quant mixes "Q4_K - Medium"; Q2_K is "Q2_K - Medium".
+# llama.cpp's llama_model_ftype_name() spells K-quant mixes "Q4_K - Medium";
+# Q2_K is "Q2_K - Medium".
 _SIZE_WORDS = {"SMALL": "S", "MEDIUM": "M", "LARGE": "L"}
 
 
@@ -107,7 +108,10 @@ def ladder_names() -> list[str]:
 
 
 def ladder_name(name: str, ladder: Sequence[str] | None = None) -> str:
-    """The canonical spelling of `name` if it is on `ladder` (default: the product's), else an error."""
+    """The canonical spelling of `name` if it is on `ladder`, else an error.
+
+    `ladder` defaults to the product's.
+    """
     canonical = get_quant(name).name  # UnknownQuantizationError lists the closest names
     names = list(ladder) if ladder is not None else ladder_names()
     if canonical in names:

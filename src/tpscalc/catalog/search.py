@@ -21,7 +21,10 @@ def _haystack(entry: object) -> str:
 
 
 def filter_by_text(entries: Sequence[T], text: str | None) -> list[T]:
-    """Entries whose name (or vendor/organization) contains every word of `text`, ignoring case and punctuation."""
+    """Entries whose name (or vendor/organization) contains every word of `text`.
+
+    Case and punctuation are ignored.
+    """
     if not text or not text.strip():
         return list(entries)
     words = [compact(w) for w in text.split() if compact(w)]

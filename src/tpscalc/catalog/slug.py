@@ -8,7 +8,10 @@ _TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)?")
 
 
 def slugify(name: str) -> str:
-    """Lowercase `name`; every run of other characters becomes one "-" ("StarCoder 2 15B" → "starcoder-2-15b")."""
+    """Lowercase `name`; every run of other characters becomes one "-".
+
+    "StarCoder 2 15B" → "starcoder-2-15b".
+    """
     return _NON_ALNUM.sub("-", name.lower()).strip("-")
 
 
@@ -18,7 +21,10 @@ def compact(name: str) -> str:
 
 
 def tokens(name: str) -> tuple[str, ...]:
-    """Letter runs and number runs, split at letter/digit boundaries ("rtx4090" → ("rtx", "4090"))."""
+    """Letter runs and number runs, split at letter/digit boundaries.
+
+    "rtx4090" → ("rtx", "4090").
+    """
     return tuple(_TOKEN.findall(name.lower()))
 
 

@@ -25,7 +25,11 @@ def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
 
 
-@app.command("model")
+@app.command(
+    "model",
+    help="Which cards run this model, at which quantization, in how much memory (GiB), "
+    "how fast (tok/s).",
+)
 @request_options(MODEL_REPORT_PARAMS)
 def model_cmd(
     name: Annotated[
@@ -43,7 +47,6 @@ def model_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    """Which cards run this model, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
     from tpscalc.report.model_report import build_model_report, model_report
 
@@ -73,7 +76,11 @@ def model_cmd(
         typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
 
 
-@app.command("card")
+@app.command(
+    "card",
+    help="Which models this card runs, at which quantization, in how much memory (GiB), "
+    "how fast (tok/s).",
+)
 @request_options(CARD_REPORT_PARAMS)
 def card_cmd(
     name: Annotated[
@@ -84,7 +91,6 @@ def card_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    """Which models this card runs, at which quantization, in how much memory (GiB), how fast (tok/s)."""
     from tpscalc import api
     from tpscalc.report.card_report import build_card_report, card_report
 

@@ -43,7 +43,10 @@ def release_key(card: Card) -> str:
 
 
 def sort_by_speed(rows: Sequence[Row]) -> list[Row]:
-    """Fitting rows fastest first (newest card first on ties), then the others, closest miss first."""
+    """Fitting rows fastest first (newest card first on ties), then the others.
+
+    The others come closest miss first.
+    """
     fit = [r for r in rows if r.estimate.fits]
     fit.sort(key=lambda r: (-round(r.tokens_per_s, 6), _neg_date(r.card)))
     miss = [r for r in rows if not r.estimate.fits]
@@ -145,7 +148,10 @@ def highlight_json(row: Row | None) -> dict[str, Any] | None:
 
 
 def sig(value: float, lang: str = "en", figures: int = 3) -> str:
-    """`value` to `figures` significant figures in the locale's style ("226", "94.9", "75", "6.25")."""
+    """`value` to `figures` significant figures in the locale's style.
+
+    For example "226", "94.9", "75", "6.25".
+    """
     from tpscalc.i18n import format_number
 
     if value == 0:

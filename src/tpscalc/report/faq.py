@@ -99,8 +99,8 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
         (
             tr.gettext("Start from the memory column"),
             tr.gettext(
-                "{model} needs about {needs} GiB at {quant} on the smallest card that runs it. That "
-                "figure, not a card's headline performance, decides whether it runs."
+                "{model} needs about {needs} GiB at {quant} on the smallest card that runs it. "
+                "That figure, not a card's headline performance, decides whether it runs."
             ).format(model=name, needs=needs, quant=quant),
         ),
         (
@@ -121,8 +121,8 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
         (
             tr.gettext("Sort by speed"),
             tr.gettext(
-                "Tokens per second follow memory bandwidth rather than core counts, so the order is "
-                "not a gaming ranking. The top card is {gpu}, at {tps} tok/s."
+                "Tokens per second follow memory bandwidth rather than core counts, so the order "
+                "is not a gaming ranking. The top card is {gpu}, at {tps} tok/s."
             ).format(
                 gpu=fast.card.name if fast else "—",
                 tps=sig(fast.tokens_per_s, lang) if fast else "—",
@@ -131,15 +131,16 @@ def guide(s: ModelSummary) -> tuple[Text, ...]:
         (
             tr.gettext("Look at the margin, not just the fit"),
             tr.gettext(
-                "Tight means it loads and runs with no room to raise the context later; comfortable "
-                "means you can. That difference matters more than a few tokens per second."
+                "Tight means it loads and runs with no room to raise the context later; "
+                "comfortable means you can. That difference matters more than a few tokens per "
+                "second."
             ),
         ),
         (
             tr.gettext("Open the card you chose"),
             tr.gettext(
-                "A card's own report lists every other model it can hold: the next question once you "
-                "have settled on {model}."
+                "A card's own report lists every other model it can hold: the next question once "
+                "you have settled on {model}."
             ).format(model=name),
         ),
     ]
@@ -325,9 +326,9 @@ def _faq_which(s: ModelSummary) -> list[Text]:
         _text(
             _q(s, "{model}: how fast is it on a GPU?"),
             tr.gettext(
-                "It depends on the card. The fastest we compute is {gpu}, at about {tps} tokens per "
-                "second; the median over the cards that run it is {median}. Reading speed is about "
-                "{reading} tokens per second, and {count} cards reach it."
+                "It depends on the card. The fastest we compute is {gpu}, at about {tps} tokens "
+                "per second; the median over the cards that run it is {median}. Reading speed is "
+                "about {reading} tokens per second, and {count} cards reach it."
             ).format(
                 gpu=fast.card.name,
                 tps=sig(fast.tokens_per_s, lang),
@@ -340,8 +341,8 @@ def _faq_which(s: ModelSummary) -> list[Text]:
             _q(s, "{model}: how much VRAM does it need?"),
             tr.gettext(
                 "About {needs} GiB at {quant}, on the smallest card that runs it, at a context of "
-                "{context} tokens. Less compression needs more: the memory column is recomputed for "
-                "each card, as each holds the least compressed copy it can."
+                "{context} tokens. Less compression needs more: the memory column is recomputed "
+                "for each card, as each holds the least compressed copy it can."
             ).format(context=format_number(s.request.query.context, lang), **f),
         ),
     ]

@@ -1,4 +1,7 @@
-"""The model report (model → every card): built once as plain data, rendered by CLI, JSON and web."""
+"""The model report (model → every card).
+
+Built once as plain data, rendered by CLI, JSON and web.
+"""
 
 from __future__ import annotations
 
@@ -61,7 +64,10 @@ def _best_of_size(by_speed: Sequence[Row], size_gib: int) -> tuple[int, Row | No
 
 
 def filter_rows(rows: Sequence[Row], request: ReportRequest) -> list[Row]:
-    """The rows the table shows: search, memory bounds, and (unless show_all) only cards that fit."""
+    """The rows the table shows: search, memory bounds, and only cards that fit.
+
+    With show_all, the cards that do not fit too.
+    """
     f = request.filters
     keep = {id(c) for c in filter_by_text([r.card for r in rows], f.search)}
     out = []

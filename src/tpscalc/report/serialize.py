@@ -15,7 +15,10 @@ from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row
 
 
 def model_json(model: Model) -> dict[str, Any]:
-    """The model's record: name, slug, organization, parameters, date, repo, architecture, record."""
+    """The model's record.
+
+    Name, slug, organization, parameters, date, repo, architecture, record.
+    """
     arch = (
         model.architecture.model_dump(mode="json", exclude={"hf_config"})
         if model.architecture

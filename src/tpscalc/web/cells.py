@@ -33,7 +33,10 @@ def fit_cell(
     label: Callable[[Any], str],
     gettext: Callable[[str], str],
 ) -> Markup:
-    """The fit badge (comfortable / tight / no), with how much memory is missing when it does not fit."""
+    """The fit badge (comfortable / tight / no).
+
+    With how much memory is missing when it does not fit.
+    """
     html = (
         f'<span class="fit fit-{escape(fit)}">{FIT_ICONS.get(fit, "✗ ")}'
         f"{escape(label(fit))}</span>\n"

@@ -11,14 +11,20 @@ WIDTH, HEIGHT = 560, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 28, 44
 Fmt = Callable[[float], str]
 
-_PATTERNS = """<defs>
-<pattern id="hatch-a" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-<rect width="6" height="6" fill="#dbe7f5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#1f4e8c" stroke-width="2"/></pattern>
-<pattern id="hatch-b" width="6" height="6" patternUnits="userSpaceOnUse">
-<rect width="6" height="6" fill="#f7e3c8"/><circle cx="3" cy="3" r="1.3" fill="#8a4b08"/></pattern>
-<pattern id="hatch-c" width="6" height="6" patternUnits="userSpaceOnUse">
-<rect width="6" height="6" fill="#e4e4e4"/><line x1="0" y1="3" x2="6" y2="3" stroke="#444" stroke-width="1.5"/></pattern>
-</defs>"""
+_PATTERNS = (
+    "<defs>\n"
+    '<pattern id="hatch-a" width="6" height="6" patternUnits="userSpaceOnUse" '
+    'patternTransform="rotate(45)">\n'
+    '<rect width="6" height="6" fill="#dbe7f5"/>'
+    '<line x1="0" y1="0" x2="0" y2="6" stroke="#1f4e8c" stroke-width="2"/></pattern>\n'
+    '<pattern id="hatch-b" width="6" height="6" patternUnits="userSpaceOnUse">\n'
+    '<rect width="6" height="6" fill="#f7e3c8"/><circle cx="3" cy="3" r="1.3" fill="#8a4b08"/>'
+    "</pattern>\n"
+    '<pattern id="hatch-c" width="6" height="6" patternUnits="userSpaceOnUse">\n'
+    '<rect width="6" height="6" fill="#e4e4e4"/>'
+    '<line x1="0" y1="3" x2="6" y2="3" stroke="#444" stroke-width="1.5"/></pattern>\n'
+    "</defs>"
+)
 
 
 def _pick(point: dict[str, Any], *keys: str) -> float | None:
@@ -70,7 +76,8 @@ def _axes(x_label: str, y_label: str, y_ticks: Sequence[tuple[float, str]]) -> s
     for y, text in y_ticks:
         parts.append(
             f'<line x1="{LEFT - 4}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" '
-            f'stroke="#ddd"/><text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>'
+            f'stroke="#ddd"/><text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{escape(text)}</text>"
         )
     return "".join(parts)
 
@@ -106,7 +113,8 @@ def line_chart(
     sy = _scale(0, top, HEIGHT - BOTTOM, TOP, log=False)
     ticks = [(sy(top * i / 4), y_fmt(top * i / 4)) for i in range(5)]
     body = [
-        f'<text x="{sx(x):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(x))}</text>'
+        f'<text x="{sx(x):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
+        f"{escape(x_fmt(x))}</text>"
         for x in xs
     ]
     for i, (name, pts) in enumerate(series):
@@ -122,7 +130,8 @@ def line_chart(
             if i == 0 or len(series) == 1 or len(pts) <= 4:
                 dy = -8 if i == 0 else 16
                 body.append(
-                    f'<text x="{sx(x):.1f}" y="{sy(y) + dy:.1f}" text-anchor="middle">{escape(y_fmt(y))}</text>'
+                    f'<text x="{sx(x):.1f}" y="{sy(y) + dy:.1f}" text-anchor="middle">'
+                    f"{escape(y_fmt(y))}</text>"
                 )
         lx = LEFT + 130 + i * 190
         body.append(
@@ -139,18 +148,22 @@ def breakdown_chart(parts: Sequence[tuple[str, float]], *, title: str, fmt: Fmt)
     for i, (_name, value) in enumerate(parts):
         w = value / total * span
         body.append(
-            f'<rect x="{x:.1f}" y="16" width="{max(w, 1.0):.1f}" height="34" fill="{fills[i % 3]}" stroke="#333"/>'
+            f'<rect x="{x:.1f}" y="16" width="{max(w, 1.0):.1f}" height="34" '
+            f'fill="{fills[i % 3]}" stroke="#333"/>'
         )
         x += w
     for i, (name, value) in enumerate(parts):
         y = 72 + 20 * i
         share = value / total * 100
         body.append(
-            f'<rect x="{LEFT}" y="{y - 11}" width="22" height="14" fill="{fills[i % 3]}" stroke="#333"/>'
-            f'<text x="{LEFT + 30}" y="{y}">{escape(name)}: {escape(fmt(value))} ({share:.0f} %)</text>'
+            f'<rect x="{LEFT}" y="{y - 11}" width="22" height="14" fill="{fills[i % 3]}" '
+            f'stroke="#333"/>'
+            f'<text x="{LEFT + 30}" y="{y}">{escape(name)}: {escape(fmt(value))} '
+            f"({share:.0f} %)</text>"
         )
     body.append(
-        f'<text x="{LEFT}" y="{72 + 20 * len(parts)}" class="axis-label">= {escape(fmt(total))}</text>'
+        f'<text x="{LEFT}" y="{72 + 20 * len(parts)}" class="axis-label">'
+        f"= {escape(fmt(total))}</text>"
     )
     return _svg(title, "".join(body), height=84 + 20 * len(parts))
 
@@ -185,20 +198,26 @@ def scatter_chart(
         body.append(
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="#1f4e8c"/>'
             if comfortable
-            else f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6" fill="none" stroke="#8a4b08" stroke-width="1.5"/>'
+            else (
+                f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6" fill="none" '
+                f'stroke="#8a4b08" stroke-width="1.5"/>'
+            )
         )
     for mem in sorted({p[0] for p in pts})[:: max(1, len({p[0] for p in pts}) // 8)]:
         body.append(
-            f'<text x="{sx(mem):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(x_fmt(mem))}</text>'
+            f'<text x="{sx(mem):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
+            f"{escape(x_fmt(mem))}</text>"
         )
     best = max(pts, key=lambda p: p[1])
     body.append(
-        f'<text x="{min(sx(best[0]), WIDTH - 120):.1f}" y="{sy(best[1]) - 8:.1f}">{escape(best[3])}</text>'
+        f'<text x="{min(sx(best[0]), WIDTH - 120):.1f}" y="{sy(best[1]) - 8:.1f}">'
+        f"{escape(best[3])}</text>"
     )
     body.append(
         f'<circle cx="{WIDTH - 190}" cy="{TOP - 14}" r="3" fill="#1f4e8c"/>'
         f'<text x="{WIDTH - 182}" y="{TOP - 10}">{escape(legend[0])}</text>'
-        f'<rect x="{WIDTH - 100}" y="{TOP - 17}" width="6" height="6" fill="none" stroke="#8a4b08"/>'
+        f'<rect x="{WIDTH - 100}" y="{TOP - 17}" width="6" height="6" fill="none" '
+        f'stroke="#8a4b08"/>'
         f'<text x="{WIDTH - 90}" y="{TOP - 10}">{escape(legend[1])}</text>'
     )
     return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))

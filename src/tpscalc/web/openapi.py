@@ -2,8 +2,8 @@
 
 Report and estimate parameters come from the request definition (`tpscalc.report.request`),
 attached to each route as `openapi_extra`; this module adds the error responses every /api/
-route can give (400 bad input, 404 unknown name, 414 and 431 over a size limit, 503 busy) in the `{"error": {...}}` shape, and
-drops FastAPI's generic 422 entry, which this API never sends.
+route can give (400 bad input, 404 unknown name, 414 and 431 over a size limit, 503 busy) in
+the `{"error": {...}}` shape, and drops FastAPI's generic 422 entry, which this API never sends.
 """
 from __future__ import annotations
 
