@@ -171,3 +171,13 @@ def test_work_stops_when_the_client_leaves() -> None:
 
     sent = asyncio.run(scenario())
     assert sent == [] and cancelled == [True]
+
+
+@pytest.mark.parametrize("url", ["/api/v1/models?serch=x", "/api/v1/cards?min_memory[a]=1",
+                                 "/api/v1/models/starcoder-2-15b?contxt=8192",
+                                 "/api/v1/cards/geforce-rtx-4090?context=1&context=2",
+                                 "/api/v1/estimate?model=x&card=y&qaunt=Q8_0"])
+def test_the_api_refuses_undocumented_or_repeated_parameters(client, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 400
+    assert r.json()["error"]["code"] in ("unknown_parameter", "repeated_parameter")

@@ -22,9 +22,10 @@ def test_the_table_is_paginated_and_the_links_work(client, many_cards: int) -> N
     assert "Page 3 of 3" in client.get("/en/models/starcoder-2-15b?context=8192&page=9").text
 
 
-def test_the_api_gives_every_row_whatever_the_page(client, many_cards: int) -> None:
-    body = client.get("/api/v1/models/starcoder-2-15b?page=2").json()
+def test_the_api_gives_every_row_and_takes_no_page(client, many_cards: int) -> None:
+    body = client.get("/api/v1/models/starcoder-2-15b").json()
     assert len(body["rows"]) == many_cards
+    assert client.get("/api/v1/models/starcoder-2-15b?page=2").status_code == 400
 
 
 def test_bad_page_is_a_400(client) -> None:

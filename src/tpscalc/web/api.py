@@ -5,6 +5,7 @@ Report parameters are parsed from the query string with the one request definiti
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -24,6 +25,25 @@ from tpscalc.web.errors import WebError
 from tpscalc.web.params import quant_from, request_from
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
+
+
+def only_documented(request: Request, parameters: Sequence[dict[str, Any]]) -> None:
+    """WebError 400 for a query parameter the API does not document, one given twice, or an
+    empty value where the document wants a number or a choice: a typo or a second value is
+    never silently ignored."""
+    known = {p["name"]: p["schema"] for p in parameters}
+    seen: set[str] = set()
+    for key, value in request.query_params.multi_items():
+        if key not in known:
+            raise WebError(400, "unknown_parameter",
+                           f"unknown parameter {key[:80]!r}; use {', '.join(sorted(known))}")
+        if key in seen:
+            raise WebError(400, "repeated_parameter", f"parameter {key!r} is given twice")
+        schema = known[key]
+        free_text = schema.get("type") == "string" and "enum" not in schema
+        if value == "" and not (free_text and not schema.get("minLength")):
+            raise WebError(400, f"bad_{key}", f"parameter {key!r} is empty")
+        seen.add(key)
 
 
 def _text_param(name: str, description: str, required: bool = False) -> dict[str, Any]:
@@ -68,6 +88,7 @@ JSON_OBJECT: dict[int | str, dict[str, Any]] = {
             openapi_extra=_extra(MODEL_LIST_PARAMS))
 def api_models(request: Request) -> dict[str, Any]:
     """Models matching the filters, newest first."""
+    only_documented(request, MODEL_LIST_PARAMS)
     rows = indexes.list_models(indexes.parse_model_filters(request.query_params))
     return {"count": len(rows), "models": rows}
 
@@ -76,6 +97,7 @@ def api_models(request: Request) -> dict[str, Any]:
             openapi_extra=_extra(CARD_LIST_PARAMS))
 def api_cards(request: Request) -> dict[str, Any]:
     """Cards matching the filters, most bandwidth first."""
+    only_documented(request, CARD_LIST_PARAMS)
     rows = indexes.list_cards(indexes.parse_card_filters(request.query_params))
     return {"count": len(rows), "cards": rows}
 
@@ -88,6 +110,7 @@ def api_cards(request: Request) -> dict[str, Any]:
 )
 def api_model(slug: str, request: Request) -> Response:
     """The model report's JSON (the HTML model page renders the same object)."""
+    only_documented(request, openapi_parameters(MODEL_REPORT_PARAMS))
     asked: ReportRequest = request_from(request.query_params, MODEL_REPORT_PARAMS)
     body = reports.model_report_bytes(reports.find_model(slug).slug, asked)
     return Response(body, media_type="application/json")
@@ -101,31 +124,28 @@ def api_model(slug: str, request: Request) -> Response:
 )
 def api_card(slug: str, request: Request) -> Response:
     """The card report's JSON (the HTML card page renders the same object)."""
+    only_documented(request, openapi_parameters(CARD_REPORT_PARAMS))
     asked = request_from(request.query_params, CARD_REPORT_PARAMS)
     body = reports.card_report_bytes(reports.find_card(slug).slug, asked)
     return Response(body, media_type="application/json")
 
 
-@router.get(
-    "/estimate",
-    summary="One model on one card",
-    openapi_extra=_extra(
-        [
-            _text_param("model", "Model name or slug.", required=True),
-            _text_param(
-                "card", "Card name or slug (`gpu` is accepted as an alias).", required=True
-            ),
-            {
-                **_text_param("quant", "Quantization (default: the least compressed that fits)."),
-                "schema": {"type": "string", "enum": ladder_names()},
-            },
-        ]
-        + openapi_parameters(ESTIMATE_PARAMS)
-    ),
-)
+ESTIMATE_DOC = [
+    _text_param("model", "Model name or slug.", required=True),
+    _text_param("card", "Card name or slug.", required=True),
+    {**_text_param("gpu", "The same as `card` (an alias kept for old links)."),
+     "deprecated": True, "schema": {"type": "string", "minLength": 1}},
+    {**_text_param("quant", "Quantization (default: the least compressed that fits)."),
+     "schema": {"type": "string", "enum": ladder_names()}},
+    *openapi_parameters(ESTIMATE_PARAMS),
+]
+
+
+@router.get("/estimate", summary="One model on one card", openapi_extra=_extra(ESTIMATE_DOC))
 def api_estimate(request: Request) -> dict[str, Any]:
     """Memory, fit and speed of `model` on `card` (quantization chosen when not given)."""
     params = request.query_params
+    only_documented(request, ESTIMATE_DOC)
     model_name, card_name = params.get("model"), params.get("card") or params.get("gpu")
     if not model_name or not card_name:
         missing = "model" if not model_name else "card"
