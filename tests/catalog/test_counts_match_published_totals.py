@@ -1,4 +1,4 @@
-"""Coverage push, list S: hand-map rows for Aria, Swallow (70B), Tri-21B, TeleChat2-3B,
+"""Hand-map rows checked against the published totals they cite: Aria, Swallow (70B), Tri-21B, TeleChat2-3B,
 XVERSE-MoE-A4.2B and XVERSE-65B-2. Expected counts are worked by hand from each row's published
 shape and checked against the published totals the rows cite (llmfit v1.1.17 safetensors
 counts, model cards)."""

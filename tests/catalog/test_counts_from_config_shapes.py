@@ -1,11 +1,13 @@
-"""Coverage push, list U: hand-map rows for Pharia-1-LLM-7B, Reka Flash 3, DeciCoder-1B,
+"""Hand-map rows counted from their published config.json shapes: Pharia-1-LLM-7B, Reka Flash 3, DeciCoder-1B,
 Weblab-10B, Japanese-LM-3.6B (LINE), CrystalCoder, SEA-LION V1 3B, Mi:dm 7B, Incoder-6.7B,
-Refact-1.6B and InternLM-XComposer (its InternLM-7B decoder), and base rows for CarrotAI (a
+Refact-1.6B and InternLM-XComposer (its InternLM-7B decoder), PLaMo-13B, and base rows for CarrotAI (a
 Mistral-7B-shaped merge) and NVILA 15B (Qwen2.5-14B). Expected counts are worked by hand from
 each row's published config.json shape (cited in the map notes) with one closed formula."""
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import pytest
 
 from tpscalc.catalog.schema import Architecture
 
@@ -146,3 +148,19 @@ def test_refact_mqa_swiglu(arch_of: ArchOf) -> None:
     expected = dense_count(32, 2048, 32, 1, 64, 5632, 49216)
     assert expected == 1_585_842_176
     assert arch_of("Refact-1.6B").params_total == expected
+
+
+def test_plamo_13b_by_hand(arch_of: ArchOf) -> None:
+    """PLaMo-13B: 40 layers of 5120, 40 query heads x 128 sharing 5 K/V heads (n_shared_head 8),
+    SwiGLU 16640, untied 50432 vocabulary; two RMSNorms per layer as the estimator counts."""
+    h, ffn, vocab, layers, kv_width = 5120, 16640, 50432, 40, 5 * 128
+    attn = 2 * h * h + 2 * h * kv_width  # q, o full width; k, v 640 wide
+    mlp = 3 * h * ffn
+    per_layer = attn + mlp + 2 * h
+    expected = layers * per_layer + 2 * vocab * h + h
+    assert expected == 13_099_750_400
+    arch = arch_of("PLaMo-13B")
+    assert arch.num_kv_heads == 5 and not arch.tied_embeddings
+    assert arch.params_total == expected
+    # Epoch AI's figure for the model is 13.0 B; the published name says 13B.
+    assert arch.params_total == pytest.approx(13.0e9, rel=0.02)

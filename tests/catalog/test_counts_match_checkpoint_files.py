@@ -1,4 +1,4 @@
-"""Coverage push, list T: hand-map rows for PULI GPTrio, Ling-Plus and Trillion-7B. Expected
+"""Hand-map rows checked against their checkpoint files: PULI GPTrio, Ling-Plus and Trillion-7B. Expected
 counts are worked by hand from each row's published shape and checked against the published
 totals the rows cite (llmfit v1.1.17 safetensors counts, model cards, GGUF metadata)."""
 from __future__ import annotations
