@@ -137,7 +137,11 @@ class Architecture(_Frozen):
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)
-    source: str = ""  # "aiconfigurator:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    source: str = ""  # "aiconfigurator:<file>", "hfconfig:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    # Facts of this family its source could not express (kv_lora_rank, sliding_window,
+    # num_shared_experts, first_dense_layers, linear_attention_layers): never guessed, so
+    # estimates from this architecture are flagged approximated (tools/archsources.py).
+    unexpressed: tuple[str, ...] = ()
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
 
     @model_validator(mode="before")
@@ -196,6 +200,11 @@ class Architecture(_Frozen):
     def generates(self) -> bool:
         """False for encoder-only models (embeddings, rerankers): no decode, no KV cache."""
         return self.kind != "encoder"
+
+    @property
+    def approximated(self) -> bool:
+        """True when the source could not express some of this family's facts."""
+        return bool(self.unexpressed)
 
     @property
     def is_mla(self) -> bool:

@@ -138,7 +138,8 @@ def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f1
         kv_doubled=float(mem.kv_cache_bytes(arch, 2 * context, kv_type)),
         compute=float(mem.compute_buffer_bytes(arch, context)),
         compute_doubled=float(mem.compute_buffer_bytes(arch, 2 * context)),
-        approximated=model.architecture is None, n_layers=arch.num_layers,
+        approximated=model.architecture is None or model.architecture.approximated,
+        n_layers=arch.num_layers,
         flops_per_token=flops, is_moe=arch.is_moe,
     )
 

@@ -301,10 +301,12 @@ def _expert_share(arch: Architecture, t: TensorSpec) -> float:
 
 
 def parameter_counts(arch: Architecture) -> tuple[int, int]:
-    """(total, active) parameters; active counts routed experts at active/total (as model cards do)."""
+    """(total, active) parameters. Active counts what a token reads, as vendors count it:
+    routed experts at active/total, the output head, not the token-embedding table (OpenAI's
+    gpt-oss model card: 5.13 B active "including the unembedding", https://arxiv.org/abs/2508.10925)."""
     inv = tensor_inventory(arch)
     total = sum(t.n_elements for t in inv)
-    active = sum(t.n_elements * _expert_share(arch, t) for t in inv)
+    active = sum(t.n_elements * active_fraction(arch, t) for t in inv)
     return total, round(active)
 
 
