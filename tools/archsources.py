@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import archfamilies
+import archvision
 from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Architecture
@@ -204,6 +205,7 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
         "sliding_window": window, "sliding_window_layers": n_slide, "linear_attention_layers": n_lin,
         "source": source,
     }
+    fields["vision"] = archvision.vision_from_hf_config(cfg)
     fields.update(_moe_fields(c))
     fields.update(_mla_fields(c))
     fields.update(_linear_fields(c))

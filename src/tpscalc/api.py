@@ -12,8 +12,10 @@ if TYPE_CHECKING:
 
 
 def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFAULT_CONTEXT,
-             backend: str | None = None, kv_type: str = "f16") -> dict[str, Any]:
-    """`model` on `gpu`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input."""
+             backend: str | None = None, kv_type: str = "f16",
+             text_only: bool = False) -> dict[str, Any]:
+    """`model` on `gpu`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
+    `text_only` leaves a vision-language model's image encoder (mmproj) out of memory."""
     from tpscalc.catalog import get_card, get_model
     from tpscalc.report import common
     from tpscalc.report.common import estimate_json
@@ -21,8 +23,9 @@ def estimate(model: str, gpu: str, quant: str | None = None, context: int = DEFA
     check_context(context)
     quant = common.check_quant(quant or None)
     m, card = get_model(model), get_card(gpu)
+    extra = {"text_only": True} if text_only else {}  # fake engines in tests may lack it
     result = common.engine().estimate(m, card, quant=quant, context=context,
-                                      backend=backend or None, kv_type=kv_type or "f16")
+                                      backend=backend or None, kv_type=kv_type or "f16", **extra)
     return estimate_json(result)
 
 
@@ -42,7 +45,8 @@ def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             out.append(estimate(str(req.get("model") or ""), str(req.get("gpu") or ""),
                                 quant=req.get("quant") or None, context=context,
                                 backend=req.get("backend") or None,
-                                kv_type=req.get("kv_type") or "f16"))
+                                kv_type=req.get("kv_type") or "f16",
+                                text_only=str(req.get("text_only") or "").lower() in ("1", "true", "yes")))
         except errors as exc:
             out.append(_error_row(req, str(exc)))
     return out

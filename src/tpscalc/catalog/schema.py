@@ -55,6 +55,26 @@ class Card(_Frozen):
         return self.memory_gib * self.gpu_memory_fraction
 
 
+class VisionEncoder(_Frozen):
+    """The image encoder of a vision-language model (HF `vision_config`): a ViT and the projector
+    into the language model, loaded by llama.cpp from a separate mmproj file."""
+
+    num_layers: int = Field(gt=0)  # depth
+    hidden_size: int = Field(gt=0)
+    intermediate_size: int = Field(gt=0)
+    num_heads: int = Field(gt=0)
+    patch_size: int = Field(gt=0)
+    temporal_patch_size: int = Field(default=1, gt=0)  # Qwen2-VL family: 2 frames per patch
+    spatial_merge_size: int = Field(default=1, gt=0)  # patches merged per side by the projector
+    out_hidden_size: int = Field(gt=0)  # the language model's width
+    ffn_gated: bool = False  # SwiGLU MLP (Qwen2.5-VL) versus GELU up/down (Qwen2-VL, Qwen3-VL)
+    layer_norm: bool = False  # LayerNorm (weight + bias) rather than RMSNorm
+    patch_bias: bool = False  # the patch-embedding convolution has a bias (Qwen3-VL)
+    position_embeddings: int = Field(default=0, ge=0)  # learned positions (Qwen3-VL: 2304)
+    extra_mergers: int = Field(default=0, ge=0)  # Qwen3-VL's DeepStack mergers (post-shuffle norm)
+    params_total: int | None = Field(default=None, gt=0)  # computed at build time
+
+
 class Architecture(_Frozen):
     """Transformer shape facts from a config.json-like source; enough to count every tensor."""
 
@@ -142,6 +162,7 @@ class Architecture(_Frozen):
     # num_shared_experts, first_dense_layers, linear_attention_layers): never guessed, so
     # estimates from this architecture are flagged approximated (tools/archsources.py).
     unexpressed: tuple[str, ...] = ()
+    vision: VisionEncoder | None = None  # the image encoder (mmproj) of a vision-language model
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
 
     @model_validator(mode="before")
@@ -230,6 +251,20 @@ class Model(_Frozen):
         if self.architecture and self.architecture.params_total:
             return float(self.architecture.params_total)
         return self.parameters
+
+    @property
+    def parameters_note(self) -> str:
+        """What the parameter count covers: "7.62 B language model + 0.68 B vision encoder"."""
+        text = f"{self.parameters_total / 1e9:.2f} B language model"
+        if self.parameters_vision:
+            text += f" + {self.parameters_vision / 1e9:.2f} B vision encoder"
+        return text
+
+    @property
+    def parameters_vision(self) -> float:
+        """Parameters of the image encoder and projector (0 for a text-only model)."""
+        v = self.architecture.vision if self.architecture else None
+        return float(v.params_total or 0) if v else 0.0
 
     @property
     def parameters_active(self) -> float:

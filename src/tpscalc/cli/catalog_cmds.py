@@ -27,6 +27,8 @@ def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
     out = model.model_dump(mode="json", exclude={"record"} if not with_record else set())
     out["parameters_total"] = model.parameters_total
     out["parameters_active"] = model.parameters_active
+    out["parameters_vision"] = model.parameters_vision
+    out["parameters_note"] = model.parameters_note  # "language model + vision encoder"
     if out.get("architecture"):
         out["architecture"].pop("hf_config", None)
     return out

@@ -57,6 +57,7 @@ def estimate_cmd(
     context: Annotated[int, typer.Option("--context", help="Context length, tokens.")] = 4096,
     backend: Annotated[str | None, typer.Option("--backend", help="cuda, rocm, vulkan, metal or sycl (default: the vendor's usual one).")] = None,
     kv_type: Annotated[str, typer.Option("--kv-type", help="KV-cache type: f16, q8_0 or q4_0.")] = "f16",
+    text_only: Annotated[bool, typer.Option("--text-only", help="Leave a vision-language model's image encoder (mmproj) out.")] = False,
     input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend[,kv_type].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -73,7 +74,7 @@ def estimate_cmd(
             fail("give --model NAME and --gpu NAME (or --input FILE.csv)")
         try:
             results = [api.estimate(model, gpu, quant=quant, context=context, backend=backend,
-                                    kv_type=kv_type)]
+                                    kv_type=kv_type, text_only=text_only)]
         except input_errors() as exc:
             fail(str(exc))
     if as_json:

@@ -17,6 +17,7 @@ from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, quantiza
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
+from tpscalc.estimate.vision import vision_bytes
 from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
@@ -106,6 +107,7 @@ class _ModelTerms:
     n_layers: int
     flops_per_token: float
     is_moe: bool
+    vision: float = 0.0  # image encoder bytes (0 with text_only)
 
 
 def _weights(model: Model, quant: str) -> tuple[float, float]:
@@ -122,7 +124,8 @@ def _weights(model: Model, quant: str) -> tuple[float, float]:
     return float(weights_bytes(arch, quant)), weights_read_per_token_bytes(arch, quant)
 
 
-def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16") -> _ModelTerms:
+def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16",
+           text_only: bool = False) -> _ModelTerms:
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = [_weights(model, q) for q in quants]
     attention_layers = arch.num_layers - arch.linear_attention_layers
@@ -141,6 +144,7 @@ def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f1
         approximated=model.architecture is None or model.architecture.approximated,
         n_layers=arch.num_layers,
         flops_per_token=flops, is_moe=arch.is_moe,
+        vision=0.0 if text_only else float(vision_bytes(arch.vision)),
     )
 
 
@@ -150,8 +154,9 @@ def _backend(card: Card, backend: str | None) -> str:
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
     weights, runtime = float(t.weights[q]), t.compute + float(overhead)
-    total = weights + t.kv + runtime
-    return MemoryBreakdown(weights / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
+    total = weights + t.kv + runtime + t.vision
+    return MemoryBreakdown(weights / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated,
+                           t.vision / GIB)
 
 
 def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
@@ -172,8 +177,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
     overhead = np.array([mem.backend_overhead_bytes(b) for b in backends], float)
     usable = np.array([c.usable_memory_gib for c in cards])
     weights = np.array([t.weights for t in terms])  # (rows, quants)
-    fixed = np.array([t.kv + t.compute for t in terms]) + overhead
-    fixed_doubled = np.array([t.kv_doubled + t.compute_doubled for t in terms]) + overhead
+    fixed = np.array([t.kv + t.compute + t.vision for t in terms]) + overhead
+    fixed_doubled = np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms]) + overhead
     choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
                            (weights + fixed_doubled[:, None]) / GIB)
     rows = np.flatnonzero(choice.index >= 0)
@@ -218,42 +223,44 @@ def _ladder() -> tuple[str, ...]:
 
 def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = DEFAULT_CONTEXT,
              backend: str | None = None, min_quality: str | None = None,
-             kv_type: str = "f16") -> Estimate:
-    """One model on one card: the given quantization, else the least compressed that fits."""
+             kv_type: str = "f16", text_only: bool = False) -> Estimate:
+    """One model on one card: the given quantization, else the least compressed that fits
+    (`text_only`: without a vision-language model's image encoder)."""
     check_context(context)
     kv = check_kv_type(kv_type)
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate([model], [_terms(model, [q], context, kv)], [card], context, backend, None)[0]
+        return _evaluate([model], [_terms(model, [q], context, kv, text_only)], [card], context,
+                         backend, None)[0]
     floor = _floor_index(min_quality)
-    return _evaluate([model], [_terms(model, _ladder(), context, kv)], [card], context, backend,
-                     floor)[0]
+    return _evaluate([model], [_terms(model, _ladder(), context, kv, text_only)], [card], context,
+                     backend, floor)[0]
 
 
 def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,
                       min_quality: str | None = None, backend: str | None = None,
-                      kv_type: str = "f16") -> list[Estimate]:
+                      kv_type: str = "f16", text_only: bool = False) -> list[Estimate]:
     """`model` on every card, in the order of `cards` (vectorised over cards)."""
     check_context(context)
     floor = _floor_index(min_quality)
-    terms = _terms(model, _ladder(), context, check_kv_type(kv_type))
+    terms = _terms(model, _ladder(), context, check_kv_type(kv_type), text_only)
     return _evaluate([model] * len(cards), [terms] * len(cards), cards, context, backend, floor)
 
 
 def estimate_models_on_card(models: Sequence[Model], card: Card, *, context: int = DEFAULT_CONTEXT,
                             min_quality: str | None = None, backend: str | None = None,
-                            kv_type: str = "f16") -> list[Estimate]:
+                            kv_type: str = "f16", text_only: bool = False) -> list[Estimate]:
     """Every model in `models` on `card`, in the order of `models`."""
     check_context(context)
     floor = _floor_index(min_quality)
     ladder, kv = _ladder(), check_kv_type(kv_type)
-    terms = [_terms(m, ladder, context, kv) for m in models]
+    terms = [_terms(m, ladder, context, kv, text_only) for m in models]
     return _evaluate(models, terms, [card] * len(models), context, backend, floor)
 
 
 def memory_at(model: Model, quant: str, context: int, backend: str = "cuda",
-              kv_type: str = "f16") -> MemoryBreakdown:
+              kv_type: str = "f16", text_only: bool = False) -> MemoryBreakdown:
     """Memory `model` needs at `quant` and `context` tokens on `backend`, GiB."""
     check_context(context)
-    t = _terms(model, [_quant_name(quant)], context, check_kv_type(kv_type))
+    t = _terms(model, [_quant_name(quant)], context, check_kv_type(kv_type), text_only)
     return _breakdown(t, 0, float(mem.backend_overhead_bytes(backend)))

@@ -111,7 +111,7 @@ def median_tokens_per_s(rows: Sequence[Row]) -> float | None:
 def memory_json(m: MemoryBreakdown) -> dict[str, Any]:
     """JSON form of a memory breakdown, GiB."""
     return {"weights_gib": m.weights_gib, "kv_cache_gib": m.kv_cache_gib,
-            "runtime_gib": m.runtime_gib, "total_gib": m.total_gib,
+            "runtime_gib": m.runtime_gib, "vision_gib": m.vision_gib, "total_gib": m.total_gib,
             "approximated": m.approximated}
 
 

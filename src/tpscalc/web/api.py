@@ -58,19 +58,23 @@ def api_card(slug: str, request: Request, context: Text = None, min_quality: Tex
 
 @router.get("/estimate", summary="One model on one card")
 def api_estimate(model: str = Query(min_length=1), gpu: str = Query(min_length=1), quant: Text = None,
-                 context: Text = None, backend: Text = None) -> dict[str, Any]:
-    """Memory, fit and speed of `model` on `gpu` (quantization chosen when not given)."""
+                 context: Text = None, backend: Text = None, text_only: Text = None) -> dict[str, Any]:
+    """Memory, fit and speed of `model` on `gpu` (quantization chosen when not given;
+    text_only=true leaves a vision-language model's image encoder out)."""
     from tpscalc.web.params import BACKENDS
 
     m, card = reports.find_model(model), reports.find_card(gpu)
     tokens, q = parse_context(context), parse_quant(quant, code="bad_quant")
     be = parse_choice(backend, BACKENDS, "backend", None)
-    return estimate_json(m, card, q, tokens, be)
+    text = parse_choice(text_only, ("true", "false", "1", "0"), "text_only", "false")
+    return estimate_json(m, card, q, tokens, be, text in ("true", "1"))
 
 
-def estimate_json(model: Any, card: Any, quant: str | None, context: int, backend: str | None) -> dict[str, Any]:
+def estimate_json(model: Any, card: Any, quant: str | None, context: int, backend: str | None,
+                  text_only: bool = False) -> dict[str, Any]:
     """The estimate as the Python API (tpscalc.api.estimate) gives it; WebError 400 on bad input."""
     try:
-        return api.estimate(model.slug, card.slug, quant=quant, context=context, backend=backend)
+        return api.estimate(model.slug, card.slug, quant=quant, context=context, backend=backend,
+                            text_only=text_only)
     except ValueError as exc:
         raise WebError(400, "bad_input", str(exc)) from None
