@@ -111,3 +111,14 @@ def test_vlm_qwen25_vl_7b(models: dict[str, Model]) -> None:
     assert full.vision_gib * GIB == pytest.approx(vision)
     assert text.vision_gib == 0
     assert full.total_gib - text.total_gib == pytest.approx(full.vision_gib)
+
+
+def test_hybrid_mla_and_delta_attention_kimi_linear(arch_of: ArchOf) -> None:
+    """https://huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct/blob/main/config.json:
+    27 layers, MLA (512 + 64 cached) on 7 (full_attn_layers 4, 8, ..., 24, 27), Kimi Delta
+    Attention on 20 (32 heads of 128: a 128 x 128 f32 state per head, short conv 4 over q, k, v)."""
+    arch = arch_of("Kimi Linear")
+    assert arch.layer_mixers is not None and arch.layer_mixers.count("A") == 7
+    state_values = 3 * 3 * 32 * 128 + 32 * 128 * 128
+    assert kv_cache_bytes(arch, CTX) == 7 * 576 * 2 * CTX + 20 * state_values * 4
+    assert arch.params_total / 49_122_681_728 == pytest.approx(1, abs=0.005)  # safetensors count

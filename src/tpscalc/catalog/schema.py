@@ -128,8 +128,9 @@ class Architecture(_Frozen):
     # Mamba-2 side by side, "O" attention replaced by one linear map, "-" none. FFN: "D" dense,
     # "E" mixture of experts, "-" none. None = every layer attention + the default FFN.
     # "R" RWKV time mixing (recurrent; see rwkv_*), "L" lightning (linear) attention.
-    # FFN "C" RWKV channel mixing (key, value, receptance).
-    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORL-]+$")
+    # FFN "C" RWKV channel mixing (key, value, receptance). "G" gated delta-rule linear
+    # attention (Gated DeltaNet, Kimi Delta Attention) with the linear_* sizes below.
+    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORLG-]+$")
     layer_ffns: str | None = Field(default=None, pattern=r"^[DEC-]+$")
     layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
     # Per-layer attention heads (OpenELM's layer-wise scaling, DeciLM's per-layer KV groups);

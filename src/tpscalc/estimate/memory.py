@@ -137,7 +137,7 @@ def recurrent_state_bytes(arch: Architecture) -> int:
         return 0
     mixers = arch.layer_mixers or ""
     if mixers:
-        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSPRL")
+        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSPRLG")
     else:
         values = arch.linear_attention_layers * _recurrent_layer_state_values(arch, "-")
     return values * F32_BYTES

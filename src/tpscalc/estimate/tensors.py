@@ -82,6 +82,8 @@ def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
         return [TensorSpec("attn_output", i, arch.hidden_size, arch.hidden_size)]
     if kind == "-":
         return []
+    if kind == "G":  # gated delta-rule layer in an explicit pattern (Kimi Linear)
+        return _gated_delta_net(arch, i)
     if kind == "L":
         from tpscalc.estimate import tensors_nondecoder as nd  # it imports this module
 
