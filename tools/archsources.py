@@ -1,8 +1,8 @@
 """Architecture facts from the shared sources, converted to `tpscalc.catalog.schema.Architecture`.
 
 Sources, in order of trust: aiconfigurator's verbatim Hugging Face config.json files, the
-config.json files kept in tools/data/hf_configs/ (each cited in its SOURCES.csv), litgpt's model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial
-facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
+config.json files kept in tools/data/hf_configs/ (each cited in its SOURCES.csv), litgpt's
+model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
 """
 from __future__ import annotations
 

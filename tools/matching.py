@@ -103,8 +103,9 @@ def _map_row(r: dict[str, str]) -> MapRow:
         if "http" not in (r["note"] or ""):
             raise ValueError(f"{r['epoch_name']}: {PUBLISHED_KEY} needs a source URL in the note")
     repo = overrides.pop(REPO_KEY, None)
-    if repo is not None and (not isinstance(repo, str) or "/" not in repo or "http" not in (r["note"] or "")):
-        raise ValueError(f"{r['epoch_name']}: {REPO_KEY} must be owner/name with a source URL in the note")
+    if repo is not None and (not isinstance(repo, str) or "/" not in repo
+                             or "http" not in (r["note"] or "")):
+        raise ValueError(f"{r['epoch_name']}: {REPO_KEY} must be owner/name, with a URL in the note")
     return MapRow(r["target"], overrides, r["note"], published, repo)
 
 

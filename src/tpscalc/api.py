@@ -46,10 +46,15 @@ def estimate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                                 quant=req.get("quant") or None, context=context,
                                 backend=req.get("backend") or None,
                                 kv_type=req.get("kv_type") or "f16",
-                                text_only=str(req.get("text_only") or "").lower() in ("1", "true", "yes")))
+                                text_only=_truthy(req.get("text_only"))))
         except errors as exc:
             out.append(_error_row(req, str(exc)))
     return out
+
+
+def _truthy(value: Any) -> bool:
+    """A CSV/JSON flag: 1, true or yes (any case) is true."""
+    return str(value or "").strip().lower() in ("1", "true", "yes")
 
 
 def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:

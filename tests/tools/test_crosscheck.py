@@ -15,8 +15,8 @@ from matching import MapRow
 from tpscalc.catalog.schema import Architecture
 
 SHARED_SOURCES = crosscheck.DEFAULT_SHARED / "data" / "sources"
-BASE = dict(num_layers=4, hidden_size=256, intermediate_size=512, num_attention_heads=4,
-            num_kv_heads=4, head_dim=64, vocab_size=1000)
+BASE = {"num_layers": 4, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+        "num_kv_heads": 4, "head_dim": 64, "vocab_size": 1000}
 
 
 def _cand(source: str, **fields: object) -> archsources.Candidate:

@@ -163,7 +163,8 @@ class Architecture(_Frozen):
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)
-    source: str = ""  # "aiconfigurator:<file>", "hfconfig:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    # "aiconfigurator:<file>", "hfconfig:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    source: str = ""
     # Facts of this family its source could not express (kv_lora_rank, sliding_window,
     # num_shared_experts, first_dense_layers, linear_attention_layers): never guessed, so
     # estimates from this architecture are flagged approximated (tools/archsources.py).

@@ -17,10 +17,10 @@ from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, quantiza
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.vision import vision_bytes
 from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
+from tpscalc.estimate.vision import vision_bytes
 from tpscalc.estimate.weights import (
     approx_weights_bytes,
     weights_bytes,
@@ -178,7 +178,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
     usable = np.array([c.usable_memory_gib for c in cards])
     weights = np.array([t.weights for t in terms])  # (rows, quants)
     fixed = np.array([t.kv + t.compute + t.vision for t in terms]) + overhead
-    fixed_doubled = np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms]) + overhead
+    fixed_doubled = (np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms])
+                     + overhead)
     choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
                            (weights + fixed_doubled[:, None]) / GIB)
     rows = np.flatnonzero(choice.index >= 0)

@@ -305,7 +305,7 @@ def _expert_share(arch: Architecture, t: TensorSpec) -> float:
 def parameter_counts(arch: Architecture) -> tuple[int, int]:
     """(total, active) parameters. Active counts what a token reads, as vendors count it:
     routed experts at active/total, the output head, not the token-embedding table (OpenAI's
-    gpt-oss model card: 5.13 B active "including the unembedding", https://arxiv.org/abs/2508.10925)."""
+    gpt-oss model card, https://arxiv.org/abs/2508.10925: 5.13 B active with the unembedding)."""
     inv = tensor_inventory(arch)
     total = sum(t.n_elements for t in inv)
     active = sum(t.n_elements * active_fraction(arch, t) for t in inv)
