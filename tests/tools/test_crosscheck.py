@@ -60,3 +60,11 @@ def test_committed_report_is_current_and_has_no_unresolved_disagreement() -> Non
     text, unresolved = crosscheck.report(crosscheck.DEFAULT_SHARED)
     assert unresolved == 0
     assert crosscheck.REPORT.read_text(encoding="utf-8") == text
+
+
+def test_readme_states_how_many_models_are_flagged_for_unexpressed_facts() -> None:
+    from tpscalc.catalog import store
+
+    n = sum(1 for m in store.models() if m.architecture and m.architecture.unexpressed)
+    readme = (crosscheck.ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"So are {n} models whose only source cannot express" in readme
