@@ -1,8 +1,8 @@
 """Architecture facts from the shared sources, converted to `tpscalc.catalog.schema.Architecture`.
 
-Sources, in order of trust: aiconfigurator's verbatim Hugging Face config.json files,
-litgpt's model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial
-facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
+Sources, in order of trust: aiconfigurator's verbatim Hugging Face config.json files, the
+config.json files kept in tools/data/hf_configs/ (each cited in its SOURCES.csv), litgpt's
+model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
 """
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import archfamilies
+import archvision
 from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate.tensors import parameter_counts
 
-TRUST = ("aiconfigurator", "litgpt", "mlc", "llmfit")
+TRUST = ("aiconfigurator", "hfconfig", "litgpt", "mlc", "llmfit")
+VERBATIM = frozenset({"aiconfigurator", "hfconfig"})  # whole config.json files
 
 # HF model_type families whose MLP is up+down only (no gate): GPT-2-style, StarCoder2, Phi-2,
 # Falcon, GPT-NeoX/Pythia, BLOOM, OPT, MPT (transformers' modeling_<type>.py MLP classes).
@@ -43,6 +45,37 @@ TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2",
 UNSUPPORTED_TYPES = frozenset({"jamba", "mamba", "mamba2", "falcon_h1", "zamba2",
                                "granitemoehybrid", "rwkv", "rwkv5", "t5", "bert", "modernbert",
                                "xlm-roberta"})
+
+
+# Facts llmfit's list cannot express, by HF model_type: its entries carry no kv_lora_rank, no
+# sliding window or layer pattern, no shared-expert count for these families, no first dense
+# layers, no linear-attention layers. An llmfit architecture of such a family is never
+# completed by a guess: unless a hand-map row supplies the fact (a cited config.json), the
+# architecture lists it in `unexpressed` and estimates from it are flagged approximated.
+_MOE_EXTRAS = ("num_shared_experts", "first_dense_layers")
+LLMFIT_UNEXPRESSED: dict[str, tuple[str, ...]] = {
+    "deepseek_v2": ("kv_lora_rank", *_MOE_EXTRAS), "deepseek_v3": ("kv_lora_rank", *_MOE_EXTRAS),
+    "kimi_k2": ("kv_lora_rank", *_MOE_EXTRAS),
+    "kimi_linear": ("kv_lora_rank", "linear_attention_layers", *_MOE_EXTRAS),
+    "deepseek": _MOE_EXTRAS, "glm4_moe": _MOE_EXTRAS, "glm4v_moe": _MOE_EXTRAS,
+    "dots1": _MOE_EXTRAS, "bailing_moe": _MOE_EXTRAS, "ernie4_5_moe": _MOE_EXTRAS,
+    "gemma2": ("sliding_window",), "gemma3": ("sliding_window",),
+    "gemma3_text": ("sliding_window",), "cohere2": ("sliding_window",),
+    "olmo3": ("sliding_window",), "exaone4": ("sliding_window",), "gpt_oss": ("sliding_window",),
+    "qwen3_next": ("linear_attention_layers",), "minimax_m2": (),
+}
+# A hand-map override that supplies a fact (any of these keys) makes it expressed.
+_EXPRESSED_BY = {"kv_lora_rank": ("kv_lora_rank",), "sliding_window": ("sliding_window",),
+                 "linear_attention_layers": ("linear_attention_layers", "layer_mixers"),
+                 "num_shared_experts": ("num_shared_experts", "layer_ffns"),
+                 "first_dense_layers": ("first_dense_layers", "layer_ffns")}
+
+
+def llmfit_unexpressed(family: str, overrides: dict[str, Any] | None) -> tuple[str, ...]:
+    """The facts an llmfit entry of `family` lacks that `overrides` do not supply."""
+    given = set(overrides or {})
+    return tuple(f for f in LLMFIT_UNEXPRESSED.get(family, ())
+                 if not given & set(_EXPRESSED_BY[f]))
 
 
 @dataclass(frozen=True)
@@ -172,6 +205,7 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
         "sliding_window": window, "sliding_window_layers": n_slide, "linear_attention_layers": n_lin,
         "source": source,
     }
+    fields["vision"] = archvision.vision_from_hf_config(cfg)
     fields.update(_moe_fields(c))
     fields.update(_mla_fields(c))
     fields.update(_linear_fields(c))
@@ -287,6 +321,9 @@ def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
     if ref < 1e6 or (not base.get("intermediate_size") and not base.get("moe_intermediate_size")):
         return "llmfit entry without FFN width or parameter count"
     mt = str(e.get("architecture") or "")
+    missing = llmfit_unexpressed(mt, overrides)
+    if missing:
+        base["unexpressed"] = missing
     best: tuple[float, Architecture] | None = None
     gated = mt not in UNGATED_TYPES  # the family decides; only tied and bias are searched
     for tied, bias in itertools.product((False, True), repeat=2):
@@ -305,16 +342,16 @@ def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
     return best[1]
 
 
-def load_aiconfigurator(folder: Path) -> list[Candidate]:
-    """Every `<org>--<name>_config.json` in `folder` (quantization configs skipped)."""
+def load_aiconfigurator(folder: Path, source: str = "aiconfigurator") -> list[Candidate]:
+    """Every `<org>--<name>_config.json` in `folder` (quantization configs skipped), as `source`."""
     out = []
     for path in sorted(folder.glob("*_config.json")):
         if path.name.endswith("_hf_quant_config.json"):
             continue
         stem = path.name[: -len("_config.json")]
         repo = stem.replace("--", "/", 1)
-        arch = arch_from_hf_config(json.loads(path.read_text()), f"aiconfigurator:{stem}")
-        out.append(_candidate("aiconfigurator", stem, repo, arch))
+        arch = arch_from_hf_config(json.loads(path.read_text()), f"{source}:{stem}")
+        out.append(_candidate(source, stem, repo, arch))
     return out
 
 

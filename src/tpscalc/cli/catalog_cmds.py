@@ -29,6 +29,8 @@ def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
         out.pop("file_weights", None)
     out["parameters_total"] = model.parameters_total
     out["parameters_active"] = model.parameters_active
+    out["parameters_vision"] = model.parameters_vision
+    out["parameters_note"] = model.parameters_note  # "language model + vision encoder"
     if out.get("architecture"):
         out["architecture"].pop("hf_config", None)
     return out

@@ -127,6 +127,7 @@ def estimate_cmd(
                     kv_type=q.kv_type,
                     min_quality=q.min_quality,
                     max_quality=q.max_quality,
+                    text_only=q.text_only,
                 )
             ]
         except api.INPUT_ERRORS as exc:

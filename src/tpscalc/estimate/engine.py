@@ -51,6 +51,7 @@ class _ModelTerms:
     n_layers: int
     flops_per_token: float
     is_moe: bool
+    vision: float = 0.0  # image encoder bytes (0 with text_only)
 
 
 def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
@@ -70,8 +71,10 @@ def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
         kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
         compute=runtime.compute_buffer_bytes(arch, context),
         compute_doubled=runtime.compute_buffer_bytes(arch, 2 * context),
-        approximated=model.architecture is None, n_layers=arch.num_layers,
+        approximated=model.architecture is None or model.architecture.approximated,
+        n_layers=arch.num_layers,
         flops_per_token=flops, is_moe=arch.is_moe,
+        vision=0.0 if query.text_only else runtime.vision_bytes(arch),
     )
 
 
@@ -80,9 +83,10 @@ def _backend(card: Card, backend: str | None) -> str:
 
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
-    weights, runtime = float(t.weights[q]), t.compute + float(overhead)
-    total = weights + t.kv + runtime
-    return MemoryBreakdown(weights / GIB, t.kv / GIB, runtime / GIB, total / GIB, t.approximated)
+    weights, buffers = float(t.weights[q]), t.compute + float(overhead)
+    total = weights + t.kv + buffers + t.vision
+    return MemoryBreakdown(weights / GIB, t.kv / GIB, buffers / GIB, total / GIB, t.approximated,
+                           t.vision / GIB)
 
 
 def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
@@ -108,8 +112,9 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     overhead = np.array([runtime.overhead_bytes(b) for b in backends], float)
     usable = np.array([c.usable_memory_gib for c in cards])
     weights = np.array([t.weights for t in terms])  # (rows, quants)
-    fixed = np.array([t.kv + t.compute for t in terms]) + overhead
-    fixed_doubled = np.array([t.kv_doubled + t.compute_doubled for t in terms]) + overhead
+    fixed = np.array([t.kv + t.compute + t.vision for t in terms]) + overhead
+    fixed_doubled = (np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms])
+                     + overhead)
     choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
                            (weights + fixed_doubled[:, None]) / GIB, ceiling)
     rows = np.flatnonzero(choice.index >= 0)

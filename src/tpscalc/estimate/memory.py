@@ -137,7 +137,7 @@ def recurrent_state_bytes(arch: Architecture) -> int:
         return 0
     mixers = arch.layer_mixers or ""
     if mixers:
-        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSPRL")
+        values = sum(_recurrent_layer_state_values(arch, m) for m in mixers if m in "MSPRLG")
     else:
         values = arch.linear_attention_layers * _recurrent_layer_state_values(arch, "-")
     return values * F32_BYTES
@@ -217,7 +217,7 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
                      context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
                      n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
     """Weights, KV cache, runtime and total, GiB; approximated when `arch` is None."""
-    approximated = arch is None
+    approximated = arch is None or arch.approximated
     if arch is None:
         shape = approx_architecture(parameters)
         weights = approx_weights_bytes(parameters, ftype)

@@ -73,7 +73,8 @@ class Query:
 
     context: tokens the conversation may hold. min_quality: the most compressed quantization
     allowed (the floor). max_quality: the least compressed one allowed (the ceiling). backend:
-    the llama.cpp backend (None: each card's usual one). kv_type: the KV-cache type.
+    the llama.cpp backend (None: each card's usual one). kv_type: the KV-cache type. text_only:
+    leave out a vision-language model's image encoder (llama.cpp run without --mmproj).
     """
 
     context: int = DEFAULT_CONTEXT
@@ -81,6 +82,7 @@ class Query:
     max_quality: str | None = None
     backend: str | None = None
     kv_type: str = "f16"
+    text_only: bool = False
 
     def __post_init__(self) -> None:
         check_context(self.context)

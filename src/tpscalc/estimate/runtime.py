@@ -15,6 +15,7 @@ from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import family_key
+from tpscalc.estimate.vision import vision_bytes
 from tpscalc.estimate.weights import (
     approx_weights_bytes,
     weights_bytes,
@@ -45,6 +46,10 @@ class Runtime(Protocol):
 
     def overhead_bytes(self, backend: str) -> float:
         """What the backend itself takes on the device (context, kernels)."""
+        ...
+
+    def vision_bytes(self, arch: Architecture) -> float:
+        """A vision-language model's image encoder with its buffers (0 without one)."""
         ...
 
     def default_backend(self, card: Card) -> str:
@@ -90,6 +95,10 @@ class LlamaCpp:
 
     def overhead_bytes(self, backend: str) -> float:
         return float(mem.backend_overhead_bytes(backend))
+
+    def vision_bytes(self, arch: Architecture) -> float:
+        # llama.cpp loads the encoder from a separate mmproj file, with its own compute buffer.
+        return float(vision_bytes(arch.vision))
 
     def default_backend(self, card: Card) -> str:
         return speed.default_backend(card)

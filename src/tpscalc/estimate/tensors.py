@@ -37,6 +37,8 @@ def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
         return [TensorSpec("attn_output", i, arch.hidden_size, arch.hidden_size)]
     if kind == "-":
         return []
+    if kind == "G":  # gated delta-rule layer in an explicit pattern (Kimi Linear)
+        return _gated_delta_net(arch, i)
     if kind == "L":
         return nd.lightning_attention(arch, i)
     return attention(arch, i, full=arch.layer_mixers is not None)
@@ -167,10 +169,12 @@ def _expert_share(arch: Architecture, t: TensorSpec) -> float:
 
 
 def parameter_counts(arch: Architecture) -> tuple[int, int]:
-    """(total, active) parameters; active counts routed experts at active/total (as model cards do)."""
+    """(total, active) parameters. Active counts what a token reads, as vendors count it:
+    routed experts at active/total, the output head, not the token-embedding table (OpenAI's
+    gpt-oss model card, https://arxiv.org/abs/2508.10925: 5.13 B active with the unembedding)."""
     inv = tensor_inventory(arch)
     total = sum(t.n_elements for t in inv)
-    active = sum(t.n_elements * _expert_share(arch, t) for t in inv)
+    active = sum(t.n_elements * active_fraction(arch, t) for t in inv)
     return total, round(active)
 
 

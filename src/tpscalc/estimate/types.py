@@ -19,6 +19,7 @@ class MemoryBreakdown:
     runtime_gib: float  # compute buffers + backend's fixed overhead
     total_gib: float
     approximated: bool  # True when weights come from parameters × average bits (no architecture)
+    vision_gib: float = 0.0  # image encoder (mmproj weights + its compute buffer), in total_gib
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ def memory_json(m: MemoryBreakdown) -> dict[str, Any]:
         "weights_gib": m.weights_gib,
         "kv_cache_gib": m.kv_cache_gib,
         "runtime_gib": m.runtime_gib,
+        "vision_gib": m.vision_gib,
         "total_gib": m.total_gib,
         "approximated": m.approximated,
     }

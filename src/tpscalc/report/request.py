@@ -92,6 +92,8 @@ PARAMS: tuple[Param, ...] = (
           "llama.cpp backend (default: each card's usual one).", BACKENDS),
     Param("kv_type", "kv_type", "query", "choice",
           "KV-cache type (llama.cpp -ctk/-ctv; default f16).", KV_TYPES),
+    Param("text_only", "text_only", "query", "flag",
+          "Leave out a vision-language model's image encoder (llama.cpp without --mmproj)."),
     Param("search", "search", "filters", "text", "Only rows whose name contains this text."),
     Param("min_memory", "min_memory_gib", "filters", "gib",
           "Only cards with at least this much memory, GiB.", aliases=("min_memory_gib",)),
@@ -107,12 +109,12 @@ PARAMS: tuple[Param, ...] = (
           LANGUAGES),
 )
 PARAM = {p.name: p for p in PARAMS}
-MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "search",
-                       "min_memory", "max_memory", "all", "lang")
-CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "search",
-                      "all", "sort", "lang")
+MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type",
+                       "text_only", "search", "min_memory", "max_memory", "all", "lang")
+CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
+                      "search", "all", "sort", "lang")
+ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only")
 PAGE_PARAMS = ("page",)  # the site's pages take these too
-ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type")
 
 
 def _is_blank(raw: object) -> bool:

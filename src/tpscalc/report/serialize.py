@@ -31,6 +31,8 @@ def model_json(model: Model) -> dict[str, Any]:
         "parameters": model.parameters,
         "parameters_total": model.parameters_total,
         "parameters_active": model.parameters_active,
+        "parameters_vision": model.parameters_vision,
+        "parameters_note": model.parameters_note,
         "publication_date": model.publication_date,
         "hf_repo": model.hf_repo,
         "architecture": arch,

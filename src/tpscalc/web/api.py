@@ -163,6 +163,7 @@ def api_estimate(request: Request) -> dict[str, Any]:
             kv_type=q.kv_type,
             min_quality=q.min_quality,
             max_quality=q.max_quality,
+            text_only=q.text_only,
         )
     except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None
