@@ -9,6 +9,7 @@ import pytest
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import engine
+from tpscalc.estimate.query import Query
 from tpscalc.estimate.memory import kv_cache_bytes, recurrent_state_bytes
 from tpscalc.estimate.vision import WARMUP_IMAGE_SIDE_PX
 
@@ -106,8 +107,8 @@ def test_vlm_qwen25_vl_7b(models: dict[str, Model]) -> None:
     assert "language model + 0.68 B vision encoder" in model.parameters_note
     patches = (WARMUP_IMAGE_SIDE_PX // 14) ** 2
     vision = 676_550_144 * 2 + patches * (ff + 3 * h) * 4
-    full = engine.memory_at(model, "Q4_K_M", CTX)
-    text = engine.memory_at(model, "Q4_K_M", CTX, text_only=True)
+    full = engine.memory_at(model, "Q4_K_M", Query(context=CTX))
+    text = engine.memory_at(model, "Q4_K_M", Query(context=CTX, text_only=True))
     assert full.vision_gib * GIB == pytest.approx(vision)
     assert text.vision_gib == 0
     assert full.total_gib - text.total_gib == pytest.approx(full.vision_gib)

@@ -27,8 +27,8 @@ def test_weights_are_f16_parameters_and_none_without_an_encoder() -> None:
 
 
 def test_estimate_carries_the_encoder_and_text_only_drops_it() -> None:
-    full = api.estimate("Qwen2.5-VL-7B", "B200", context=32768)["memory"]
-    text = api.estimate("Qwen2.5-VL-7B", "B200", context=32768, text_only=True)["memory"]
+    full = api.evaluate("Qwen2.5-VL-7B", "B200", context=32768)["memory"]
+    text = api.evaluate("Qwen2.5-VL-7B", "B200", context=32768, text_only=True)["memory"]
     assert full["vision_gib"] > 0 and text["vision_gib"] == 0
     parts = ("weights_gib", "kv_cache_gib", "runtime_gib", "vision_gib")
     assert full["total_gib"] == pytest.approx(sum(full[k] for k in parts))
@@ -36,4 +36,4 @@ def test_estimate_carries_the_encoder_and_text_only_drops_it() -> None:
 
 
 def test_text_models_have_no_encoder() -> None:
-    assert api.estimate("Llama 3-8B", "RTX 4090")["memory"]["vision_gib"] == 0
+    assert api.evaluate("Llama 3-8B", "RTX 4090")["memory"]["vision_gib"] == 0

@@ -71,7 +71,7 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
     if arch.is_mla:
         return _mla_attention(arch, i)
     if not full and is_linear_attention_layer(arch, i):
-        return _gated_delta_net(arch, i)
+        return gated_delta_net(arch, i)
     h, d = arch.hidden_size, arch.head_dim
     n_q, n_kv = layer_heads(arch, i)
     q_dim, kv_dim = n_q * d, n_kv * d
@@ -92,7 +92,7 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
     return out
 
 
-def _gated_delta_net(arch: Architecture, i: int) -> list[TensorSpec]:
+def gated_delta_net(arch: Architecture, i: int) -> list[TensorSpec]:
     """Gated DeltaNet block (llama.cpp's qwen3next `ssm_*` tensors; HF linear_* config fields)."""
     h = arch.hidden_size
     k_heads = arch.linear_num_key_heads or arch.num_kv_heads

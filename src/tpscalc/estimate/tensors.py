@@ -14,6 +14,7 @@ from tpscalc.estimate.tensor_blocks import (
     TensorSpec,
     attention,
     dense_ffn,
+    gated_delta_net,
     is_linear_attention_layer,
     layer_heads,
     norm,
@@ -38,7 +39,7 @@ def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
     if kind == "-":
         return []
     if kind == "G":  # gated delta-rule layer in an explicit pattern (Kimi Linear)
-        return _gated_delta_net(arch, i)
+        return gated_delta_net(arch, i)
     if kind == "L":
         return nd.lightning_attention(arch, i)
     return attention(arch, i, full=arch.layer_mixers is not None)
