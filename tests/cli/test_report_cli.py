@@ -32,7 +32,7 @@ def test_model_json() -> None:
 
 
 def test_model_table_has_honest_headers() -> None:
-    code, out, _ = run("model", "test-coder-8b", "--brief", "--max-memory", "12")
+    code, out, _ = run("model", "test-coder-8b", "--brief", "--wide", "--max-memory", "12")
     assert code == 0
     for header in ("Speed (tok/s)", "Memory (GiB)", "Bandwidth (GB/s)", "Needs (GiB)", "Zeta 12"):
         assert header in out
@@ -69,8 +69,8 @@ def test_estimate_json_shape() -> None:
     data = json.loads(out)
     assert {"model", "gpu", "quant", "context", "backend", "memory", "fits", "fit", "decode",
             "prefill", "error"} <= set(data)
-    assert set(data["memory"]) == {"weights_gib", "kv_cache_gib", "runtime_gib", "vision_gib", "total_gib",
-                                   "approximated"}
+    assert set(data["memory"]) == {"weights_gib", "kv_cache_gib", "runtime_gib", "vision_gib",
+                                   "total_gib", "approximated"}
     assert set(data["prefill"]) == {"tokens_per_s", "low", "high", "time_to_first_token_s"}
     assert data["quant"] == "Q8_0" and data["error"] is None
     assert data["decode"]["tokens_per_s"] == pytest.approx(37.5)
@@ -126,3 +126,20 @@ def test_unknown_backend_is_one_line_and_exit_2() -> None:
                           text=True)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "backend" in done.stderr
+
+
+def test_tables_read_whole_at_80_columns() -> None:
+    from rich.console import Console
+
+    from tpscalc.api import card_report, model_report
+    from tpscalc.cli.render import render_card_report, render_model_report
+
+    for report, render in ((model_report("Test Coder 8B", all=True), render_model_report),
+                           (card_report("Zeta 12", all=True), render_card_report)):
+        console = Console(width=80, record=True, force_terminal=False)
+        render(report, console)
+        text = console.export_text()
+        assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    wide = Console(width=200, record=True)
+    render_model_report(model_report("Test Coder 8B"), wide, wide=True)
+    assert "Bandwidth (GB/s)" in wide.export_text()

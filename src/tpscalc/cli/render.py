@@ -48,8 +48,9 @@ def fit_cell(estimate: Estimate, lang: str) -> RichText:
     return RichText(label, style=FIT_STYLE.get(fit, ""))
 
 
-def model_table(report: ModelReport) -> Table:
-    """The table of cards, fastest first."""
+def model_table(report: ModelReport, wide: bool = False) -> Table:
+    """The table of cards, fastest first (compact unless `wide`: speed, card, memory, needs,
+    quantization, fit)."""
     lang = report.summary.request.lang
     tr = translator(lang)
     title = tr.ngettext("{n} card matches", "{n} cards match", len(report.rows)).format(
@@ -61,13 +62,22 @@ def model_table(report: ModelReport) -> Table:
         (tr.gettext("Bandwidth (GB/s)"), "right"),
         (tr.gettext("Released"), "left"),
     ]
-    return _results_table(lang, title, middle, [_model_row_cells(r, lang) for r in report.rows])
+    rows = [_model_row_cells(r, lang) for r in report.rows]
+    return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
 def _results_table(
-    lang: str, title: str, middle: Sequence[Column], rows: Sequence[Sequence[RenderableType]]
+    lang: str,
+    title: str,
+    middle: Sequence[Column],
+    rows: Sequence[Sequence[RenderableType]],
+    wide: bool = True,
+    compact_middle: Sequence[int] = (),
 ) -> Table:
-    """Speed, range and confidence columns, then `middle` (translated), then needs, quant, fit."""
+    """Speed, range and confidence columns, then `middle` (translated), then needs, quant, fit.
+
+    Compact (not `wide`): speed, the `compact_middle` columns of `middle`, needs, quant, fit,
+    which read whole at 80 columns; long names wrap instead of being cut."""
     tr = translator(lang)
     table = Table(title=title, title_justify="left")
     columns: list[Column] = [
@@ -79,10 +89,15 @@ def _results_table(
         (tr.gettext("Quantization"), "left"),
         (tr.gettext("Fit"), "left"),
     ]
-    for header, justify in columns:
-        table.add_column(header, justify=justify)
+    keep = list(range(len(columns)))
+    if not wide:
+        tail = range(len(columns) - 3, len(columns))
+        keep = [0, *(3 + i for i in compact_middle), *tail]
+    for i in keep:
+        header, justify = columns[i]
+        table.add_column(header, justify=justify, overflow="fold")
     for cells in rows:
-        table.add_row(*cells)
+        table.add_row(*(cells[i] for i in keep))
     return table
 
 
@@ -154,14 +169,14 @@ def _paragraphs(title: str, items: tuple[Text, ...]) -> list[str]:
 
 
 def render_model_report(
-    report: ModelReport, console: Console | None = None, full: bool = True
+    report: ModelReport, console: Console | None = None, full: bool = True, wide: bool = False
 ) -> None:
     """Print the model report: headline, table, and (when `full`) record, explanations, FAQ."""
     console = console or _default_console()
     tr = translator(report.summary.request.lang)
     for line in _headline(report):
         console.print(line)
-    console.print(model_table(report))
+    console.print(model_table(report, wide))
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")
     if not full:
@@ -176,8 +191,8 @@ def render_model_report(
     console.print(Group(*_paragraphs(tr.gettext("Questions"), report.faq)))
 
 
-def card_table(report: CardReport) -> Table:
-    """The table of models the card runs."""
+def card_table(report: CardReport, wide: bool = False) -> Table:
+    """The table of models the card runs (compact unless `wide`)."""
     lang = report.request.lang
     tr = translator(lang)
     title = tr.ngettext("{n} model matches", "{n} models match", len(report.rows)).format(
@@ -189,7 +204,8 @@ def card_table(report: CardReport) -> Table:
         (tr.gettext("Parameters"), "right"),
         (tr.gettext("Released"), "left"),
     ]
-    return _results_table(lang, title, middle, [_card_row_cells(r, lang) for r in report.rows])
+    rows = [_card_row_cells(r, lang) for r in report.rows]
+    return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
 def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
@@ -207,7 +223,9 @@ def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
     ]
 
 
-def render_card_report(report: CardReport, console: Console | None = None) -> None:
+def render_card_report(
+    report: CardReport, console: Console | None = None, wide: bool = False
+) -> None:
     """Print the card report: specs, counts, table, FAQ."""
     console = console or _default_console()
     lang, c = report.request.lang, report.card
@@ -227,7 +245,7 @@ def render_card_report(report: CardReport, console: Console | None = None) -> No
             context=format_number(report.request.query.context, lang),
         )
     )
-    console.print(card_table(report))
+    console.print(card_table(report, wide))
     console.print(f"[dim]* {tr.gettext('Memory approximated from the parameter count.')}[/dim]")
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")

@@ -18,6 +18,8 @@ from tpscalc.cli.file_options import (
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, ReportRequest
 
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="Every column (range, confidence, vendor, bandwidth, dates), not the compact table.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")]
 
 
@@ -39,6 +41,7 @@ def model_cmd(
         bool, typer.Option("--brief", help="Only the headline and the table.")
     ] = False,
     as_json: JsonOpt = False,
+    wide: WideOpt = False,
     gguf: GgufOpt = None,
     config: ConfigOpt = None,
     config_index: ConfigIndexOpt = None,
@@ -71,7 +74,7 @@ def model_cmd(
         return
     from tpscalc.cli.render import render_model_report
 
-    render_model_report(report, full=not brief)
+    render_model_report(report, full=not brief, wide=wide)
     if sources:
         typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
 
@@ -87,6 +90,7 @@ def card_cmd(
         str | None, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")
     ] = None,
     as_json: JsonOpt = False,
+    wide: WideOpt = False,
     here: HereOpt = False,
     *,
     request: ReportRequest,
@@ -106,4 +110,4 @@ def card_cmd(
         return
     from tpscalc.cli.render import render_card_report
 
-    render_card_report(report)
+    render_card_report(report, wide=wide)
