@@ -110,7 +110,8 @@ def openelm_fields(c: dict[str, Any]) -> dict[str, Any]:
         "layer_num_heads": tuple(heads), "layer_num_kv_heads": tuple(q // groups for q in heads),
         "layer_intermediate_sizes": tuple(_make_divisible(dim * float(m), divisor) for m in ffn_m),
         "intermediate_size": max(_make_divisible(dim * float(m), divisor) for m in ffn_m),
-        "vocab_size": int(c.get("vocab_size") or 32000), "qk_norm": bool(c.get("normalize_qk_projections")),
+        "vocab_size": int(c.get("vocab_size") or 32000),
+        "qk_norm": bool(c.get("normalize_qk_projections")),
         "tied_embeddings": bool(c.get("share_input_output_layers")),
         "ffn_gated": bool(c.get("ffn_with_glu", True)),
         "max_context": int(c.get("max_context_length") or 2048),
@@ -120,8 +121,8 @@ def openelm_fields(c: dict[str, Any]) -> dict[str, Any]:
 def megatron_hybrid_pattern(n_layers: int, attention_ratio: float, mlp_ratio: float) -> str:
     """Megatron-LM's automatic hybrid layer allocation, as a nemotron_h pattern ("M" Mamba,
     "*" attention, "-" MLP): attention evenly spaced between Mamba sections, then MLP layers
-    spread over the Mamba ones (_allocate_auto in megatron/core/ssm/mamba_hybrid_layer_allocation.py,
-    https://github.com/NVIDIA/Megatron-LM)."""
+    spread over the Mamba ones (_allocate_auto in
+    megatron/core/ssm/mamba_hybrid_layer_allocation.py, https://github.com/NVIDIA/Megatron-LM)."""
     n_att = round(n_layers * attention_ratio)
     n_mamba = n_layers - n_att
     section = n_mamba / (n_att + 1)

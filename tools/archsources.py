@@ -2,7 +2,8 @@
 
 Sources, in order of trust: aiconfigurator's verbatim Hugging Face config.json files, the
 config.json files kept in tools/data/hf_configs/ (each cited in its SOURCES.csv), litgpt's
-model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial facts: no FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
+model configs, MLC-LLM's presets (HF config style), llmfit's HF model list (partial facts: no
+FFN width for MoE, no tied/gated flags, but an exact safetensors parameter count).
 """
 from __future__ import annotations
 
@@ -198,11 +199,15 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
                             "context_window_size"),
         "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
         "ffn_gated": mt not in UNGATED_TYPES,
-        "attention_bias": bool(c.get("attention_bias") or c.get("qkv_bias") or mt in QKV_BIAS_TYPES),
-        "linear_bias": bool(c.get("use_bias")) if mt == "starcoder2" else mt in {"phi", "gpt2", "gpt_bigcode"},
-        "norm_bias": mt in LAYERNORM_TYPES, "qk_norm": mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
+        "attention_bias": bool(c.get("attention_bias") or c.get("qkv_bias")
+                               or mt in QKV_BIAS_TYPES),
+        "linear_bias": (bool(c.get("use_bias")) if mt == "starcoder2"
+                        else mt in {"phi", "gpt2", "gpt_bigcode"}),
+        "norm_bias": mt in LAYERNORM_TYPES,
+        "qk_norm": mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
         "post_norms": mt in POST_NORM_TYPES, "attn_output_gate": bool(c.get("attn_output_gate")),
-        "sliding_window": window, "sliding_window_layers": n_slide, "linear_attention_layers": n_lin,
+        "sliding_window": window, "sliding_window_layers": n_slide,
+        "linear_attention_layers": n_lin,
         "source": source,
     }
     fields["vision"] = archvision.vision_from_hf_config(cfg)
@@ -257,7 +262,8 @@ def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
         "intermediate_size": cfg.get("intermediate_size"), "max_context": cfg.get("block_size"),
         "tied_embeddings": "gemma" in name,  # litgpt ties lm_head for Gemma (litgpt/model.py)
         "ffn_gated": mlp != "GptNeoxMLP", "attention_bias": bool(cfg.get("attn_bias")),
-        "linear_bias": bool(cfg.get("bias")), "norm_bias": cfg.get("norm_class_name") == "LayerNorm",
+        "linear_bias": bool(cfg.get("bias")),
+        "norm_bias": cfg.get("norm_class_name") == "LayerNorm",
         "qk_norm": bool(cfg.get("norm_qk")),
         "post_norms": bool(cfg.get("post_attention_norm") and cfg.get("post_mlp_norm")),
         "sliding_window": cfg.get("sliding_window_size"), "sliding_window_layers": n_slide,
@@ -265,7 +271,8 @@ def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
     }
     if n_exp and n_exp > 1:
         fields.update(num_experts=int(n_exp), num_experts_active=int(cfg["n_expert_per_token"]),
-                      moe_intermediate_size=cfg.get("moe_intermediate_size") or cfg.get("intermediate_size"),
+                      moe_intermediate_size=(cfg.get("moe_intermediate_size")
+                                             or cfg.get("intermediate_size")),
                       num_shared_experts=int(cfg.get("n_shared_expert") or 0),
                       first_dense_layers=int(cfg.get("first_k_dense_replace") or 0))
     return _validated(fields)
@@ -278,7 +285,8 @@ _LLMFIT_KEYS = {"num_layers": "num_hidden_layers", "hidden_size": "hidden_size",
                 "head_dim": "head_dim", "vocab_size": "vocab_size"}
 
 
-def _llmfit_fields(e: dict[str, Any], overrides: dict[str, Any] | None = None) -> dict[str, Any] | str:
+def _llmfit_fields(e: dict[str, Any],
+                   overrides: dict[str, Any] | None = None) -> dict[str, Any] | str:
     e = dict(e, **{_LLMFIT_KEYS[k]: v for k, v in (overrides or {}).items() if k in _LLMFIT_KEYS})
     keys = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
     if not all(e.get(k) for k in keys):
@@ -338,7 +346,8 @@ def arch_from_llmfit(e: dict[str, Any], overrides: dict[str, Any] | None = None,
             best = (err, arch)
     assert best is not None
     if best[0] > tolerance:
-        return f"llmfit facts give {best[1].params_total / 1e9:.2f} B, its own count {ref / 1e9:.2f} B"
+        return (f"llmfit facts give {best[1].params_total / 1e9:.2f} B, "
+                f"its own count {ref / 1e9:.2f} B")
     return best[1]
 
 

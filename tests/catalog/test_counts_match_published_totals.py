@@ -1,7 +1,8 @@
-"""Hand-map rows checked against the published totals they cite: Aria, Swallow (70B), Tri-21B, TeleChat2-3B,
-XVERSE-MoE-A4.2B and XVERSE-65B-2. Expected counts are worked by hand from each row's published
-shape and checked against the published totals the rows cite (llmfit v1.1.17 safetensors
-counts, model cards)."""
+"""Hand-map rows checked against the published totals they cite.
+
+The rows: Aria, Swallow (70B), Tri-21B, TeleChat2-3B, XVERSE-MoE-A4.2B and XVERSE-65B-2.
+Expected counts are worked by hand from each row's published shape and checked against the
+published totals the rows cite (llmfit v1.1.17 safetensors counts, model cards)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -58,7 +59,8 @@ def test_aria_decoder_plus_vision_is_published_total(arch_of: ArchOf) -> None:
     assert arch.params_total == moe_count(28, 2560, 20, 128, 64, 2, 1664, 100352) == 24_869_091_840
     assert 25_307_311_216 - arch.params_total == pytest.approx(438e6, rel=0.01)
     embedding = 100352 * 2560  # active counts leave out the token-embedding table
-    assert arch.params_active == moe_count(28, 2560, 20, 128, 64, 2, 1664, 100352, active=6) - embedding
+    assert (arch.params_active
+            == moe_count(28, 2560, 20, 128, 64, 2, 1664, 100352, active=6) - embedding)
     assert arch.params_active + embedding == pytest.approx(3.9e9, rel=0.07)  # card: 3.9 B (text)
 
 

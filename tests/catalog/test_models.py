@@ -106,7 +106,10 @@ def test_fine_tunes_inherit_their_base(models: tuple[Model, ...], name: str, bas
 
 
 def test_coverage_since_2023(models: tuple[Model, ...]) -> None:
-    """Architecture for at least 90 % of the models published since 2023 (the catalog issue's target)."""
+    """Architecture for at least 90 % of the models published since 2023.
+
+    That is the catalog issue's target.
+    """
     recent = [m for m in models if (m.publication_date or "") >= "2023"]
     share = sum(1 for m in recent if m.architecture) / len(recent)
     assert share >= 0.90
@@ -236,7 +239,10 @@ def test_guard_rule() -> None:
 
 
 def test_guard_rule_multimodal() -> None:
-    """A multimodal model's text decoder may be down to half of Epoch's count; a text model's not."""
+    """A multimodal model's text decoder may be down to half of Epoch's count.
+
+    A text model's may not.
+    """
     from matching import guard, is_multimodal
     assert guard(70.55e9, 88.6e9, multimodal=True)  # Llama 3.2 90B: 70.6 B decoder + vision
     assert not guard(70.55e9, 88.6e9)

@@ -16,7 +16,8 @@ ArchOf = Callable[[str], Architecture]
 @pytest.mark.parametrize(("name", "total_size_bytes", "bytes_per_param"), [
     # https://github.com/Tele-AI/Telechat/blob/master/models/7B/pytorch_model.bin.index.json (fp16)
     ("TeleChat-7B", 14_400_036_864, 2),
-    # https://github.com/Tele-AI/Telechat/blob/master/models/12B-V2/pytorch_model.bin.index.json (fp16)
+    # https://github.com/Tele-AI/Telechat/blob/master/models/12B-V2/pytorch_model.bin.index.json
+    # (fp16)
     ("TeleChat-12B", 24_772_864_000, 2),
     # https://github.com/Tele-AI/TeleChat2/blob/main/model/115B/model.safetensors.index.json (fp32)
     ("Telechat2-115B", 453_131_665_408, 4),
@@ -51,7 +52,10 @@ def test_nemotron_h_47b(models: dict[str, Model], arch_of: ArchOf) -> None:
 
 
 def test_lapa_is_gemma3_12b_with_a_larger_vocabulary(arch_of: ArchOf) -> None:
-    """Lapa v0.1.2: Gemma 3 12B's decoder (no attention bias), vocabulary 262,208 instead of 262,144."""
+    """Lapa v0.1.2: Gemma 3 12B's decoder with a larger vocabulary.
+
+    No attention bias; vocabulary 262,208 instead of 262,144.
+    """
     lapa, gemma = arch_of("Lapa LLM"), arch_of("Gemma 3 12B")
     assert lapa.params_total - gemma.params_total == (262_208 - 262_144) * 3840
     assert lapa.sliding_window_layers == gemma.sliding_window_layers == 40

@@ -9,8 +9,8 @@ import pytest
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import engine
-from tpscalc.estimate.query import Query
 from tpscalc.estimate.memory import kv_cache_bytes, recurrent_state_bytes
+from tpscalc.estimate.query import Query
 from tpscalc.estimate.vision import WARMUP_IMAGE_SIDE_PX
 
 ArchOf = Callable[[str], Architecture]

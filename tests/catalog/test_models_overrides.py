@@ -35,7 +35,8 @@ def _write_map(tmp_path: Path, overrides: str, note: str) -> Path:
     return path
 
 
-def test_published_count_leaves_the_overrides_and_becomes_the_guard_reference(tmp_path: Path) -> None:
+def test_published_count_leaves_the_overrides_and_becomes_the_guard_reference(
+        tmp_path: Path) -> None:
     row = load_map(_write_map(tmp_path, '{""published_params"": 1176764416, ""num_layers"": 16}',
                               "count of https://huggingface.co/x/y"))["X"]
     assert row.published_params == 1_176_764_416
@@ -133,7 +134,8 @@ def test_deepseek_vl_text_decoder_by_hand(models: dict[str, Model]) -> None:
     assert 0.5 < expected / 1_975_235_584 < 1.0
 
 
-def test_granite_docling_text_decoder_is_most_of_the_published_total(models: dict[str, Model]) -> None:
+def test_granite_docling_text_decoder_is_most_of_the_published_total(
+        models: dict[str, Model]) -> None:
     total = _total(models, "Granite-Docling")
     assert 0.5 < total / 257_517_120 < 1.0  # ibm-granite/granite-docling-258M, all towers
 

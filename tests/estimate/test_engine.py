@@ -48,7 +48,8 @@ def llama2() -> object:
 
 
 def test_llama2_q4_k_m_memory_hand_worked(llama2: object) -> None:
-    # Weights: llama-bench printed 3.80 GiB for Llama 2-7B Q4_K_M (measured/llamacpp_calibration.csv).
+    # Weights: llama-bench printed 3.80 GiB for Llama 2-7B Q4_K_M
+    # (measured/llamacpp_calibration.csv).
     # KV: 2 × 32 layers × 32 KV heads × 128 × 2 B × 4096 tokens = 2 GiB exactly.
     # Runtime: logits 32000 × 512 × 4 B + FFN 512 × 2 × 11008 × 4 B + CUDA's 457 MiB (ollama).
     m = memory_at(llama2, "Q4_K_M", 4096)  # type: ignore[arg-type]
@@ -130,7 +131,8 @@ def test_approximated_models_get_low_confidence() -> None:
     """A model with no architecture is estimated from guesses: never more than low confidence."""
     from tpscalc.catalog import store
 
-    model = next(m for m in store.models() if m.architecture is None and 1e9 < m.parameters < 1.3e10)
+    model = next(m for m in store.models()
+                 if m.architecture is None and 1e9 < m.parameters < 1.3e10)
     rtx = get_card_named("GeForce RTX 4090")
     est = estimate(model, rtx)
     assert est.memory.approximated

@@ -64,7 +64,10 @@ def test_sliding_window_layers_stop_growing() -> None:
 
 
 def test_linear_attention_layers_hold_no_growing_cache() -> None:
-    """Qwen3-Next: 36 of 48 layers are Gated DeltaNet; only 12 layers cache K/V (plus a fixed state)."""
+    """Qwen3-Next: 36 of 48 layers are Gated DeltaNet; only 12 layers cache K/V.
+
+    The DeltaNet layers hold a fixed state instead.
+    """
     from tpscalc.estimate.memory import recurrent_state_bytes
 
     arch = arch_of("Qwen3-Next-80B-A3B")
@@ -166,7 +169,10 @@ def test_gated_deltanet_state_hand_worked() -> None:
 
 
 def test_mamba2_state_hand_worked() -> None:
-    """A Mamba-2 layer holds (d_conv − 1)·(d_inner + 2·groups·d_state) + d_inner·d_state f32 values."""
+    """A Mamba-2 layer's state, hand-worked.
+
+    It holds (d_conv − 1)·(d_inner + 2·groups·d_state) + d_inner·d_state f32 values.
+    """
     from tpscalc.estimate.memory import recurrent_state_bytes
 
     arch = Architecture(num_layers=2, hidden_size=1024, intermediate_size=2048,

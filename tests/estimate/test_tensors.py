@@ -63,7 +63,8 @@ QWEN3_NEXT_80B = Architecture(num_layers=48, hidden_size=2048, num_attention_hea
     (DEEPSEEK_V3, 671_000_000_000, 0.001),  # DeepSeek-V3 paper: 671 B without the MTP module
     (QWEN3_NEXT_80B, 79_670_000_000, 0.001),  # llama.cpp qwen3next GGUF: 79.67 B
 ])
-def test_total_parameters_match_published_counts(arch: Architecture, expected: int, rel: float) -> None:
+def test_total_parameters_match_published_counts(arch: Architecture, expected: int,
+                                                  rel: float) -> None:
     total, _ = parameter_counts(arch)
     assert total == pytest.approx(expected, rel=rel, abs=0)
 

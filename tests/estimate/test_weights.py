@@ -1,4 +1,7 @@
-"""Weight sizes per llama.cpp file type, against llama-bench's printed sizes and hand-worked mixes."""
+"""Weight sizes per llama.cpp file type.
+
+Checked against llama-bench's printed sizes and hand-worked mixes.
+"""
 from __future__ import annotations
 
 import csv
@@ -60,7 +63,8 @@ EXTRA_ROWS = [
     ("Qwen2.5-Coder (7B)", "Q8_0", 7.54, "ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF"),
     ("Gemma 3 27B", "BF16", 50.31, "gemma-3-27b-it-BF16"),
     ("Llama 2-7B", "Q4_0", 3.56, "llama-2-7b.Q4_0"),
-    pytest.param("Gemma 3 4B", "Q4_0", 2.35, "ggml-org/gemma-3-4b-it-qat-GGUF", marks=pytest.mark.xfail(
+    pytest.param("Gemma 3 4B", "Q4_0", 2.35, "ggml-org/gemma-3-4b-it-qat-GGUF",
+                 marks=pytest.mark.xfail(
         strict=True, reason="Google's QAT file keeps token_embd at Q8_0, not llama-quantize's "
                             "Q6_K for a tied embedding: a custom mix (ours 2.19 GiB)")),
     pytest.param("DeepSeek-R1", "Q8_0", 307.20, "[DeepSeek-R1 Q8_0]", marks=pytest.mark.xfail(

@@ -176,8 +176,10 @@ class Architecture(_Frozen):
     @classmethod
     def _count_stateless_layers(cls, data: Any) -> Any:
         """With `layer_mixers`, layers without attention are the ones without a KV cache."""
-        if isinstance(data, dict) and data.get("layer_mixers") and "linear_attention_layers" not in data:
-            data = dict(data, linear_attention_layers=sum(c not in "AP" for c in data["layer_mixers"]))
+        if (isinstance(data, dict) and data.get("layer_mixers")
+                and "linear_attention_layers" not in data):
+            data = dict(data,
+                        linear_attention_layers=sum(c not in "AP" for c in data["layer_mixers"]))
         return data
 
     @model_validator(mode="after")
@@ -188,7 +190,8 @@ class Architecture(_Frozen):
             raise ValueError("more sliding/linear layers than layers")
         if (self.num_experts is None) != (self.num_experts_active is None):
             raise ValueError("num_experts and num_experts_active go together")
-        if self.num_experts and self.num_experts_active and self.num_experts_active > self.num_experts:
+        if (self.num_experts and self.num_experts_active
+                and self.num_experts_active > self.num_experts):
             raise ValueError("more active experts than experts")
         for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes", "layer_num_heads",
                      "layer_num_kv_heads"):
@@ -199,7 +202,8 @@ class Architecture(_Frozen):
         if self.layer_mixers and self.linear_attention_layers != sum(
                 c not in "AP" for c in self.layer_mixers):
             raise ValueError("linear_attention_layers must count the layers without attention")
-        if self.layer_mixers and any(c in self.layer_mixers for c in "MSP") and not self.ssm_inner_size:
+        if (self.layer_mixers and any(c in self.layer_mixers for c in "MSP")
+                and not self.ssm_inner_size):
             raise ValueError("Mamba layers need ssm_inner_size")
         if self.layer_mixers and "R" in self.layer_mixers and not self.rwkv_version:
             raise ValueError("RWKV layers need rwkv_version")

@@ -16,5 +16,8 @@ CALIBRATION_FILE = "calibration.json"
 
 @cache
 def calibration() -> Calibration:
-    """The fitted speed-model parameters, bands and measured speeds (run `make calibrate` to rebuild)."""
+    """The fitted speed-model parameters, bands and measured speeds.
+
+    Run `make calibrate` to rebuild them.
+    """
     return from_dict(read_json(CALIBRATION_FILE))

@@ -17,7 +17,8 @@ from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
 GIB = 2**30
 MIB = 2**20
 # llama.cpp pads the sliding-window cache to a multiple of 256 cells and keeps one micro-batch
-# beyond the window (size_swa = min(n_ctx, pad(n_swa + n_ubatch, 256)) in src/llama-kv-cache-iswa.cpp).
+# beyond the window (size_swa = min(n_ctx, pad(n_swa + n_ubatch, 256)) in
+# src/llama-kv-cache-iswa.cpp).
 KV_PAD_CELLS = 256
 # Fixed memory a backend takes on the GPU beyond llama.cpp's buffers (driver context, kernels,
 # library handles): ollama reserves 457 MiB per CUDA or ROCm GPU and 512 MiB for Metal
@@ -127,7 +128,9 @@ def _rwkv_state_values(arch: Architecture) -> int:
 
 
 def recurrent_state_bytes(arch: Architecture) -> int:
-    """Fixed per-sequence state of Mamba / linear-attention layers, bytes (does not grow with context).
+    """Fixed per-sequence state of Mamba / linear-attention layers, bytes.
+
+    The state does not grow with context.
 
     llama.cpp keeps it in f32 (llama_memory_recurrent: type_r = type_s = GGML_TYPE_F32,
     src/llama-memory-recurrent.cpp): conv state (d_conv − 1) × channels, plus the SSM state

@@ -43,7 +43,10 @@ def check_context(context: int) -> int:
 
 
 def check_choice(value: str | None, choices: Sequence[str], what: str) -> str | None:
-    """`value` lower-cased when it is one of `choices` (None when empty), else EstimateInputError."""
+    """`value` lower-cased when it is one of `choices` (None when empty).
+
+    Anything else raises EstimateInputError.
+    """
     if value is None or not value.strip():
         return None
     found = value.strip().lower()

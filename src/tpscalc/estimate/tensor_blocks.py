@@ -13,7 +13,10 @@ from tpscalc.catalog.schema import Architecture
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One weight tensor: GGUF base name, layer (None for global), shape as (n_cols, n_rows × n_experts)."""
+    """One weight tensor: GGUF base name, layer and shape.
+
+    The layer is None for a global tensor; the shape is (n_cols, n_rows × n_experts).
+    """
 
     name: str  # "token_embd", "attn_q", "ffn_down_exps", "attn_norm", ...
     layer: int | None

@@ -329,7 +329,10 @@ def tensor_bytes(t: TensorSpec, ggml_type: str) -> float:
 
 
 def weights_bytes(arch: Architecture, ftype: str, imatrix: bool | None = None) -> int:
-    """Bytes of every weight tensor of `arch` at llama.cpp file type `ftype` (llama-bench's size)."""
+    """Bytes of every weight tensor of `arch` at llama.cpp file type `ftype`.
+
+    This is the size llama-bench prints.
+    """
     return round(sum(tensor_bytes(t, g) for t, g in _typed_tensors(arch, ftype, imatrix)))
 
 
