@@ -19,7 +19,8 @@ from tpscalc.cli.options import request_options
 from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, ReportRequest
 
 WideOpt = Annotated[bool, typer.Option(
-    "--wide", help="Every column (range, confidence, vendor, bandwidth, dates), not the compact table.")]
+    "--wide",
+    help="Every column (range, confidence, vendor, bandwidth, dates), not the compact table.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")]
 
 
