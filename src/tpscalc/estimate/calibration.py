@@ -74,6 +74,17 @@ class Calibration:
     # log ε shift). Estimates are for current builds; these only let cross-validation compare
     # like with like.
     era_terms: dict[str, float] = field(default_factory=dict)
+    # Δ(1/η) of a memory class ("hbm", "unified") over GDDR, added to any level's 1/η.
+    class_offsets: dict[str, float] = field(default_factory=dict)
+    # Decode dequantization work per weight read, in FP32 operations at the card's shader rate
+    # (speed_terms.shader_tflops), by dequantization class ("k", "legacy", "float", "mxfp4").
+    dequant_flops_per_weight: dict[str, float] = field(default_factory=dict)
+    # Decode attention at depth: multiplier on its FLOPs at the shader rate (0: KV read only).
+    attention_decode_factor: float = 0.0
+    # Prefill attention (the quadratic term) runs at this share of the GEMM rate.
+    prefill_attention_efficiency: float = 1.0
+    # MoE prefill: an expert GEMM costs as if it held at least this many rows (0: no term).
+    moe_min_expert_batch: float = 0.0
     notes: str = ""
 
 
@@ -128,5 +139,10 @@ def from_dict(d: dict[str, Any]) -> Calibration:
                   for k, v in d.get("measured", {}).items()},
         backend_aliases=dict(d.get("backend_aliases", {})),
         era_terms=dict(d.get("era_terms", {})),
+        class_offsets=dict(d.get("class_offsets", {})),
+        dequant_flops_per_weight=dict(d.get("dequant_flops_per_weight", {})),
+        attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
+        prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
+        moe_min_expert_batch=float(d.get("moe_min_expert_batch", 0.0)),
         notes=d.get("notes", ""),
     )
