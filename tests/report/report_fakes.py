@@ -29,7 +29,7 @@ def memory_at(model: Model, quant: str, context: int) -> MemoryBreakdown:
 
 def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = 4096,
              backend: str | None = None, min_quality: str | None = None,
-             kv_type: str = "f16") -> Estimate:
+             kv_type: str = "f16", test: object = None) -> Estimate:
     if context <= 0 or context > 10_000_000:
         raise FakeInputError("context must be between 1 and 10,000,000 tokens")
     names = [q for q, _ in LADDER]

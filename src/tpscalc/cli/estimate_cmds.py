@@ -11,6 +11,8 @@ import typer
 from tpscalc.cli.app import app, fail
 
 CSV_COLUMNS = ("model", "gpu", "quant", "context", "backend")
+# Optional columns: the KV type and llama-bench's -p -n -d -fa -ub.
+OPTIONAL_COLUMNS = ("kv_type", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch")
 
 
 def read_requests(path: Path) -> list[dict[str, str]]:
@@ -57,7 +59,12 @@ def estimate_cmd(
     context: Annotated[int, typer.Option("--context", help="Context length, tokens.")] = 4096,
     backend: Annotated[str | None, typer.Option("--backend", help="cuda, rocm, vulkan, metal or sycl (default: the vendor's usual one).")] = None,
     kv_type: Annotated[str, typer.Option("--kv-type", help="KV-cache type: f16, q8_0 or q4_0.")] = "f16",
-    input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend[,kv_type].")] = None,
+    n_prompt: Annotated[int | None, typer.Option("--n-prompt", help="Prompt tokens the prefill speed is for (llama-bench -p; default: the context).")] = None,
+    n_gen: Annotated[int | None, typer.Option("--n-gen", help="Generated tokens the decode speed is for (llama-bench -n; default: the context).")] = None,
+    depth: Annotated[int | None, typer.Option("--depth", help="Tokens already in the cache (llama-bench -d; default 0).")] = None,
+    flash_attn: Annotated[bool, typer.Option("--flash-attn/--no-flash-attn", help="Flash attention (llama-bench -fa).")] = True,
+    n_ubatch: Annotated[int, typer.Option("--n-ubatch", help="Prompt micro-batch, tokens (llama-bench -ub).")] = 512,
+    input_csv: Annotated[Path | None, typer.Option("--input", help="CSV with columns model,gpu,quant,context,backend[,kv_type,n_prompt,n_gen,depth,flash_attn,n_ubatch].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Memory (GiB), fit and speed (tok/s) of one model on one card, or of every row of a CSV."""
@@ -73,7 +80,8 @@ def estimate_cmd(
             fail("give --model NAME and --gpu NAME (or --input FILE.csv)")
         try:
             results = [api.estimate(model, gpu, quant=quant, context=context, backend=backend,
-                                    kv_type=kv_type)]
+                                    kv_type=kv_type, n_prompt=n_prompt, n_gen=n_gen,
+                                    depth=depth, flash_attn=flash_attn, n_ubatch=n_ubatch)]
         except input_errors() as exc:
             fail(str(exc))
     if as_json:

@@ -19,7 +19,14 @@ from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.fit import choose_quants
-from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
+from tpscalc.estimate.speed_terms import (
+    attention_flops_per_token,
+    attention_score_bytes,
+    expert_batch,
+    moe_expert_params_per_token,
+)
+from tpscalc.estimate.bench import speed_test
+from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown, SpeedTest
 from tpscalc.estimate.weights import (
     approx_weights_bytes,
     weights_bytes,
@@ -106,6 +113,12 @@ class _ModelTerms:
     n_layers: int
     flops_per_token: float
     is_moe: bool
+    kv_decode: float = 0.0  # KV (and, without flash attention, score) bytes read per token
+    attention_decode: float = 0.0  # attention FLOPs of one generated token at its depth
+    attention_prefill: float = 0.0  # attention FLOPs of one prompt token (part of flops_per_token)
+    params_active: float = 0.0  # weights multiplied per token
+    expert_params: float = 0.0  # routed-expert parameters per token
+    expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
 
 
 def _weights(model: Model, quant: str) -> tuple[float, float]:
@@ -122,15 +135,18 @@ def _weights(model: Model, quant: str) -> tuple[float, float]:
     return float(weights_bytes(arch, quant)), weights_read_per_token_bytes(arch, quant)
 
 
-def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16") -> _ModelTerms:
+def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f16",
+           test: SpeedTest | None = None) -> _ModelTerms:
+    test = test or speed_test(context)
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = [_weights(model, q) for q in quants]
-    attention_layers = arch.num_layers - arch.linear_attention_layers
-    # Decode speed is quoted for a conversation that fills the context: on average half of it
-    # is already in the cache while a token is generated.
-    flops = speed.prefill_flops_per_token(model.parameters_active, attention_layers,
-                                          arch.num_attention_heads, arch.head_dim,
-                                          speed.prompt_mean_context(context))
+    # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
+    decode_ctx = test.depth + test.n_gen / 2
+    kv_decode = float(mem.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type))
+    if not test.flash_attn:
+        kv_decode += attention_score_bytes(arch, decode_ctx)
+    prefill_ctx = speed.prompt_mean_context(test.n_prompt, test.depth)
+    attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(
         quants=tuple(quants),
         weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
@@ -139,7 +155,11 @@ def _terms(model: Model, quants: Sequence[str], context: int, kv_type: str = "f1
         compute=float(mem.compute_buffer_bytes(arch, context)),
         compute_doubled=float(mem.compute_buffer_bytes(arch, 2 * context)),
         approximated=model.architecture is None, n_layers=arch.num_layers,
-        flops_per_token=flops, is_moe=arch.is_moe,
+        flops_per_token=2.0 * model.parameters_active + attention_prefill, is_moe=arch.is_moe,
+        kv_decode=kv_decode, attention_decode=attention_flops_per_token(arch, decode_ctx),
+        attention_prefill=attention_prefill, params_active=float(model.parameters_active),
+        expert_params=moe_expert_params_per_token(arch),
+        expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
     )
 
 
@@ -163,7 +183,8 @@ def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
 
 
 def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequence[Card],
-              context: int, backend: str | None, floor: int | None) -> list[Estimate]:
+              context: int, backend: str | None, floor: int | None,
+              test: SpeedTest | None = None) -> list[Estimate]:
     """One estimate per row: row i is models[i] (terms[i]) on cards[i]; all rows share one ladder."""
     backend = check_backend(backend)
     quants = terms[0].quants
@@ -180,15 +201,21 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
     fit_cards = [cards[int(i)] for i in rows]
     fit_terms = [terms[int(i)] for i in rows]
     cal = calibration()
-    # Decode is quoted for a conversation that fills the context: on average half of it is in
-    # the cache while a token is generated.
+    test = test or speed_test(context)
     decode = speed.decode_estimates(
         np.array([t.read_per_token[j] for t, j in zip(fit_terms, q)]),
-        np.array([t.kv / 2 for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
-        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool))
+        np.array([t.kv_decode for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
+        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool),
+        params_read=np.array([t.params_active for t in fit_terms]),
+        quant=[quants[j] for j in q],
+        attention_flops=np.array([t.attention_decode for t in fit_terms]))
     prefill = speed.prefill_estimates(
-        np.array([t.flops_per_token for t in fit_terms]), context, fit_cards, backend, cal,
-        weights_bytes=weights[rows, q], quantized=np.array([quants[j] not in UNQUANTIZED for j in q]))
+        np.array([t.flops_per_token for t in fit_terms]), test.n_prompt, fit_cards, backend, cal,
+        weights_bytes=weights[rows, q], quantized=np.array([quants[j] not in UNQUANTIZED for j in q]),
+        ubatch=test.n_ubatch,
+        attention_flops_per_token=np.array([t.attention_prefill for t in fit_terms]),
+        expert_params=np.array([t.expert_params for t in fit_terms]),
+        expert_batch=np.array([t.expert_batch for t in fit_terms]))
     found = {int(i): (int(j), d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
@@ -196,7 +223,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
             shown = floor if floor is not None else len(quants) - 1
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
-                                None, None, round(float(choice.short_by_gib[i]), 2)))
+                                None, None, round(float(choice.short_by_gib[i]), 2), test))
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
@@ -207,7 +234,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
                                measured.tokens_per_s)
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], d, p))
+                            _FIT_LABELS[str(choice.label[i])], d, p, None, test))
     return out
 
 
@@ -217,16 +244,22 @@ def _ladder() -> tuple[str, ...]:
 
 def estimate(model: Model, card: Card, *, quant: str | None = None, context: int = DEFAULT_CONTEXT,
              backend: str | None = None, min_quality: str | None = None,
-             kv_type: str = "f16") -> Estimate:
-    """One model on one card: the given quantization, else the least compressed that fits."""
+             kv_type: str = "f16", test: SpeedTest | None = None) -> Estimate:
+    """One model on one card: the given quantization, else the least compressed that fits.
+
+    `test` (see `speed_test`): the llama-bench conditions the speeds are for; default, a
+    conversation filling `context`.
+    """
     check_context(context)
     kv = check_kv_type(kv_type)
+    test = test or speed_test(context)
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate([model], [_terms(model, [q], context, kv)], [card], context, backend, None)[0]
+        return _evaluate([model], [_terms(model, [q], context, kv, test)], [card], context,
+                         backend, None, test)[0]
     floor = _floor_index(min_quality)
-    return _evaluate([model], [_terms(model, _ladder(), context, kv)], [card], context, backend,
-                     floor)[0]
+    return _evaluate([model], [_terms(model, _ladder(), context, kv, test)], [card], context,
+                     backend, floor, test)[0]
 
 
 def estimate_on_cards(model: Model, cards: Sequence[Card], *, context: int = DEFAULT_CONTEXT,

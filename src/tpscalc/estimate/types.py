@@ -45,6 +45,18 @@ class PrefillEstimate:
 
 
 @dataclass(frozen=True)
+class SpeedTest:
+    """What the speeds are for, as llama-bench's -p -n -d -fa -ub: decode is generating `n_gen`
+    tokens after `depth` cached tokens, prefill is `n_prompt` tokens after `depth`."""
+
+    n_prompt: int
+    n_gen: int
+    depth: int
+    flash_attn: bool = True
+    n_ubatch: int = 512
+
+
+@dataclass(frozen=True)
 class Estimate:
     """One model on one card at one quantization and context length."""
 
@@ -60,3 +72,4 @@ class Estimate:
     decode: DecodeEstimate | None  # None when it does not fit
     prefill: PrefillEstimate | None
     short_by_gib: float | None = None  # how much memory is missing when it does not fit
+    test: SpeedTest | None = None  # the conditions the decode and prefill speeds are for

@@ -11,6 +11,7 @@ from typing import Any
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.catalog.quants import ladder_name, ladder_names
 from tpscalc.catalog.schema import Card
+from tpscalc.estimate.bench import SpeedTestError
 from tpscalc.estimate.engine import EstimateInputError, check_context
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.i18n import UnknownLanguageError, check_language
@@ -31,7 +32,7 @@ def engine() -> ModuleType:
 def input_errors() -> tuple[type[Exception], ...]:
     """Exception types that mean bad user input (printed as one line, exit code 2)."""
     found: list[type[Exception]] = [ReportInputError, EstimateInputError, NameNotFoundError,
-                                    UnknownLanguageError]
+                                    UnknownLanguageError, SpeedTestError]
     err = getattr(engine(), "EstimateInputError", None)  # a fake engine's own type
     if isinstance(err, type) and issubclass(err, Exception) and err not in found:
         found.append(err)
@@ -138,7 +139,16 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
     return {"model": e.model, "gpu": e.gpu, "quant": e.quant, "context": e.context,
             "backend": e.backend, "memory": memory_json(e.memory), "fits": e.fits,
             "fit": e.fit, "decode": decode_json(e), "prefill": prefill_json(e),
-            "short_by_gib": e.short_by_gib, "error": None}
+            "short_by_gib": e.short_by_gib, "test": test_json(e), "error": None}
+
+
+def test_json(e: Estimate) -> dict[str, Any] | None:
+    """The llama-bench conditions the speeds are for: {n_prompt, n_gen, depth, flash_attn, n_ubatch}."""
+    t = getattr(e, "test", None)
+    if t is None:
+        return None
+    return {"n_prompt": t.n_prompt, "n_gen": t.n_gen, "depth": t.depth,
+            "flash_attn": t.flash_attn, "n_ubatch": t.n_ubatch}
 
 
 def highlight_json(row: Row | None) -> dict[str, Any] | None:
