@@ -150,6 +150,7 @@ def _line(label: str, sel: Sequence[Row]) -> str:
 
 GROUPS: dict[str, Callable[[Obs], bool]] = {
     "all": lambda o: True,
+    "llamacpp_calibration.csv rows": lambda o: o.from_main_csv,
     "recent builds (2024-2025)": lambda o: o.era > 0,
     "2023 builds (era term)": lambda o: o.era == 0,
     "mixture of experts": lambda o: o.is_moe,

@@ -258,10 +258,16 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
                                  newest, mixed, shapes) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
-    out: dict[str, float] = {"k": shapes[best][0], "moe_batch": shapes[best][1]}
+    k_all, b_all = shapes[best]
+    out: dict[str, float] = {"k": k_all, "moe_batch": b_all}
     for be, res in per_be.items():
-        coef, share, _ = res[best]
-        out |= coef | {f"w|{be}": share}
+        # A backend with deep prompts of its own gets its own k (same b_min); else the global.
+        si = best
+        if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
+            same_b = [i for i, (_, bm) in enumerate(shapes) if bm == b_all]
+            si = min(same_b, key=lambda i: (round(res[i][2], 9), i))
+        coef, share, _ = res[si]
+        out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
         counts[f"f|{family_key(o.card, o.backend)}"] += 1
@@ -307,7 +313,8 @@ def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
-            prefill_tensor_share=pre.get(f"w|{be}", 1.0))
+            prefill_tensor_share=pre.get(f"w|{be}", 1.0),
+            prefill_attention_efficiency=pre.get(f"k|{be}"))
     return out
 
 

@@ -42,6 +42,7 @@ from tpscalc.estimate.speed_terms import (
     efficiency_class,
     moe_gemm_flops_per_token,
     shader_tflops,
+    tensor_rate_factor,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
@@ -137,6 +138,7 @@ class CardParams:
     prefill_confidence: Confidence
     prefill_tensor_share: float = 1.0
     backend: str = "cuda"
+    prefill_attention_efficiency: float = 1.0
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -171,7 +173,8 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
     eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
     return CardParams(eta, eps, be.overhead_per_token_us, be.overhead_per_layer_us,
                       be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf,  # type: ignore[arg-type]
-                      be.prefill_tensor_share, _backend_name(asked, cal))
+                      be.prefill_tensor_share, _backend_name(asked, cal),
+                      be.prefill_attention_efficiency or cal.prefill_attention_efficiency)
 
 
 def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
@@ -246,6 +249,8 @@ def card_tflops(card: Card) -> float | None:
 def card_prefill_tflops(card: Card, tensor_share: float) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS; NaN if unknown."""
     tensor = card_tflops(card)
+    if tensor is not None:
+        tensor *= tensor_rate_factor(card)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
@@ -272,8 +277,8 @@ def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Seq
     attn = np.asarray(attention_flops_per_token, float)
     moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
         expert_params, expert_batch, cal.moe_min_expert_batch)
-    work = (np.asarray(flops_per_token, float) - attn + moe_extra
-            + attn / cal.prefill_attention_efficiency)
+    k_att = np.array([p.prefill_attention_efficiency for p in ps])
+    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
     compute, floor = prefill_seconds(
         prompt_tokens, work, tf, eps,
         weights_bytes, np.array([c.bandwidth_gb_s for c in cards], float),
