@@ -42,7 +42,6 @@ from tpscalc.estimate.speed_terms import (
     efficiency_class,
     moe_gemm_flops_per_token,
     shader_tflops,
-    tensor_rate_factor,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
@@ -249,8 +248,6 @@ def card_tflops(card: Card) -> float | None:
 def card_prefill_tflops(card: Card, tensor_share: float) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS; NaN if unknown."""
     tensor = card_tflops(card)
-    if tensor is not None:
-        tensor *= tensor_rate_factor(card)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))

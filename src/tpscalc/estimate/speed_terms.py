@@ -60,19 +60,6 @@ def shader_tflops(card: Card) -> float | None:
     return rate
 
 
-def tensor_rate_factor(card: Card) -> float:
-    """Full tensor rate ÷ the catalog's FP16 dense figure: 2 for GeForce RTX, else 1.
-
-    For GeForce RTX cards the catalog's figure is the FP32-accumulate rate, which GeForce runs
-    at half speed; llama.cpp's prompt kernels run at the full rate (int8 MMA in MMQ, FP16
-    accumulate in cuBLAS). Datacenter and workstation cards run FP32 accumulate at full rate.
-    NVIDIA Ada whitepaper, appendix A (RTX 4090: FP16 tensor 165.2 TFLOPS with FP32 accumulate,
-    330.3 with FP16 accumulate, INT8 660.6 TOPS; RTX 6000 Ada: 364.2 with FP32 accumulate):
-    https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf
-    """
-    return 2.0 if card.vendor == "NVIDIA" and card.name.startswith("GeForce RTX") else 1.0
-
-
 def dequant_class(quant: str) -> DequantClass:
     """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
     q = quant.upper()
