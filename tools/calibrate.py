@@ -421,13 +421,14 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
 
 
 def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
-    """Decode measurements from empty or short context, keyed by card, model and quant."""
+    """Decode and prompt measurements from empty or short context, by card, model and quant."""
     table: dict[str, list[MeasuredSpeed]] = defaultdict(list)
     for o in obs:
-        if o.kind == "decode" and o.from_main_csv:
+        if o.from_main_csv:
             table[measured_key(o.card.name, o.model, o.quant)].append(
-                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source))
-    return {k: tuple(sorted(v, key=lambda m: -m.tokens_per_s)) for k, v in sorted(table.items())}
+                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind))
+    return {k: tuple(sorted(v, key=lambda m: (m.kind, -m.tokens_per_s)))
+            for k, v in sorted(table.items())}
 
 
 def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:

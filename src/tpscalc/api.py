@@ -120,7 +120,7 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
     return {"model": req.get("model"), "gpu": req.get("gpu"), "quant": req.get("quant") or None,
             "context": req.get("context"), "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
-            "short_by_gib": None, "test": None, "error": message}
+            "short_by_gib": None, "test": None, "measured": None, "error": message}
 
 
 def model_report(name: str, **opts: Any) -> ModelReport:

@@ -68,3 +68,16 @@ def test_llama_bench_rows_replay(request_: dict[str, str], kind: str, measured: 
 def test_bad_flash_attn_value_is_a_row_error() -> None:
     (row,) = api.estimate_many([{"model": "Llama 2-7B", "gpu": "RTX 4090", "flash_attn": "maybe"}])
     assert "flash_attn" in row["error"]
+
+
+def test_measured_figures_beside_the_estimate() -> None:
+    """Llama 3-8B Q4_K_M on an RTX 4090: llama-bench tg512 130.58 and pp512 7,138.99 tok/s
+    (XiongjieDai/GPU-Benchmarks-on-LLM-Inference, 4090_v3.ipynb, in llamacpp_calibration.csv)."""
+    row = api.estimate("Llama 3-8B", "RTX 4090", quant="Q4_K_M")
+    m = row["measured"]
+    assert m["decode_tokens_per_s"] == pytest.approx(130.58)
+    assert m["prefill_tokens_per_s"] == pytest.approx(7138.99)
+    assert (m["decode_test"], m["prefill_test"]) == ("tg512", "pp512")
+    assert "XiongjieDai" in m["source"]
+    deep = api.estimate("Llama 3-8B", "RTX 4090", quant="Q4_K_M", context=40000, depth=32768)
+    assert deep["measured"] is None

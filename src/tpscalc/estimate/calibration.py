@@ -54,12 +54,13 @@ class Band:
 
 @dataclass(frozen=True)
 class MeasuredSpeed:
-    """A real llama.cpp decode measurement for one card, model and quantization."""
+    """A real llama.cpp measurement for one card, model and quantization."""
 
     tokens_per_s: float
-    test: str  # "tg128", "tg512", ...
+    test: str  # "tg128", "tg512", "pp512", ...
     backend: str
     source: str = ""
+    kind: str = "decode"  # or "prefill"
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,10 @@ def measured_key(card_name: str, model_name: str, quant: str) -> str:
 
 
 def lookup_measured(cal: Calibration, card_name: str, model_name: str, quant: str,
-                    backend: str | None = None) -> MeasuredSpeed | None:
-    """The held measurement for this card, model and quant (best: same backend, then fastest)."""
-    rows = cal.measured.get(measured_key(card_name, model_name, quant), ())
+                    backend: str | None = None, kind: str = "decode") -> MeasuredSpeed | None:
+    """The held `kind` measurement for this card, model and quant (same backend, then fastest)."""
+    rows = tuple(r for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
+                 if r.kind == kind)
     if backend is not None and any(r.backend == backend for r in rows):
         rows = tuple(r for r in rows if r.backend == backend)
     return max(rows, key=lambda r: r.tokens_per_s, default=None)

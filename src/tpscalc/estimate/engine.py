@@ -26,7 +26,14 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.bench import speed_test
-from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown, SpeedTest
+from tpscalc.estimate.types import (
+    DecodeEstimate,
+    Estimate,
+    FitLabel,
+    Measured,
+    MemoryBreakdown,
+    SpeedTest,
+)
 from tpscalc.estimate.weights import (
     approx_weights_bytes,
     weights_bytes,
@@ -234,8 +241,23 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], cards: Sequ
                                measured.tokens_per_s)
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], d, p, None, test))
+                            _FIT_LABELS[str(choice.label[i])], d, p, None, test,
+                            # held measurements are from an empty cache: not beside a deep test
+                            None if test.depth else
+                            _measured(cal, card.name, model.name, quants[j], backends[i])))
     return out
+
+
+def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
+              ) -> Measured | None:
+    """The held decode and prompt measurements of this card, model and quant (empty cache)."""
+    dec = lookup_measured(cal, card, model, quant, backend)
+    pre = lookup_measured(cal, card, model, quant, backend, kind="prefill")
+    if dec is None and pre is None:
+        return None
+    return Measured(dec.tokens_per_s if dec else None, pre.tokens_per_s if pre else None,
+                    dec.test if dec else None, pre.test if pre else None,
+                    (dec or pre).source if (dec or pre) else "")
 
 
 def _ladder() -> tuple[str, ...]:

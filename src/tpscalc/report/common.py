@@ -139,7 +139,18 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
     return {"model": e.model, "gpu": e.gpu, "quant": e.quant, "context": e.context,
             "backend": e.backend, "memory": memory_json(e.memory), "fits": e.fits,
             "fit": e.fit, "decode": decode_json(e), "prefill": prefill_json(e),
-            "short_by_gib": e.short_by_gib, "test": test_json(e), "error": None}
+            "short_by_gib": e.short_by_gib, "test": test_json(e),
+            "measured": measured_json(e), "error": None}
+
+
+def measured_json(e: Estimate) -> dict[str, Any] | None:
+    """Held llama.cpp measurements of this card, model and quant, tokens/s, with their source."""
+    m = getattr(e, "measured", None)
+    if m is None:
+        return None
+    return {"decode_tokens_per_s": m.decode_tokens_per_s, "decode_test": m.decode_test,
+            "prefill_tokens_per_s": m.prefill_tokens_per_s, "prefill_test": m.prefill_test,
+            "source": m.source}
 
 
 def test_json(e: Estimate) -> dict[str, Any] | None:
