@@ -159,11 +159,11 @@ def _obs(card: Card, backend: str, model: str, quant: str, facts: ModelFacts, te
             kv += attention_score_bytes(arch, context)
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
-    else:
+    else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(facts.params_active, facts.attention_layers,
                                          facts.n_heads, facts.head_dim, context)
-        attn, kv, experts, batch = flops - 2.0 * facts.params_active, 0.0, 0.0, float("inf")
-        kv = facts.kv_bytes_per_token * context
+        attn = flops - 2.0 * facts.params_active
+        kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
     return Obs(card, backend, model, quant, kind, test, tps, era_of(date), facts.read_bytes,
                kv, facts.n_layers, facts.is_moe, flops, prompt,
                quant not in UNQUANTIZED, source, size_gib, main, facts.bytes_source,
