@@ -27,6 +27,15 @@ import calibrate
 from calibration_data import GIB, Obs, load_observations
 from external import external_table
 
+from tpscalc.estimate.speed_terms import device_class
+
+Row = tuple[Obs, float, float, float, str]
+# The issue's targets (issue 11), leave-one-device-out: (label, selector, statistic, target %).
+TARGETS = "decode median ≤ 6 %, decode p90 ≤ 20 %, datacenter HBM decode median ≤ 12 %, " \
+          "prefill median ≤ 10 %, prefill p90 ≤ 35 %, MoE decode median ≤ 12 %, MoE prefill " \
+          "median ≤ 25 %, decode at depth ≥ 16k median ≤ 15 %, ranges ≥ 80 % inside with " \
+          "median high ÷ low ≤ 1.5"
+
 # The seed page's rule: 0.47 × bandwidth ÷ memory needed (weights + KV at its context).
 SEED_FACTOR = 0.47
 # llmfit v1.1.17 (src/hardware.rs, estimate_tps): 0.55 × bandwidth ÷ (params × bytes per param).
@@ -118,6 +127,67 @@ def by_level(rows: list[tuple[Obs, float, float, float, str]]) -> str:
     return "\n".join(lines)
 
 
+def _stats(sel: Sequence[Row]) -> tuple[int, float, float, float, float, float]:
+    """(rows, median error %, p90 %, mean signed error %, % inside the range, median high ÷ low)."""
+    sel = [r for r in sel if np.isfinite(r[1]) and r[1] > 0]
+    if not sel:
+        return 0, np.nan, np.nan, np.nan, np.nan, np.nan
+    m = np.array([r[0].tokens_per_s for r in sel])
+    p = np.array([r[1] for r in sel])
+    e = _errors(p, m)
+    inside = np.mean([(r[2] <= r[0].tokens_per_s <= r[3]) for r in sel]) * 100
+    bias = float(np.median((p / m - 1) * 100))
+    return (len(sel), float(np.median(e)), float(np.percentile(e, 90)), bias, float(inside),
+            float(np.median([r[3] / r[2] for r in sel])))
+
+
+def _line(label: str, sel: Sequence[Row]) -> str:
+    n, med, p90, bias, inside, ratio = _stats(sel)
+    if not n:
+        return f"| {label} | 0 | – | – | – | – | – |"
+    return (f"| {label} | {n} | {med:.1f} % | {p90:.1f} % | {bias:+.1f} % | {inside:.0f} % "
+            f"| {ratio:.2f} |")
+
+
+GROUPS: dict[str, Callable[[Obs], bool]] = {
+    "all": lambda o: True,
+    "llamacpp_calibration.csv rows": lambda o: o.from_main_csv,
+    "recent builds (2024-2025)": lambda o: o.era > 0,
+    "2023 builds (era term)": lambda o: o.era == 0,
+    "mixture of experts": lambda o: o.is_moe,
+    "depth ≥ 16k": lambda o: o.depth >= 16384,
+}
+
+
+def breakdown(rows: Sequence[Row]) -> str:
+    """Markdown table: each figure by kind × (all, group, backend, device class), worst rows."""
+    head = ["| rows (leave-one-device-out) | n | median error | p90 | median bias | inside range "
+            "| median high ÷ low |", "|---|---|---|---|---|---|---|"]
+    lines = []
+    for kind in ("decode", "prefill"):
+        k_rows = [r for r in rows if r[0].kind == kind]
+        for name, sel in GROUPS.items():
+            lines.append(_line(f"{kind}, {name}", [r for r in k_rows if sel(r[0])]))
+        for be in sorted({r[0].backend for r in k_rows}):
+            lines.append(_line(f"{kind}, backend {be}", [r for r in k_rows if r[0].backend == be]))
+        for cls in ("datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"):
+            lines.append(_line(f"{kind}, {cls}",
+                               [r for r in k_rows if device_class(r[0].card) == cls]))
+    return "\n".join(head + lines)
+
+
+def worst(rows: Sequence[Row], n: int = 10) -> str:
+    """The `n` rows of largest relative error, as a Markdown table."""
+    ok = [r for r in rows if np.isfinite(r[1]) and r[1] > 0]
+    ok.sort(key=lambda r: -abs(r[1] / r[0].tokens_per_s - 1))
+    lines = ["| device | backend | model | quant | test | measured t/s | predicted t/s | error |",
+             "|---|---|---|---|---|---|---|---|"]
+    for o, p, *_ in ok[:n]:
+        lines.append(f"| {o.card.name} | {o.backend} | {o.model} | {o.quant} | {o.test} | "
+                     f"{o.tokens_per_s:,.1f} | {p:,.1f} | {(p / o.tokens_per_s - 1) * 100:+.0f} % |")
+    return "\n".join(lines)
+
+
 def table(s: dict[str, float], size: tuple[float, float, int]) -> str:
     """The Markdown table the README shows."""
     f: Callable[[float], str] = lambda v: f"{v:.1f} %"
@@ -154,6 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(summarise(rows), weight_size_error(obs)))
     print()
     print(by_level(rows))
+    print()
+    print(f"Targets (issue 11): {TARGETS}.\n")
+    print(breakdown(rows))
+    print()
+    print("Worst ten rows:\n")
+    print(worst(rows))
     print()
     print(external_table(obs))
     return 0

@@ -3,14 +3,19 @@
     python tools/calibrate.py [--check]
 
 Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
-u = 1/η:  t = x·(u_backend + δ_family + δ_device) + (a + b·layers)·1e-6 + era terms,
-where x = bytes read per token ÷ card bandwidth. Rows are weighted by 1/t (relative error),
-family and device offsets are ridge-shrunk toward the backend, so a device with one
-measurement moves its own η but little else. Older llama.cpp builds (2023, 2024) get their own
-extra per-layer overhead (they had no CUDA graphs) and half the weight; estimates use the
-newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε + offsets, where
-the roofline rate mixes the tensor and FP32 shader rates, 1 / (w/T + (1 − w)/F), with the
-share w per backend chosen on a grid (estimate/speed.py).
+u = 1/η:  t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6
++ c_q·weights/S + c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card
+bandwidth, S the card's shader rate, c_q the dequantization work per weight of the quant's class
+and δ_class the memory class (HBM, unified LPDDR). Rows are weighted by 1/t (relative error),
+class, family and device offsets are ridge-shrunk toward the backend, so a device with one
+measurement moves its own η but little else; terms that come out negative are dropped and the
+fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer overhead (they had
+no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own per-token term;
+estimates use the newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε +
+offsets, where the roofline rate mixes the tensor and FP32 shader rates, 1 / (w/T + (1 − w)/F),
+with the share w per backend chosen on a grid, attention at k × that rate (k per backend where
+it has deep prompts, else shared) and MoE expert GEMMs charged at least a tile of b_min rows
+(b_min shared), both on grids (estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported: a nominal 85 %
 interval, because on devices left out of the fit the share inside runs a few points below
@@ -35,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration_data import Obs, load_observations
 
 from tpscalc.estimate import speed
+from tpscalc.estimate.speed_terms import dequant_class, efficiency_class, shader_tflops
 from tpscalc.estimate.calibration import (
     LEVELS,
     BackendParams,
@@ -65,6 +71,13 @@ U_MIN = 0.5
 BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
 # Candidate shares w of prompt work timed by the tensor rate (speed.combined_tflops).
 TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
+# Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
+# batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
+ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
+MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
+# Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
+NON_NEGATIVE = ("a|", "b|", "dq|", "att", "main|")
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -102,9 +115,19 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         r[cols(f"u|{o.backend}")] += x
         r[cols(f"f|{family_key(o.card, o.backend)}")] += x
         r[cols(f"d|{device_key(o.card.name, o.backend)}")] += x
+        cls = efficiency_class(o.card)
+        if cls:
+            r[cols(f"c|{cls}")] += x
         if o.is_moe:
             r[cols(f"moe|{o.backend}")] += x_w
-        for name, value in ((f"a|{o.backend}", 1e-6), (f"b|{o.backend}", o.n_layers * 1e-6)):
+        shader = shader_tflops(o.card)
+        terms = [(f"a|{o.backend}", 1e-6), (f"b|{o.backend}", o.n_layers * 1e-6)]
+        if shader:
+            terms += [(f"dq|{dequant_class(o.quant)}", o.params_read / (shader * 1e12)),
+                      ("att", o.attn_flops / (shader * 1e12))]
+        if o.main_test:
+            terms.append(("main|decode", 1e-6))
+        for name, value in terms:
             if name not in fixed_zero:
                 r[cols(name)] += value
         if _is_old(o, newest):
@@ -138,11 +161,12 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     while True:
         cols = _Columns()
         rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero)
-        ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else LAMBDA_DEVICE)
-                 for n, j in cols.index.items() if n[:2] in ("f|", "d|")}
+        ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
+                     LAMBDA_CLASS if n.startswith("c|") else LAMBDA_DEVICE)
+                 for n, j in cols.index.items() if n[:2] in ("f|", "d|", "c|")}
         coef = _ridge_solve(rows, target, weight, len(cols.index), ridge)
         named = {n: float(coef[j]) for n, j in cols.index.items()}
-        negative = {n for n, v in named.items() if n[:2] in ("a|", "b|") and v < 0}
+        negative = {n for n, v in named.items() if n.startswith(NON_NEGATIVE) and v < 0}
         if not negative:
             break
         fixed_zero |= negative  # an overhead cannot be negative: drop the term and refit
@@ -155,18 +179,28 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 # ---- prefill ---------------------------------------------------------------------------------
 
-def _roofline_tps(o: Obs, tensor_share: float = 1.0) -> float:
+def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float) -> float:
+    """FLOP-equivalents per prompt token: GEMMs, MoE tile waste, attention at its efficiency."""
+    return (o.flops_per_token - o.attn_flops + o.attn_flops / attention_efficiency
+            + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch))
+
+
+def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
+                  moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return speed.card_prefill_tflops(o.card, tensor_share) * 1e12 / o.flops_per_token
+    return (speed.card_prefill_tflops(o.card, tensor_share) * 1e12
+            / _prefill_work(o, attention_efficiency, moe_min_batch))
 
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
-                   mixed: set[str]) -> tuple[dict[str, float], float]:
-    """Ridge fit of log ε and its offsets for each tensor share w; the coefficients and w of the best.
+                   mixed: set[str], shapes: Sequence[tuple[float, float]] = ((1.0, 0.0),)
+                   ) -> list[tuple[dict[str, float], float, float]]:
+    """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
-    Only the target depends on w (through the roofline), so every w is one right-hand side of
-    the same least-squares problem. Best: least residual plus ridge penalty; ties (e.g. Apple,
-    where T = F) go to the largest w.
+    Only the target depends on w, k and b_min (through the roofline), so every combination is
+    one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
+    of least residual plus ridge penalty (ties, e.g. Apple where T = F, to the largest w) and
+    that objective.
     """
     cols = _Columns()
     rows, weight = [], []
@@ -177,41 +211,68 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             r[cols(f"q|{o.backend}")] = 1.0
         if _is_old(o, newest):
             r[cols(f"era|{o.backend}|{o.era}")] = 1.0
+        if o.main_test:
+            r[cols(f"main|{o.backend}")] = 1.0
         rows.append(r)
         weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
     ridge = {j: (LAMBDA_PREFILL_FAMILY if k.startswith("f|") else LAMBDA_PREFILL_DEVICE)
              for k, j in cols.index.items() if k[:2] in ("f|", "d|")}
-    a = np.zeros((len(rows) + len(ridge), len(cols.index)))
-    b = np.zeros((len(rows) + len(ridge), len(shares)))
+    n, ns, nw = len(rows), len(shapes), len(shares)
+    a = np.zeros((n + len(ridge), len(cols.index)))
     sw = np.sqrt(np.array(weight))
     for i, r in enumerate(rows):
         for j, v in r.items():
             a[i, j] = v * sw[i]
-    for k, w in enumerate(shares):
-        b[: len(rows), k] = [np.log(o.tokens_per_s / _roofline_tps(o, w)) for o in obs]
-    b[: len(rows)] *= sw[:, None]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
-        a[len(rows) + k, j] = np.sqrt(lam)
+        a[n + k, j] = np.sqrt(lam)
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w) * 1e12 for w in shares] for o in obs])
+    log_work = np.log([[_prefill_work(o, k, bm) for k, bm in shapes] for o in obs])
+    log_tps = np.log([o.tokens_per_s for o in obs])
+    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
+    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work[:, :, None]
+    b = np.zeros((n + len(ridge), ns * nw))
+    b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
-    objective = np.sum((a @ coef - b) ** 2, axis=0)  # residuals and ridge penalty together
-    best = min(range(len(shares)), key=lambda k: (round(float(objective[k]), 9), -shares[k]))
-    return {k: float(coef[j, best]) for k, j in cols.index.items()}, shares[best]
+    objective = np.sum((a @ coef - b) ** 2, axis=0).reshape(ns, nw)
+    out = []
+    for si in range(ns):
+        best = min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
+        c = coef[:, si * nw + best]
+        out.append(({k: float(c[j]) for k, j in cols.index.items()}, shares[best],
+                    float(objective[si, best])))
+    return out
 
 
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Prefill coefficients by name: log ε ("e|cuda", "f|...", "d|...", "q|cuda"), w ("w|cuda").
 
-    Backends share no coefficient, so each is fitted alone, its tensor share w on a 0.05 grid.
+    Backends share no coefficient but the attention efficiency k ("k") and the MoE minimum
+    expert batch ("moe_batch"), chosen on grids by the summed objective; each backend's tensor
+    share w on a 0.05 grid.
     """
     obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
     newest = _newest_era(obs)
     # The quantized-weights term only where a backend has both kinds (else it is unidentified).
     mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
-    out: dict[str, float] = {}
-    for be in sorted(newest):
-        coef, share = _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
-                                     newest, mixed)
-        out |= coef | {f"w|{be}": share}
+    # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
+    deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
+    has_moe = any(np.isfinite(o.expert_batch) for o in obs)
+    shapes = [(k, bm) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,))]
+    per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
+                                 newest, mixed, shapes) for be in sorted(newest)}
+    totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
+    best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
+    k_all, b_all = shapes[best]
+    out: dict[str, float] = {"k": k_all, "moe_batch": b_all}
+    for be, res in per_be.items():
+        # A backend with deep prompts of its own gets its own k (same b_min); else the global.
+        si = best
+        if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
+            same_b = [i for i, (_, bm) in enumerate(shapes) if bm == b_all]
+            si = min(same_b, key=lambda i: (round(res[i][2], 9), i))
+        coef, share, _ = res[si]
+        out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
         counts[f"f|{family_key(o.card, o.backend)}"] += 1
@@ -257,7 +318,8 @@ def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
-            prefill_tensor_share=pre.get(f"w|{be}", 1.0))
+            prefill_tensor_share=pre.get(f"w|{be}", 1.0),
+            prefill_attention_efficiency=pre.get(f"k|{be}"))
     return out
 
 
@@ -279,9 +341,19 @@ def fit(obs: Sequence[Obs]) -> Calibration:
                               d.n_measurements + v.n_measurements)
     eras = {f"decode|{k[4:]}": round(v, 2) for k, v in dec.items() if k.startswith("era|")}
     eras |= {f"prefill|{k[4:]}": round(v, 4) for k, v in pre.items() if k.startswith("era|")}
+    eras |= {f"decode|main": round(dec.get("main|decode", 0.0), 2)}
+    eras |= {f"prefill|main|{k[5:]}": round(v, 4) for k, v in pre.items() if k.startswith("main|")}
     return Calibration(backends=_backends(obs, dec, pre), families=dict(sorted(fams.items())),
                        devices=dict(sorted(devs.items())), backend_aliases=BACKEND_ALIASES,
-                       era_terms=dict(sorted(eras.items())))
+                       era_terms=dict(sorted(eras.items())),
+                       class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items())
+                                      if k.startswith("c|")},
+                       dequant_flops_per_weight={k[3:]: round(max(v, 0.0), 3)
+                                                 for k, v in sorted(dec.items())
+                                                 if k.startswith("dq|")},
+                       attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
+                       prefill_attention_efficiency=pre.get("k", 1.0),
+                       moe_min_expert_batch=pre.get("moe_batch", 0.0))
 
 
 # ---- predictions through the engine's own code path ------------------------------------------
@@ -295,13 +367,19 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
     era = f"{o.backend}|{o.era}"
     if o.kind == "decode":
         d = speed.decode_estimates(o.read_bytes, o.kv_bytes, o.n_layers, [o.card], o.backend,
-                                   cal, is_moe=o.is_moe)[0]
+                                   cal, is_moe=o.is_moe, params_read=o.params_read,
+                                   quant=o.quant, attention_flops=o.attn_flops)[0]
         extra_s = cal.era_terms.get(f"decode|{era}", 0.0) * o.n_layers * 1e-6
+        if o.main_test:
+            extra_s += cal.era_terms.get("decode|main", 0.0) * 1e-6
         return 1.0 / (1.0 / d.tokens_per_s + extra_s), d.confidence
     p = speed.prefill_estimates(o.flops_per_token, o.prompt_tokens, [o.card], o.backend, cal,
-                                weights_bytes=o.read_bytes, quantized=o.quantized)[0]
+                                weights_bytes=o.read_bytes, quantized=o.quantized,
+                                attention_flops_per_token=o.attn_flops,
+                                expert_params=o.expert_params, expert_batch=o.expert_batch)[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
-    shift = np.exp(cal.era_terms.get(f"prefill|{era}", 0.0))
+    shift = np.exp(cal.era_terms.get(f"prefill|{era}", 0.0)
+                   + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0))
     return (p.tokens_per_s * shift if p else float("nan")), conf
 
 
@@ -348,13 +426,14 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
 
 
 def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
-    """Decode measurements from empty or short context, keyed by card, model and quant."""
+    """Decode and prompt measurements from empty or short context, by card, model and quant."""
     table: dict[str, list[MeasuredSpeed]] = defaultdict(list)
     for o in obs:
-        if o.kind == "decode" and o.from_main_csv:
+        if o.from_main_csv:
             table[measured_key(o.card.name, o.model, o.quant)].append(
-                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source))
-    return {k: tuple(sorted(v, key=lambda m: -m.tokens_per_s)) for k, v in sorted(table.items())}
+                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind))
+    return {k: tuple(sorted(v, key=lambda m: (m.kind, -m.tokens_per_s)))
+            for k, v in sorted(table.items())}
 
 
 def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:

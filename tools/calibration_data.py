@@ -16,6 +16,12 @@ from pathlib import Path
 from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.memory import kv_cache_bytes
 from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
+from tpscalc.estimate.speed_terms import (
+    attention_flops_per_token,
+    attention_score_bytes,
+    expert_batch,
+    moe_expert_params_per_token,
+)
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +71,13 @@ class Obs:
     weights_bytes: float  # all weights (the file's tensors), B
     params_total: float
     kv_bytes_per_token: float  # F16 KV cache per token of context, B
+    depth: int = 0  # tokens in the cache before the test (llama-bench -d)
+    flash_attn: bool = False  # llama-bench -fa 1
+    attn_flops: float = 0.0  # attention FLOPs per token at the row's (mean) context
+    params_read: float = 0.0  # weights multiplied per generated token (dequantization work), count
+    expert_params: float = 0.0  # routed-expert parameters per token (MoE), count
+    expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch (MoE prefill)
+    main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,7 @@ class ModelFacts:
     bytes_source: str
     weights_bytes: float
     params_total: float
+    arch: Architecture | None = None
 
 
 def era_of(date: str) -> int:
@@ -125,18 +139,38 @@ def model_facts(model_name: str, quant: str, size_gib: float | None,
     active = float(arch.params_active or model.parameters_active)  # type: ignore[attr-defined]
     return ModelFacts(read, _kv_per_token(arch), arch.num_layers,
                       arch.num_layers - arch.linear_attention_layers, arch.num_attention_heads,
-                      arch.head_dim, active, arch.is_moe, source, full, total)
+                      arch.head_dim, active, arch.is_moe, source, full, total, arch)
+
+
+def _flash_attn(value: str) -> bool:
+    """True when a source's flash-attention column says it was on ("1", "on", "yes")."""
+    return value.strip().lower().split(" ")[0] in ("1", "on", "yes", "true")
 
 
 def _obs(card: Card, backend: str, model: str, quant: str, facts: ModelFacts, test: str,
          kind: str, context: float, prompt: int, tps: float, date: str, source: str,
-         size_gib: float | None, main: bool) -> Obs:
-    flops = prefill_flops_per_token(facts.params_active, facts.attention_layers, facts.n_heads,
-                                     facts.head_dim, context)
+         size_gib: float | None, main: bool, depth: int = 0, flash_attn: bool = False) -> Obs:
+    arch = facts.arch
+    if arch is not None:
+        attn = attention_flops_per_token(arch, context)
+        flops = 2.0 * facts.params_active + attn
+        kv = float(kv_cache_bytes(arch, max(1, round(context)))) if context >= 1 else 0.0
+        if not flash_attn:
+            kv += attention_score_bytes(arch, context)
+        experts = moe_expert_params_per_token(arch)
+        batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
+    else:  # no architecture: every layer attends to the whole context, F16 KV per token
+        flops = prefill_flops_per_token(facts.params_active, facts.attention_layers,
+                                         facts.n_heads, facts.head_dim, context)
+        attn = flops - 2.0 * facts.params_active
+        kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
     return Obs(card, backend, model, quant, kind, test, tps, era_of(date), facts.read_bytes,
-               facts.kv_bytes_per_token * context, facts.n_layers, facts.is_moe, flops, prompt,
+               kv, facts.n_layers, facts.is_moe, flops, prompt,
                quant not in UNQUANTIZED, source, size_gib, main, facts.bytes_source,
-               facts.weights_bytes, facts.params_total, facts.kv_bytes_per_token)
+               facts.weights_bytes, facts.params_total, facts.kv_bytes_per_token,
+               depth=depth, flash_attn=flash_attn, attn_flops=attn,
+               params_read=facts.params_active, expert_params=experts, expert_batch=batch,
+               main_test=test.endswith("_main"))
 
 
 def main_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
@@ -156,7 +190,7 @@ def main_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object
             prompt = 0
         yield _obs(get_card(r["device"]), r["backend"], r["model"], quant, facts, r["test"],
                    r["kind"], context, prompt, float(r["tokens_per_s"]), r["date"], r["source"],
-                   size, True)
+                   size, True, flash_attn=_flash_attn(r["flash_attn"]))
 
 
 _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
@@ -164,7 +198,7 @@ _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
                path: Path = EXTRA_CSV) -> Iterator[Obs]:
-    """Single-GPU, fully offloaded decode rows of llamacpp_extra_calibration.csv (MoE, depth)."""
+    """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth; tg and pp)."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         m = _TEST.match(r["test"].strip())
         if (r["n_gpus"] != "1" or r["offload_notes"] or r["ngl"] not in ("99", "")
@@ -183,12 +217,10 @@ def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], objec
             continue
         n, depth = int(m.group(2)), int(m.group(3) or 0)
         kind = "decode" if m.group(1) == "tg" else "prefill"
-        if kind == "prefill":  # MoE and deep-context prompts are outside the prefill model
-            continue
         context = depth + n / 2 if kind == "decode" else prompt_mean_context(n, depth)
         yield _obs(card, r["backend"].lower(), name, quant, facts, r["test"], kind, context,
                    n if kind == "prefill" else 0, float(r["tokens_per_s"]), r["date"],
-                   r["source"], size, False)
+                   r["source"], size, False, depth=depth, flash_attn=_flash_attn(r["flash_attn"]))
 
 
 def load_observations(get_card: Callable[[str], Card] | None = None,

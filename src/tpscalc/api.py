@@ -22,6 +22,7 @@ from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
     MODEL_REPORT_PARAMS,
+    SPEED_TEST_PARAMS,
     ReportRequest,
     parse_quant,
     parse_request,
@@ -82,20 +83,35 @@ def check_file_request(sm: SourcedModel, request: ReportRequest,
 
 
 def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One dict per request (keys model, card or gpu, quant, context, backend, kv_type), in
-    order; a request with bad input gets its message under `error` and empty figures."""
+    """One dict per request, in order; a request with bad input gets its message under `error`
+    and empty figures.
+
+    Keys: model, card (or gpu), quant, context, backend, kv_type, text_only, and the speed test
+    n_prompt, n_gen, depth, flash_attn, n_ubatch (llama-bench's -p -n -d -fa -ub). Without a
+    context, a request with a test gets one that holds it (depth + the longer of n_prompt and
+    n_gen), so any llama-bench row replays as it was run.
+    """
     out = []
     for req in requests:
+        options = {k: req[k] for k in ESTIMATE_PARAMS if req.get(k) not in (None, "")}
         try:
+            if "context" not in options and SPEED_TEST_KEYS & options.keys():
+                options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
             out.append(evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
-                                quant=req.get("quant") or None,
-                                context=req.get("context") or DEFAULT_CONTEXT,
-                                backend=req.get("backend") or None,
-                                kv_type=req.get("kv_type") or "f16",
-                                text_only=req.get("text_only") or False))
+                                quant=req.get("quant") or None, **options))
         except INPUT_ERRORS as exc:
             out.append(_error_row(req, str(exc)))
     return out
+
+
+SPEED_TEST_KEYS = frozenset(SPEED_TEST_PARAMS)
+
+
+def _tokens_needed(options: Mapping[str, Any]) -> int:
+    """The context a llama-bench row needs: its depth plus its longer test."""
+    depth, prompt, gen = (parse_tokens(options.get(k) or 0, k)
+                          for k in ("depth", "n_prompt", "n_gen"))
+    return depth + max(prompt, gen)
 
 
 def _card_of(req: Mapping[str, Any]) -> Any:
@@ -117,7 +133,7 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
             "context": _context_or_none(req.get("context")),
             "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
-            "short_by_gib": None, "error": message}
+            "short_by_gib": None, "test": None, "measured": None, "error": message}
 
 
 def model_report(name: str | None, *, gguf: str | Path | None = None,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,8 @@ from tpscalc.cli.options import request_options
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
+# Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
+OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
@@ -88,7 +91,8 @@ def estimate_cmd(
     ] = None,
     input_csv: Annotated[
         Path | None,
-        typer.Option("--input", help="CSV with columns model,card,quant,context,backend,kv_type."),
+        typer.Option("--input", help="CSV with columns model,card,quant,context,backend,kv_type "
+                     "and optionally text_only,n_prompt,n_gen,depth,flash_attn,n_ubatch."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     gguf: GgufOpt = None,
@@ -111,7 +115,6 @@ def estimate_cmd(
         if not (model or gguf or config or hf) or not target:
             fail("give --model NAME (or --gguf FILE, --config FILE, --hf REPO) and --card NAME "
                  "(or --here, or --input FILE.csv)")
-        q = request.query
         try:
             results = [
                 api.evaluate(
@@ -122,12 +125,7 @@ def estimate_cmd(
                     config_index=config_index,
                     hf=hf,
                     quant=quant,
-                    context=q.context,
-                    backend=q.backend,
-                    kv_type=q.kv_type,
-                    min_quality=q.min_quality,
-                    max_quality=q.max_quality,
-                    text_only=q.text_only,
+                    **asdict(request.query),
                 )
             ]
         except api.INPUT_ERRORS as exc:

@@ -16,7 +16,8 @@ import typer
 from tpscalc.cli.app import fail
 from tpscalc.report.request import PARAM, ReportRequest, RequestError, parse_request
 
-_METAVAR = {"tokens": "TOKENS", "gib": "GIB", "text": "TEXT", "quality": "QUANT"}
+_METAVAR = {"tokens": "TOKENS", "count": "TOKENS", "gib": "GIB", "text": "TEXT",
+            "quality": "QUANT"}
 
 
 def _option(name: str) -> inspect.Parameter:
@@ -24,6 +25,9 @@ def _option(name: str) -> inspect.Parameter:
     if p.kind == "flag":
         default: Any = typer.Option(False, p.option, help=p.help)
         annotation: Any = bool
+    elif p.kind == "flag_on":
+        default = typer.Option(None, f"{p.option}/--no-{p.option[2:]}", help=p.help)
+        annotation = bool | None
     else:
         metavar = _METAVAR.get(p.kind) or "|".join(p.choices).upper()
         default = typer.Option(None, p.option, help=p.help, metavar=metavar)

@@ -29,6 +29,9 @@ class BackendParams:
     moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
     prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)
     prefill_tensor_share: float = 1.0  # w: share of prompt work timed by the matrix (tensor) rate
+    # k of this backend's attention kernels (None: the calibration-wide k); flash-attention
+    # kernels differ per backend (tensor-core MMA on CUDA, WMMA or vector kernels on ROCm)
+    prefill_attention_efficiency: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,12 +54,13 @@ class Band:
 
 @dataclass(frozen=True)
 class MeasuredSpeed:
-    """A real llama.cpp decode measurement for one card, model and quantization."""
+    """A real llama.cpp measurement for one card, model and quantization."""
 
     tokens_per_s: float
-    test: str  # "tg128", "tg512", ...
+    test: str  # "tg128", "tg512", "pp512", ...
     backend: str
     source: str = ""
+    kind: str = "decode"  # or "prefill"
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,17 @@ class Calibration:
     # log ε shift). Estimates are for current builds; these only let cross-validation compare
     # like with like.
     era_terms: dict[str, float] = field(default_factory=dict)
+    # Δ(1/η) of a memory class ("hbm", "unified") over GDDR, added to any level's 1/η.
+    class_offsets: dict[str, float] = field(default_factory=dict)
+    # Decode dequantization work per weight read, in FP32 operations at the card's shader rate
+    # (speed_terms.shader_tflops), by dequantization class ("k", "legacy", "float", "mxfp4").
+    dequant_flops_per_weight: dict[str, float] = field(default_factory=dict)
+    # Decode attention at depth: multiplier on its FLOPs at the shader rate (0: KV read only).
+    attention_decode_factor: float = 0.0
+    # Prefill attention (the quadratic term) runs at this share of the GEMM rate.
+    prefill_attention_efficiency: float = 1.0
+    # MoE prefill: an expert GEMM costs as if it held at least this many rows (0: no term).
+    moe_min_expert_batch: float = 0.0
     notes: str = ""
 
 
@@ -103,9 +118,10 @@ def measured_key(card_name: str, model_name: str, quant: str) -> str:
 
 
 def lookup_measured(cal: Calibration, card_name: str, model_name: str, quant: str,
-                    backend: str | None = None) -> MeasuredSpeed | None:
-    """The held measurement for this card, model and quant (best: same backend, then fastest)."""
-    rows = cal.measured.get(measured_key(card_name, model_name, quant), ())
+                    backend: str | None = None, kind: str = "decode") -> MeasuredSpeed | None:
+    """The held `kind` measurement for this card, model and quant (same backend, then fastest)."""
+    rows = tuple(r for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
+                 if r.kind == kind)
     if backend is not None and any(r.backend == backend for r in rows):
         rows = tuple(r for r in rows if r.backend == backend)
     return max(rows, key=lambda r: r.tokens_per_s, default=None)
@@ -128,5 +144,10 @@ def from_dict(d: dict[str, Any]) -> Calibration:
                   for k, v in d.get("measured", {}).items()},
         backend_aliases=dict(d.get("backend_aliases", {})),
         era_terms=dict(d.get("era_terms", {})),
+        class_offsets=dict(d.get("class_offsets", {})),
+        dequant_flops_per_weight=dict(d.get("dequant_flops_per_weight", {})),
+        attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
+        prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
+        moe_min_expert_batch=float(d.get("moe_min_expert_batch", 0.0)),
         notes=d.get("notes", ""),
     )

@@ -20,7 +20,19 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
-from tpscalc.estimate.types import DecodeEstimate, Estimate, FitLabel, MemoryBreakdown
+from tpscalc.estimate.speed_terms import (
+    attention_flops_per_token,
+    attention_score_bytes,
+    expert_batch,
+    moe_expert_params_per_token,
+)
+from tpscalc.estimate.types import (
+    DecodeEstimate,
+    Estimate,
+    FitLabel,
+    Measured,
+    MemoryBreakdown,
+)
 
 GIB = 2**30
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
@@ -52,18 +64,25 @@ class _ModelTerms:
     flops_per_token: float
     is_moe: bool
     vision: float = 0.0  # image encoder bytes (0 with text_only)
+    kv_decode: float = 0.0  # KV (and, without flash attention, score) bytes read per token
+    attention_decode: float = 0.0  # attention FLOPs of one generated token at its depth
+    attention_prefill: float = 0.0  # attention FLOPs of one prompt token (in flops_per_token)
+    params_active: float = 0.0  # weights multiplied per token
+    expert_params: float = 0.0  # routed-expert parameters per token
+    expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
 
 
 def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
-    context, kv_type = query.context, query.kv_type
+    context, kv_type, test = query.context, query.kv_type, query.test
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = [runtime.weights_bytes(model, q) for q in quants]
-    attention_layers = arch.num_layers - arch.linear_attention_layers
-    # Decode speed is quoted for a conversation that fills the context: on average half of it
-    # is already in the cache while a token is generated.
-    flops = speed.prefill_flops_per_token(model.parameters_active, attention_layers,
-                                          arch.num_attention_heads, arch.head_dim,
-                                          speed.prompt_mean_context(context))
+    # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
+    decode_ctx = test.depth + test.n_gen / 2
+    kv_decode = runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type)
+    if not test.flash_attn:
+        kv_decode += attention_score_bytes(arch, decode_ctx)
+    prefill_ctx = speed.prompt_mean_context(test.n_prompt, test.depth)
+    attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(
         quants=tuple(quants),
         weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
@@ -73,8 +92,12 @@ def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
         compute_doubled=runtime.compute_buffer_bytes(arch, 2 * context),
         approximated=model.architecture is None or model.architecture.approximated,
         n_layers=arch.num_layers,
-        flops_per_token=flops, is_moe=arch.is_moe,
+        flops_per_token=2.0 * model.parameters_active + attention_prefill, is_moe=arch.is_moe,
         vision=0.0 if query.text_only else runtime.vision_bytes(arch),
+        kv_decode=kv_decode, attention_decode=attention_flops_per_token(arch, decode_ctx),
+        attention_prefill=attention_prefill, params_active=float(model.parameters_active),
+        expert_params=moe_expert_params_per_token(arch),
+        expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
     )
 
 
@@ -122,15 +145,22 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     fit_cards = [cards[int(i)] for i in rows]
     fit_terms = [terms[int(i)] for i in rows]
     cal = calibration()
-    # Decode is quoted for a conversation that fills the context: on average half of it is in
-    # the cache while a token is generated.
+    test = query.test
     decode = speed.decode_estimates(
         np.array([t.read_per_token[j] for t, j in zip(fit_terms, q)]),
-        np.array([t.kv / 2 for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
-        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool))
+        np.array([t.kv_decode for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
+        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool),
+        params_read=np.array([t.params_active for t in fit_terms]),
+        quant=[quants[j] for j in q],
+        attention_flops=np.array([t.attention_decode for t in fit_terms]))
     prefill = speed.prefill_estimates(
-        np.array([t.flops_per_token for t in fit_terms]), context, fit_cards, backend, cal,
-        weights_bytes=weights[rows, q], quantized=np.array([quants[j] not in UNQUANTIZED for j in q]))
+        np.array([t.flops_per_token for t in fit_terms]), test.n_prompt, fit_cards, backend, cal,
+        weights_bytes=weights[rows, q],
+        quantized=np.array([quants[j] not in UNQUANTIZED for j in q]),
+        ubatch=test.n_ubatch,
+        attention_flops_per_token=np.array([t.attention_prefill for t in fit_terms]),
+        expert_params=np.array([t.expert_params for t in fit_terms]),
+        expert_batch=np.array([t.expert_batch for t in fit_terms]))
     found = {int(i): (int(j), d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
@@ -138,7 +168,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
             shown = floor if floor is not None else len(quants) - 1
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
-                                None, None, round(float(choice.short_by_gib[i]), 2)))
+                                None, None, round(float(choice.short_by_gib[i]), 2), test))
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
@@ -147,10 +177,25 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         if measured is not None:
             d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
                                measured.tokens_per_s)
+        held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
+                                                 backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], d, p))
+                            _FIT_LABELS[str(choice.label[i])], d, p, None, test, held))
     return out
+
+
+def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
+              ) -> Measured | None:
+    """The held decode and prompt measurements of this card, model and quant (empty cache:
+    never shown beside a test at depth)."""
+    dec = lookup_measured(cal, card, model, quant, backend)
+    pre = lookup_measured(cal, card, model, quant, backend, kind="prefill")
+    if dec is None and pre is None:
+        return None
+    return Measured(dec.tokens_per_s if dec else None, pre.tokens_per_s if pre else None,
+                    dec.test if dec else None, pre.test if pre else None,
+                    (dec or pre).source if (dec or pre) else "")
 
 
 def _ladder(model: Model) -> tuple[str, ...]:

@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tpscalc.estimate.bench import SpeedTestError, speed_test
+from tpscalc.estimate.types import SpeedTest
+
 if TYPE_CHECKING:
     from tpscalc.catalog.schema import Card
 
@@ -86,9 +89,20 @@ class Query:
     backend: str | None = None
     kv_type: str = "f16"
     text_only: bool = False
+    # The llama-bench conditions of the speeds (-p -n -d -fa -ub); None: a conversation that
+    # fills the context (see `estimate/bench.py`).
+    n_prompt: int | None = None
+    n_gen: int | None = None
+    depth: int = 0
+    flash_attn: bool = True
+    n_ubatch: int = 512
 
     def __post_init__(self) -> None:
         check_context(self.context)
+        try:
+            self.test  # noqa: B018  (checks the test parameters once, here)
+        except SpeedTestError as exc:
+            raise EstimateInputError(str(exc), f"bad_{str(exc).split()[0]}") from None
         floor = check_quality(self.min_quality, "bad_quality")
         ceiling = check_quality(self.max_quality, "bad_quality")
         if floor is not None and ceiling is not None:
@@ -102,6 +116,12 @@ class Query:
         object.__setattr__(self, "max_quality", ceiling)
         object.__setattr__(self, "backend", check_choice(self.backend, BACKENDS, "backend"))
         object.__setattr__(self, "kv_type", kv_type)
+
+    @property
+    def test(self) -> SpeedTest:
+        """The llama-bench test the decode and prefill speeds are for."""
+        return speed_test(self.context, self.n_prompt, self.n_gen, self.depth, self.flash_attn,
+                          self.n_ubatch)
 
     def ladder_bounds(self) -> tuple[int | None, int | None]:
         """(ceiling, floor) as indexes on the quantization ladder (None: unbounded)."""

@@ -1,11 +1,18 @@
 """Decode and prefill speed of llama.cpp on a card: time-per-token formulas, vectorised over cards.
 
-Decode (one request) is memory-bound plus a fixed per-token cost:
+Decode (one request) is memory-bound plus a fixed per-token cost and two compute terms:
     t = (weights read per token × moe factor + KV cache at context) / (η × bandwidth)
         + (a + b × layers) µs
+        + c_q × weights multiplied / S  +  c_att × attention FLOPs at the depth / S
+S is the card's FP32 shader rate (speed_terms.shader_tflops); c_q, the dequantization work
+per weight of the quantization's class, is what keeps HBM cards (A100, H100: low S for their
+bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a memory-class offset
+(HBM, unified), and η never exceeds 1: no estimate reads faster than the spec.
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
-    t(prompt) = max(prompt × FLOPs per token × (w / T + (1 − w) / F) / ε,
+    t(prompt) = max(prompt × (GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
+with R = 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the GEMM
+rate; an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
 T is the card's dense FP16 matrix (tensor) rate, F its FP32 shader rate. llama.cpp's quantized
 prompt kernels (MMQ, ggml-cuda/mmq.cuh) do the multiply-adds on the matrix units but unpack
 the quantized blocks and scale the results on the ordinary ALUs, so a prompt costs time on
@@ -30,10 +37,19 @@ from tpscalc.estimate.calibration import (
     device_key,
     family_key,
 )
+from tpscalc.estimate.speed_terms import (
+    dequant_class,
+    efficiency_class,
+    moe_gemm_flops_per_token,
+    shader_tflops,
+)
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
 # llama.cpp's default physical batch for prompt processing (n_ubatch = 512, common/common.h).
 DEFAULT_UBATCH = 512
+# No estimate reads faster than the spec bandwidth (fitted η above 1 is the overhead term
+# and caches trading places with the bandwidth term, not a faster memory).
+ETA_MAX = 1.0
 _FALLBACK_BAND = Band(0.6, 1.5)  # used only when a calibration carries no band for a level
 
 
@@ -120,6 +136,8 @@ class CardParams:
     decode_confidence: Confidence
     prefill_confidence: Confidence
     prefill_tensor_share: float = 1.0
+    backend: str = "cuda"
+    prefill_attention_efficiency: float = 1.0
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -128,6 +146,14 @@ def _backend_params(backend: str, cal: Calibration) -> BackendParams:
         if name in cal.backends:
             return cal.backends[name]
     return next(iter(cal.backends.values()))
+
+
+def _backend_name(backend: str, cal: Calibration) -> str:
+    """The fitted backend whose parameters `backend` uses (itself, its alias, or vulkan)."""
+    for name in (backend, cal.backend_aliases.get(backend, ""), "vulkan"):
+        if name in cal.backends:
+            return name
+    return next(iter(cal.backends))
 
 
 def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
@@ -143,9 +169,32 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
             eta, eta_conf = level.decode_efficiency, conf
         if level is not None and level.prefill_efficiency is not None:
             eps, eps_conf = level.prefill_efficiency, conf
+    eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
     return CardParams(eta, eps, be.overhead_per_token_us, be.overhead_per_layer_us,
                       be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf,  # type: ignore[arg-type]
-                      be.prefill_tensor_share)
+                      be.prefill_tensor_share, _backend_name(asked, cal),
+                      be.prefill_attention_efficiency or cal.prefill_attention_efficiency)
+
+
+def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
+    """Fitted decode dequantization work per weight for `quant` under `backend` (0 if unfitted)."""
+    cls = dequant_class(quant)
+    for name in (backend, cal.backend_aliases.get(backend, "")):
+        if f"{name}:{cls}" in cal.dequant_flops_per_weight:
+            return cal.dequant_flops_per_weight[f"{name}:{cls}"]
+    return cal.dequant_flops_per_weight.get(cls, 0.0)
+
+
+def effective_eta(eta: float, class_offset: float) -> float:
+    """η with the memory class's offset on 1/η, never above 1 (the spec bandwidth)."""
+    return min(ETA_MAX, 1.0 / max(1.0 / eta + class_offset, 1e-9))
+
+
+def compute_seconds(work: ArrayLike, tflops: ArrayLike) -> NDArray:
+    """Time of `work` FLOP-equivalents at `tflops` (0 where the rate is unknown), s."""
+    t = np.asarray(tflops, float)
+    ok = np.isfinite(t) & (t > 0)
+    return np.where(ok, np.asarray(work, float) / np.where(ok, t, 1.0) / 1e12, 0.0)
 
 
 def _band(bands: dict[str, Band], level: str) -> Band:
@@ -156,11 +205,15 @@ def _band(bands: dict[str, Band], level: str) -> Band:
 
 def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: ArrayLike,
                      n_layers: ArrayLike, cards: Sequence[Card], backend: str | None,
-                     cal: Calibration, is_moe: ArrayLike = False) -> list[DecodeEstimate]:
+                     cal: Calibration, is_moe: ArrayLike = False, *,
+                     params_read: ArrayLike = 0.0, quant: str | Sequence[str] = "F16",
+                     attention_flops: ArrayLike = 0.0) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
     Row i is `cards[i]`; the model terms are scalars (one model on many cards) or arrays of the
-    same length (one entry per row, e.g. many models on one card).
+    same length (one entry per row, e.g. many models on one card). `params_read`: weights
+    multiplied per token (dequantization work); `attention_flops`: attention FLOPs of one token
+    at its depth. Both are timed at the card's shader rate with the fitted factors.
     """
     ps = [card_params(c, backend, cal) for c in cards]
     bw = np.array([c.bandwidth_gb_s for c in cards], float)
@@ -170,11 +223,18 @@ def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: Array
         np.array([p.decode_efficiency for p in ps]), np.array([p.per_token_us for p in ps]),
         np.array([p.per_layer_us for p in ps]), moe)
     mem, over = np.broadcast_to(mem, bw.shape), np.broadcast_to(over, bw.shape)
-    tps = 1.0 / (mem + over)
+    shader = np.array([shader_tflops(c) or np.nan for c in cards], float)
+    quants = [quant] * len(cards) if isinstance(quant, str) else list(quant)
+    c_q = np.array([dequant_flops(cal, p.backend, q) for p, q in zip(ps, quants)])
+    work = c_q * np.asarray(params_read, float) + cal.attention_decode_factor * np.asarray(
+        attention_flops, float)
+    comp = np.broadcast_to(compute_seconds(work, shader), bw.shape)
+    tps = 1.0 / (mem + over + comp)
     out = []
     for i, p in enumerate(ps):
         band = _band(cal.decode_bands, p.decode_confidence)
-        bound: Bound = "overhead" if over[i] > mem[i] else "bandwidth"
+        bound: Bound = ("overhead" if over[i] > max(mem[i], comp[i])
+                        else "compute" if comp[i] > mem[i] else "bandwidth")
         out.append(DecodeEstimate(float(tps[i]), float(tps[i] * band.low_ratio),
                                   float(tps[i] * band.high_ratio), p.decode_confidence, bound))
     return out
@@ -190,25 +250,34 @@ def card_prefill_tflops(card: Card, tensor_share: float) -> float:
     tensor = card_tflops(card)
     if tensor is None:
         return float("nan")
-    return float(combined_tflops(tensor, card.tflops_fp32 or np.nan, tensor_share))
+    return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
 
 
 def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Sequence[Card],
                       backend: str | None, cal: Calibration, weights_bytes: ArrayLike = 0.0,
-                      quantized: ArrayLike = True, ubatch: int = DEFAULT_UBATCH
+                      quantized: ArrayLike = True, ubatch: int = DEFAULT_UBATCH, *,
+                      attention_flops_per_token: ArrayLike = 0.0,
+                      expert_params: ArrayLike = 0.0, expert_batch: ArrayLike = np.inf
                       ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
     Rows as in `decode_estimates`. `quantized`: the weights are a quantized type (not
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
-    floor (0: no floor).
+    floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
+    attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile.
     """
     ps = [card_params(c, backend, cal) for c in cards]
     tf = np.array([card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float)
     factor = np.where(np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0)
     eps = np.array([p.prefill_efficiency for p in ps]) * factor
+    attn = np.asarray(attention_flops_per_token, float)
+    moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
+        expert_params, expert_batch, cal.moe_min_expert_batch)
+    k_att = np.array([p.prefill_attention_efficiency for p in ps])
+    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
     compute, floor = prefill_seconds(
-        prompt_tokens, flops_per_token, tf, eps,
+        prompt_tokens, work, tf, eps,
         weights_bytes, np.array([c.bandwidth_gb_s for c in cards], float),
         np.array([p.decode_efficiency for p in ps]), ubatch)
     compute, floor = np.broadcast_to(compute, tf.shape), np.broadcast_to(floor, tf.shape)

@@ -46,6 +46,29 @@ class PrefillEstimate:
 
 
 @dataclass(frozen=True)
+class Measured:
+    """Real llama.cpp speeds of this exact card, model and quantization (SPEC §5), tokens/s."""
+
+    decode_tokens_per_s: float | None
+    prefill_tokens_per_s: float | None
+    decode_test: str | None  # "tg128", ...
+    prefill_test: str | None  # "pp512", ...
+    source: str  # where the figures were published (the decode one's, else the prefill one's)
+
+
+@dataclass(frozen=True)
+class SpeedTest:
+    """What the speeds are for, as llama-bench's -p -n -d -fa -ub: decode is generating `n_gen`
+    tokens after `depth` cached tokens, prefill is `n_prompt` tokens after `depth`."""
+
+    n_prompt: int
+    n_gen: int
+    depth: int
+    flash_attn: bool = True
+    n_ubatch: int = 512
+
+
+@dataclass(frozen=True)
 class Estimate:
     """One model on one card at one quantization and context length."""
 
@@ -61,3 +84,5 @@ class Estimate:
     decode: DecodeEstimate | None  # None when it does not fit
     prefill: PrefillEstimate | None
     short_by_gib: float | None = None  # how much memory is missing when it does not fit
+    test: SpeedTest | None = None  # the conditions the decode and prefill speeds are for
+    measured: Measured | None = None  # held measurements of this card, model and quant

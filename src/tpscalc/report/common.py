@@ -129,8 +129,30 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
         "decode": decode_json(e),
         "prefill": prefill_json(e),
         "short_by_gib": e.short_by_gib,
+        "test": test_json(e),
+        "measured": measured_json(e),
         "error": None,
     }
+
+
+def measured_json(e: Estimate) -> dict[str, Any] | None:
+    """Held llama.cpp measurements of this card, model and quant, tokens/s, with their source."""
+    m = e.measured
+    if m is None:
+        return None
+    return {"decode_tokens_per_s": m.decode_tokens_per_s, "decode_test": m.decode_test,
+            "prefill_tokens_per_s": m.prefill_tokens_per_s, "prefill_test": m.prefill_test,
+            "source": m.source}
+
+
+def test_json(e: Estimate) -> dict[str, Any] | None:
+    """The llama-bench conditions the speeds are for (n_prompt, n_gen, depth, flash_attn,
+    n_ubatch)."""
+    t = e.test
+    if t is None:
+        return None
+    return {"n_prompt": t.n_prompt, "n_gen": t.n_gen, "depth": t.depth,
+            "flash_attn": t.flash_attn, "n_ubatch": t.n_ubatch}
 
 
 def highlight_json(row: Row | None) -> dict[str, Any] | None:

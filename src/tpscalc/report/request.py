@@ -60,7 +60,7 @@ class ReportRequest:
     lang: str = DEFAULT_LANGUAGE
 
 
-Kind = Literal["tokens", "gib", "text", "flag", "quality", "choice", "page"]
+Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,16 @@ PARAMS: tuple[Param, ...] = (
           "KV-cache type (llama.cpp -ctk/-ctv; default f16).", KV_TYPES),
     Param("text_only", "text_only", "query", "flag",
           "Leave out a vision-language model's image encoder (llama.cpp without --mmproj)."),
+    Param("depth", "depth", "query", "count",
+          "Tokens already in the cache when the speeds are measured (llama-bench -d; default 0)."),
+    Param("n_prompt", "n_prompt", "query", "count",
+          "Prompt tokens for the prefill speed (llama-bench -p; default the context)."),
+    Param("n_gen", "n_gen", "query", "count",
+          "Generated tokens for the decode speed (llama-bench -n; default the context)."),
+    Param("flash_attn", "flash_attn", "query", "flag_on",
+          "Flash attention on (default) or off (llama-bench -fa)."),
+    Param("n_ubatch", "n_ubatch", "query", "count",
+          "Micro-batch of the prompt, tokens (llama-bench -ub; default 512)."),
     Param("search", "search", "filters", "text", "Only rows whose name contains this text."),
     Param("min_memory", "min_memory_gib", "filters", "gib",
           "Only cards with at least this much memory, GiB.", aliases=("min_memory_gib",)),
@@ -113,7 +123,9 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
                        "text_only", "search", "min_memory", "max_memory", "all", "lang")
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                       "search", "all", "sort", "lang")
-ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only")
+SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
+ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
+                   *SPEED_TEST_PARAMS)
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 
 
@@ -183,6 +195,10 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_gib(raw, param.name)
     if param.kind == "flag":
         return False if _is_blank(raw) else parse_flag(raw, param.name)
+    if param.kind == "flag_on":  # blank: the default (on)
+        return None if _is_blank(raw) else parse_flag(raw, param.name)
+    if param.kind == "count":  # blank: the default the Query states
+        return None if _is_blank(raw) else parse_tokens(raw, param.name)
     if param.kind == "page":
         return 1 if _is_blank(raw) else parse_page(raw)
     if _is_blank(raw):
@@ -231,8 +247,20 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
 
 
 def parse_quant(raw: object) -> str | None:
-    """A single quantization for one estimate (`--quant`, `quant=`), on the ladder."""
-    return None if _is_blank(raw) else check_quality(_check_text(str(raw), "quant"), "bad_quant")
+    """A single quantization for one estimate (`--quant`, `quant=`): one on the ladder, or any
+    other GGUF type the catalog knows (Q4_0, F16, MXFP4: llama-bench rows use them)."""
+    if _is_blank(raw):
+        return None
+    text = _check_text(str(raw), "quant")
+    try:
+        return check_quality(text, "bad_quant")
+    except RequestError as on_ladder:
+        from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
+
+        try:
+            return get_quant(text).name
+        except UnknownQuantizationError:
+            raise on_ladder from None
 
 
 def to_query(request: ReportRequest, **changes: object) -> dict[str, str]:
@@ -262,6 +290,10 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         if p.kind == "tokens":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_CONTEXT,
                       "default": DEFAULT_CONTEXT}
+        elif p.kind == "count":
+            schema = {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT}
+        elif p.kind == "flag_on":
+            schema = {"type": "boolean", "default": True}
         elif p.kind == "page":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}
         elif p.kind == "gib" and p.name == "max_memory":

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from tpscalc import api
-from tpscalc.catalog.quants import ladder_names
+from tpscalc.catalog.quants import all_quantizations
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
@@ -136,7 +136,7 @@ ESTIMATE_DOC = [
     {**_text_param("gpu", "The same as `card` (an alias kept for old links)."),
      "deprecated": True, "schema": {"type": "string", "minLength": 1}},
     {**_text_param("quant", "Quantization (default: the least compressed that fits)."),
-     "schema": {"type": "string", "enum": ladder_names()}},
+     "schema": {"type": "string", "enum": [q.name for q in all_quantizations()]}},
     *openapi_parameters(ESTIMATE_PARAMS),
 ]
 

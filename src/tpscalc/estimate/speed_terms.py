@@ -1,0 +1,130 @@
+"""Card and model facts the speed model needs beyond bytes and bandwidth (pure functions).
+
+- memory class (HBM, GDDR, unified LPDDR) and the device class the accuracy report groups by;
+- an honest shader rate (RDNA 3 and later count dual issue in their FP32 figure, which
+  llama.cpp's kernels rarely reach: https://chipsandcheese.com/p/microbenchmarking-amds-rdna-3-graphics-architecture);
+- the dequantization class of a GGUF type (k-quants unpack 6-bit scales per 16-32 weights,
+  legacy types one scale per 32, floats none: ggml-quants.c);
+- attention work at a depth (sliding-window layers see at most their window) and the
+  per-expert batch of a mixture-of-experts prompt.
+"""
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from tpscalc.catalog.schema import Architecture, Card
+
+MemoryClass = Literal["hbm", "gddr", "unified"]
+DeviceClass = Literal["datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"]
+DequantClass = Literal["float", "legacy", "k", "iq", "mxfp4"]
+DEQUANT_CLASSES: tuple[DequantClass, ...] = ("float", "legacy", "k", "iq", "mxfp4")
+# Architectures whose FP32 figure counts dual issue (two FP32 operations per lane and clock).
+_DUAL_ISSUE = ("RDNA 3", "RDNA 4")
+
+
+def memory_class(card: Card) -> MemoryClass:
+    """HBM (datacenter stacks), unified (LPDDR shared with a CPU: Apple, GB10, APUs) or GDDR."""
+    mtype = (card.memory_type or "").upper()
+    if mtype.startswith("HBM"):
+        return "hbm"
+    if card.unified_memory or card.vendor == "Apple" or "LPDDR" in mtype or card.kind == "unified":
+        return "unified"
+    return "gddr"
+
+
+def efficiency_class(card: Card) -> str:
+    """Key of a card's memory-class offset on 1/η: "hbm", "unified", or "" (GDDR; Apple, whose
+    unified memory is its backend's own calibration)."""
+    cls = memory_class(card)
+    return "" if cls == "gddr" or card.vendor == "Apple" else cls
+
+
+def device_class(card: Card) -> DeviceClass:
+    """The class the accuracy report groups a device by."""
+    if card.vendor == "Apple":
+        return "Apple"
+    cls = memory_class(card)
+    if cls == "hbm":
+        return "datacenter HBM"
+    return "iGPU / unified" if cls == "unified" else "consumer GDDR"
+
+
+def shader_tflops(card: Card) -> float | None:
+    """FP32 shader rate a llama.cpp kernel can reach, TFLOPS (dual issue halved); None if unknown."""
+    rate = card.tflops_fp32 or card.tflops_fp16_shader
+    if rate is None:
+        return None
+    if any((card.architecture or "").startswith(a) for a in _DUAL_ISSUE):
+        return rate / 2
+    return rate
+
+
+def dequant_class(quant: str) -> DequantClass:
+    """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
+    q = quant.upper()
+    if q in ("F16", "BF16", "F32"):
+        return "float"
+    if q.startswith("MXFP4"):
+        return "mxfp4"
+    if q.startswith("IQ") or q.startswith("TQ"):
+        return "iq"
+    if "_K" in q:
+        return "k"
+    return "legacy"
+
+
+def attended_tokens(arch: Architecture, context: float) -> float:
+    """Earlier tokens one new token attends to, summed over the attention layers, tokens·layers.
+
+    Sliding-window layers see at most their window; linear-attention layers none.
+    """
+    swa = arch.sliding_window_layers if arch.sliding_window else 0
+    full = arch.num_layers - swa - arch.linear_attention_layers
+    window = float(arch.sliding_window or 0)
+    return full * context + swa * min(context, window)
+
+
+def attention_flops_per_token(arch: Architecture, context: float) -> float:
+    """FLOPs of attention for one token over `context` earlier tokens (Q·Kᵀ and P·V), FLOP."""
+    return 4.0 * arch.num_attention_heads * arch.head_dim * attended_tokens(arch, context)
+
+
+def moe_expert_params_per_token(arch: Architecture) -> float:
+    """Parameters of the routed experts one token multiplies (not shared experts), count."""
+    if not arch.is_moe or not arch.num_experts_active or not arch.moe_intermediate_size:
+        return 0.0
+    if arch.layer_ffns:
+        moe_layers = arch.layer_ffns.count("E")
+    else:
+        moe_layers = arch.num_layers - arch.first_dense_layers
+    matrices = 3 if arch.ffn_gated else 2
+    return float(moe_layers * arch.num_experts_active * matrices * arch.hidden_size
+                 * arch.moe_intermediate_size)
+
+
+def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
+    """Mean rows each routed expert's GEMM gets in one micro-batch, tokens (inf for dense)."""
+    if not arch.is_moe or not arch.num_experts or not arch.num_experts_active:
+        return math.inf
+    return min(prompt_tokens, ubatch) * arch.num_experts_active / arch.num_experts
+
+
+def moe_gemm_flops_per_token(expert_params: float, batch: float, min_batch: float) -> float:
+    """Extra FLOP-equivalents per token from experts' GEMMs below `min_batch` rows, FLOP.
+
+    A GEMM tile of `min_batch` rows costs the same whether it holds `batch` or `min_batch`
+    rows, so the experts' work is charged at max(1, min_batch / batch) times its FLOPs.
+    """
+    if expert_params <= 0 or not math.isfinite(batch) or min_batch <= 0:
+        return 0.0
+    return 2.0 * expert_params * max(0.0, min_batch / batch - 1.0)
+
+
+def attention_score_bytes(arch: Architecture, context: float) -> float:
+    """Bytes of the f32 attention scores written and read again without flash attention, B.
+
+    Without -fa, llama.cpp materialises K·Qᵀ (heads × context floats per layer) and reads it
+    back for the softmax and for P·V; flash attention keeps it on chip.
+    """
+    return 2.0 * 4.0 * arch.num_attention_heads * attended_tokens(arch, context)

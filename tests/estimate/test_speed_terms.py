@@ -1,0 +1,89 @@
+"""Card classes, honest shader rates, dequantization classes, attention and MoE terms."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog.schema import Card
+from tpscalc.catalog.slug import slugify
+from tpscalc.estimate import speed_terms as st
+from tpscalc.estimate.calibration import BackendParams, Calibration
+from tpscalc.estimate.speed import decode_estimates, effective_eta
+
+
+@pytest.mark.parametrize("name, memory, device", [
+    ("H100 SXM5 80 GB", "hbm", "datacenter HBM"),
+    ("GeForce RTX 4090", "gddr", "consumer GDDR"),
+    ("GB10", "unified", "iGPU / unified"),
+    ("Ryzen AI Max+ 395", "unified", "iGPU / unified"),
+    ("Apple M3 Max (40-core GPU)", "unified", "Apple"),
+])
+def test_memory_and_device_class(name: str, memory: str, device: str) -> None:
+    c = get_card(name)
+    assert st.memory_class(c) == memory and st.device_class(c) == device
+
+
+def test_apple_has_no_class_offset_key() -> None:
+    assert st.efficiency_class(get_card("Apple M3 Max (40-core GPU)")) == ""
+    assert st.efficiency_class(get_card("A100 SXM4 80 GB")) == "hbm"
+
+
+@pytest.mark.parametrize("arch, fp32, expected", [
+    ("RDNA 3.5", 29.7, 14.85),  # dual issue counted in the figure: halved
+    ("RDNA 4.0", 47.84, 23.92),
+    ("Ada Lovelace", 82.6, 82.6),
+])
+def test_shader_tflops_halves_dual_issue(arch: str, fp32: float, expected: float) -> None:
+    c = Card(name="X", slug="x", vendor="AMD", memory_gib=16, bandwidth_gb_s=500,
+             architecture=arch, tflops_fp32=fp32)
+    assert st.shader_tflops(c) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("quant, cls", [("Q4_K_M", "k"), ("Q6_K", "k"), ("Q4_0", "legacy"),
+                                        ("Q8_0", "legacy"), ("F16", "float"), ("MXFP4", "mxfp4"),
+                                        ("IQ4_XS", "iq")])
+def test_dequant_class(quant: str, cls: str) -> None:
+    assert st.dequant_class(quant) == cls
+
+
+def test_attention_flops_sliding_window_caps_at_window() -> None:
+    arch = get_model("gpt-oss-20b").architecture
+    assert arch is not None and arch.sliding_window
+    swa = arch.sliding_window_layers
+    full = arch.num_layers - swa - arch.linear_attention_layers
+    # 32,768 tokens: full layers see all of them, window layers only their window
+    expected = 4 * arch.num_attention_heads * arch.head_dim * (full * 32768 + swa * arch.sliding_window)
+    assert st.attention_flops_per_token(arch, 32768) == pytest.approx(expected)
+
+
+def test_moe_expert_batch_and_tile_waste() -> None:
+    arch = get_model("Qwen3-30B-A3B").architecture
+    assert arch is not None
+    # 512-token micro-batch, 8 of 128 experts per token: 32 rows per expert GEMM
+    assert st.expert_batch(arch, 2048, 512) == pytest.approx(512 * 8 / 128)
+    assert st.expert_batch(get_model("Llama 2-7B").architecture, 512, 512) == math.inf
+    # a 64-row tile holding 32 rows costs twice the experts' FLOPs: one extra 2 × params
+    assert st.moe_gemm_flops_per_token(1e9, 32, 64) == pytest.approx(2e9)
+    assert st.moe_gemm_flops_per_token(1e9, 128, 64) == 0.0
+
+
+def test_eta_never_above_spec() -> None:
+    assert effective_eta(1.3, 0.0) == 1.0
+    assert effective_eta(0.8, 0.25) == pytest.approx(1 / (1.25 + 0.25))
+
+
+def test_dequant_term_slows_low_shader_rate_card() -> None:
+    """Same bandwidth, 4× less shader rate: the dequantization term costs more time."""
+    cal = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)},
+                      dequant_flops_per_weight={"k": 4.0})
+    fast, slow = (Card(name=n, slug=slugify(n), vendor="NVIDIA", memory_gib=80,
+                       bandwidth_gb_s=2000, tflops_fp32=f, tflops_fp16_dense=300)
+                  for n, f in (("Fast", 80.0), ("Slow", 20.0)))
+    a, b = decode_estimates(4e9, 0.0, 32, [fast, slow], "cuda", cal, params_read=7e9,
+                            quant="Q4_K_M")
+    # 4e9 / 1.6e12 = 2.5 ms; + 4 × 7e9 / 80e12 = 0.35 ms, or / 20e12 = 1.4 ms
+    assert 1 / a.tokens_per_s == pytest.approx(2.5e-3 + 0.35e-3)
+    assert 1 / b.tokens_per_s == pytest.approx(2.5e-3 + 1.4e-3)
+    assert b.bound == "bandwidth"
