@@ -6,16 +6,21 @@ import pytest
 from tpscalc import api
 from tpscalc.catalog import get_card, get_model
 from tpscalc.estimate.bench import SpeedTestError, speed_test
-from tpscalc.estimate.engine import estimate
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import SpeedTest
+
+
+def estimate(model: object, card: object, quant: str, **query: object) -> object:
+    return engine.estimate(model, Rig.of(card), Query(**query), quant)  # type: ignore[arg-type]
 
 
 def test_default_test_is_a_conversation_filling_the_context() -> None:
     assert speed_test(8192) == SpeedTest(n_prompt=8192, n_gen=8192, depth=0)
-    e = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), quant="Q4_K_M", context=8192)
-    assert e.test == SpeedTest(8192, 8192, 0)
-    same = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), quant="Q4_K_M", context=8192,
-                    test=SpeedTest(8192, 8192, 0))
+    e = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), "Q4_K_M", context=8192)
+    assert e.test == SpeedTest(8192, 8192, 0)  # type: ignore[attr-defined]
+    same = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), "Q4_K_M", context=8192,
+                    n_prompt=8192, n_gen=8192, depth=0)
     assert same == e
 
 
@@ -31,8 +36,8 @@ def test_bad_test_parameters(kwargs: dict[str, object]) -> None:
 
 
 def _at(depth: int, flash_attn: bool = True) -> tuple[float, float]:
-    e = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), quant="Q4_K_M", context=40000,
-                 test=speed_test(40000, 2048, 32, depth, flash_attn))
+    e = estimate(get_model("Llama 2-7B"), get_card("RTX 4090"), "Q4_K_M", context=40000,
+                 n_prompt=2048, n_gen=32, depth=depth, flash_attn=flash_attn)
     assert e.decode is not None and e.prefill is not None
     return e.decode.tokens_per_s, e.prefill.tokens_per_s
 
@@ -58,7 +63,7 @@ REPLAY = [
 
 @pytest.mark.parametrize("request_, kind, measured", REPLAY)
 def test_llama_bench_rows_replay(request_: dict[str, str], kind: str, measured: float) -> None:
-    (row,) = api.estimate_many([request_])
+    (row,) = api.evaluate_many([request_])
     assert row["error"] is None
     assert row["test"]["depth"] == int(request_["depth"])
     assert row["context"] >= int(request_["depth"])  # a context that holds the test
@@ -66,18 +71,18 @@ def test_llama_bench_rows_replay(request_: dict[str, str], kind: str, measured: 
 
 
 def test_bad_flash_attn_value_is_a_row_error() -> None:
-    (row,) = api.estimate_many([{"model": "Llama 2-7B", "gpu": "RTX 4090", "flash_attn": "maybe"}])
+    (row,) = api.evaluate_many([{"model": "Llama 2-7B", "gpu": "RTX 4090", "flash_attn": "maybe"}])
     assert "flash_attn" in row["error"]
 
 
 def test_measured_figures_beside_the_estimate() -> None:
     """Llama 3-8B Q4_K_M on an RTX 4090: llama-bench tg512 130.58 and pp512 7,138.99 tok/s
     (XiongjieDai/GPU-Benchmarks-on-LLM-Inference, 4090_v3.ipynb, in llamacpp_calibration.csv)."""
-    row = api.estimate("Llama 3-8B", "RTX 4090", quant="Q4_K_M")
+    row = api.evaluate("Llama 3-8B", "RTX 4090", quant="Q4_K_M")
     m = row["measured"]
     assert m["decode_tokens_per_s"] == pytest.approx(130.58)
     assert m["prefill_tokens_per_s"] == pytest.approx(7138.99)
     assert (m["decode_test"], m["prefill_test"]) == ("tg512", "pp512")
     assert "XiongjieDai" in m["source"]
-    deep = api.estimate("Llama 3-8B", "RTX 4090", quant="Q4_K_M", context=40000, depth=32768)
+    deep = api.evaluate("Llama 3-8B", "RTX 4090", quant="Q4_K_M", context=40000, depth=32768)
     assert deep["measured"] is None
