@@ -161,8 +161,8 @@ GROUPS: dict[str, Callable[[Obs], bool]] = {
 
 def breakdown(rows: Sequence[Row]) -> str:
     """Markdown table: each figure by kind × (all, group, backend, device class), worst rows."""
-    head = ["| rows (leave-one-device-out) | n | median error | p90 | median bias | inside range "
-            "| median high ÷ low |", "|---|---|---|---|---|---|---|"]
+    head = [("| rows (leave-one-device-out) | n | median error | p90 | median bias | inside range "
+            "| median high ÷ low |"), "|---|---|---|---|---|---|---|"]
     lines = []
     for kind in ("decode", "prefill"):
         k_rows = [r for r in rows if r[0].kind == kind]
@@ -183,44 +183,64 @@ def worst(rows: Sequence[Row], n: int = 10) -> str:
     lines = ["| device | backend | model | quant | test | measured t/s | predicted t/s | error |",
              "|---|---|---|---|---|---|---|---|"]
     for o, p, *_ in ok[:n]:
+        bias = (p / o.tokens_per_s - 1) * 100
         lines.append(f"| {o.card.name} | {o.backend} | {o.model} | {o.quant} | {o.test} | "
-                     f"{o.tokens_per_s:,.1f} | {p:,.1f} | {(p / o.tokens_per_s - 1) * 100:+.0f} % |")
+                     f"{o.tokens_per_s:,.1f} | {p:,.1f} | {bias:+.0f} % |")
     return "\n".join(lines)
 
 
 def table(s: dict[str, float], size: tuple[float, float, int]) -> str:
     """The Markdown table the README shows."""
     f: Callable[[float], str] = lambda v: f"{v:.1f} %"
-    return "\n".join([
-        ("| decode, leave-one-device-out | tpscalc | seed rule (0.47 × BW ÷ memory) "
-         "| llmfit 1.1.17 (0.55 × BW ÷ params × bytes) |"),
-        "|---|---|---|---|",
-        (f"| median absolute error | {f(s['median'])} | {f(s['seed_median'])} "
-         f"| {f(s['llmfit_median'])} |"),
-        f"| 90th percentile error | {f(s['p90'])} | {f(s['seed_p90'])} | {f(s['llmfit_p90'])} |",
-        f"| measurements inside the stated range | {f(s['inside'])} | – | – |",
-        f"| median high ÷ low of the range | {s['ratio']:.2f} | – | – |",
-        f"| prefill median absolute error | {f(s.get('prefill_median', np.nan))} | – | – |",
-        (f"| weight size vs llama-bench size (median / max) "
-         f"| {size[0]:.2f} % / {size[1]:.2f} % | – | – |"),
-        "",
-        (f"{int(s['n'])} decode and {int(s.get('prefill_n', 0))} prefill measurements; "
-         f"{size[2]} distinct model files for the weight size."),
-    ])
+    return "\n".join(
+        [
+            (
+                "| decode, leave-one-device-out | tpscalc | seed rule (0.47 × BW ÷ memory) "
+                "| llmfit 1.1.17 (0.55 × BW ÷ params × bytes) |"
+            ),
+            "|---|---|---|---|",
+            (
+                f"| median absolute error | {f(s['median'])} | {f(s['seed_median'])} "
+                f"| {f(s['llmfit_median'])} |"
+            ),
+            (f"| 90th percentile error | {f(s['p90'])} | {f(s['seed_p90'])} "
+             f"| {f(s['llmfit_p90'])} |"),
+            f"| measurements inside the stated range | {f(s['inside'])} | – | – |",
+            f"| median high ÷ low of the range | {s['ratio']:.2f} | – | – |",
+            f"| prefill median absolute error | {f(s.get('prefill_median', np.nan))} | – | – |",
+            (
+                f"| weight size vs llama-bench size (median / max) "
+                f"| {size[0]:.2f} % / {size[1]:.2f} % | – | – |"
+            ),
+            "",
+            (
+                f"{int(s['n'])} decode and {int(s.get('prefill_n', 0))} prefill measurements; "
+                f"{size[2]} distinct model files for the weight size."
+            ),
+        ]
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the cross-validation and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--main-only", action="store_true",
-                    help="fit on llamacpp_calibration.csv alone (no MoE/depth rows)")
-    ap.add_argument("--no-nested", action="store_true",
-                    help="take the range bands from the full fit (faster, slightly optimistic)")
+    ap.add_argument(
+        "--main-only",
+        action="store_true",
+        help="fit on llamacpp_calibration.csv alone (no MoE/depth rows)",
+    )
+    ap.add_argument(
+        "--no-nested",
+        action="store_true",
+        help="take the range bands from the full fit (faster, slightly optimistic)",
+    )
     args = ap.parse_args(argv)
     obs = load_observations(extra=not args.main_only)
     rows = lodo(obs, nested=not args.no_nested)
-    print(f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
-          f"{sum(not o.from_main_csv for o in obs)} from llamacpp_extra_calibration.csv\n")
+    print(
+        f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
+        f"{sum(not o.from_main_csv for o in obs)} from llamacpp_extra_calibration.csv\n"
+    )
     print(table(summarise(rows), weight_size_error(obs)))
     print()
     print(by_level(rows))

@@ -1,4 +1,5 @@
-"""Replay llama-bench rows through `tpscalc estimate --input`: the public extra rows, measured vs us.
+"""Replay llama-bench rows through `tpscalc estimate --input`: the public extra rows, measured vs
+us.
 
     python benchmarks/replay.py [--write FILE.csv]
 
@@ -11,6 +12,7 @@ calibration maps them (tools/calibration_data.py); GGUF types off the product's 
 and counted. These rows are also in the fit, so this shows the replay path and the in-sample
 fit; benchmarks/accuracy.py holds devices out.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +33,18 @@ from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, normalise_quan
 
 from tpscalc import api
 
-COLUMNS = ("model", "gpu", "quant", "backend", "n_prompt", "n_gen", "depth", "flash_attn",
-           "n_ubatch", "measured_tokens_per_s")
+COLUMNS = (
+    "model",
+    "gpu",
+    "quant",
+    "backend",
+    "n_prompt",
+    "n_gen",
+    "depth",
+    "flash_attn",
+    "n_ubatch",
+    "measured_tokens_per_s",
+)
 _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 
@@ -40,8 +52,13 @@ def replay_rows(path: Path = EXTRA_CSV) -> Iterator[dict[str, str]]:
     """llama-bench rows (one GPU, every layer on it) as `estimate --input` requests."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         m = _TEST.match(r["test"].strip())
-        if (r["n_gpus"] != "1" or r["offload_notes"] or r["ngl"] not in ("99", "")
-                or r["split_mode"] not in ("none", "") or not m):
+        if (
+            r["n_gpus"] != "1"
+            or r["offload_notes"]
+            or r["ngl"] not in ("99", "")
+            or r["split_mode"] not in ("none", "")
+            or not m
+        ):
             continue
         model = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
         if model is None:
@@ -49,12 +66,18 @@ def replay_rows(path: Path = EXTRA_CSV) -> Iterator[dict[str, str]]:
         gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), r["gpu"])
         gpu = {"NVIDIA GB10 (DGX Spark)": "GB10"}.get(gpu, gpu)
         n = m.group(2)
-        yield {"model": model, "gpu": gpu, "quant": normalise_quant(r["quant"]),
-               "backend": r["backend"].lower(),
-               "n_prompt": n if m.group(1) == "pp" else "0",
-               "n_gen": n if m.group(1) == "tg" else "0", "depth": m.group(3) or "0",
-               "flash_attn": r["flash_attn"] or "1", "n_ubatch": "512",
-               "measured_tokens_per_s": r["tokens_per_s"]}
+        yield {
+            "model": model,
+            "gpu": gpu,
+            "quant": normalise_quant(r["quant"]),
+            "backend": r["backend"].lower(),
+            "n_prompt": n if m.group(1) == "pp" else "0",
+            "n_gen": n if m.group(1) == "tg" else "0",
+            "depth": m.group(3) or "0",
+            "flash_attn": r["flash_attn"] or "1",
+            "n_ubatch": "512",
+            "measured_tokens_per_s": r["tokens_per_s"],
+        }
 
 
 def to_csv(rows: Sequence[dict[str, str]]) -> str:
@@ -91,23 +114,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = 0
     for req, res, value in compare(rows):
         kind = "prefill" if req["n_prompt"] != "0" else "decode"
-        test = (f"pp{req['n_prompt']}" if kind == "prefill" else f"tg{req['n_gen']}") + \
-            (f" @ d{req['depth']}" if req["depth"] != "0" else "")
+        test = (f"pp{req['n_prompt']}" if kind == "prefill" else f"tg{req['n_gen']}") + (
+            f" @ d{req['depth']}" if req["depth"] != "0" else ""
+        )
         measured = float(req["measured_tokens_per_s"])
         if value is None:
             failed += 1
-            print(f"| {req['gpu']} | {req['model']} | {req['quant']} | {test} | {measured:,.1f} | "
-                  f"error: {res.get('error')} | – |")
+            print(
+                f"| {req['gpu']} | {req['model']} | {req['quant']} | {test} | {measured:,.1f} | "
+                f"error: {res.get('error')} | – |"
+            )
             continue
         err = value / measured - 1
         errs[kind].append(abs(err) * 100)
-        print(f"| {req['gpu']} | {req['model']} | {req['quant']} | {test} | {measured:,.1f} | "
-              f"{value:,.1f} | {err * 100:+.0f} % |")
+        print(
+            f"| {req['gpu']} | {req['model']} | {req['quant']} | {test} | {measured:,.1f} | "
+            f"{value:,.1f} | {err * 100:+.0f} % |"
+        )
     print()
     for kind, e in errs.items():
         if e:
-            print(f"Replayed {kind}: {len(e)} rows, median absolute error {np.median(e):.1f} %, "
-                  f"p90 {np.percentile(e, 90):.1f} %.")
+            print(
+                f"Replayed {kind}: {len(e)} rows, median absolute error {np.median(e):.1f} %, "
+                f"p90 {np.percentile(e, 90):.1f} %."
+            )
     print(f"Not replayable (unknown quantization, card or model): {failed} rows.")
     return 0
 

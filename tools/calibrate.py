@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration_data import Obs, load_observations
 
 from tpscalc.estimate import speed
-from tpscalc.estimate.speed_terms import dequant_class, efficiency_class, shader_tflops
 from tpscalc.estimate.calibration import (
     LEVELS,
     BackendParams,
@@ -52,6 +51,7 @@ from tpscalc.estimate.calibration import (
     family_key,
     measured_key,
 )
+from tpscalc.estimate.speed_terms import dequant_class, efficiency_class, shader_tflops
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
 LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
@@ -284,7 +284,8 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
             prefix: str) -> dict[str, LevelParams]:
-    """Family ("f") or device ("d") efficiencies: η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d])."""
+    """Family ("f") or device ("d") efficiencies:
+    η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d])."""
     out: dict[str, LevelParams] = {}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
@@ -299,13 +300,17 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
             e = pre[f"e|{o.backend}"] + pre[f"f|{fam}"] + (pre[f"d|{dev}"] if prefix == "d" else 0)
             eps = round(float(np.exp(e)), 4)
         old = out.get(key, LevelParams(None, None))
-        out[key] = LevelParams(eta if eta is not None else old.decode_efficiency,
-                               eps if eps is not None else old.prefill_efficiency, counts[key])
+        out[key] = LevelParams(
+            eta if eta is not None else old.decode_efficiency,
+            eps if eps is not None else old.prefill_efficiency,
+            counts[key],
+        )
     return dict(sorted(out.items()))
 
 
-def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
-              ) -> dict[str, BackendParams]:
+def _backends(
+    obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
+) -> dict[str, BackendParams]:
     out = {}
     for be in sorted({o.backend for o in obs}):
         u = dec.get(f"u|{be}")
@@ -319,7 +324,8 @@ def _backends(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
-            prefill_attention_efficiency=pre.get(f"k|{be}"))
+            prefill_attention_efficiency=pre.get(f"k|{be}"),
+        )
     return out
 
 
@@ -332,31 +338,37 @@ def fit(obs: Sequence[Obs]) -> Calibration:
     fams = _levels(dec_obs, dec, {}, "f")
     for k, v in _levels(pre_obs, {}, pre, "f").items():
         d = fams.get(k, LevelParams(None, None))
-        fams[k] = LevelParams(d.decode_efficiency, v.prefill_efficiency,
-                              d.n_measurements + v.n_measurements)
+        fams[k] = LevelParams(
+            d.decode_efficiency, v.prefill_efficiency, d.n_measurements + v.n_measurements
+        )
     devs = _levels(dec_obs, dec, {}, "d")
     for k, v in _levels(pre_obs, {}, pre, "d").items():
         d = devs.get(k, LevelParams(None, None))
-        devs[k] = LevelParams(d.decode_efficiency, v.prefill_efficiency,
-                              d.n_measurements + v.n_measurements)
+        devs[k] = LevelParams(
+            d.decode_efficiency, v.prefill_efficiency, d.n_measurements + v.n_measurements
+        )
     eras = {f"decode|{k[4:]}": round(v, 2) for k, v in dec.items() if k.startswith("era|")}
     eras |= {f"prefill|{k[4:]}": round(v, 4) for k, v in pre.items() if k.startswith("era|")}
-    eras |= {f"decode|main": round(dec.get("main|decode", 0.0), 2)}
+    eras |= {"decode|main": round(dec.get("main|decode", 0.0), 2)}
     eras |= {f"prefill|main|{k[5:]}": round(v, 4) for k, v in pre.items() if k.startswith("main|")}
-    return Calibration(backends=_backends(obs, dec, pre), families=dict(sorted(fams.items())),
-                       devices=dict(sorted(devs.items())), backend_aliases=BACKEND_ALIASES,
-                       era_terms=dict(sorted(eras.items())),
-                       class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items())
-                                      if k.startswith("c|")},
-                       dequant_flops_per_weight={k[3:]: round(max(v, 0.0), 3)
-                                                 for k, v in sorted(dec.items())
-                                                 if k.startswith("dq|")},
-                       attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
-                       prefill_attention_efficiency=pre.get("k", 1.0),
-                       moe_min_expert_batch=pre.get("moe_batch", 0.0))
+    return Calibration(
+        backends=_backends(obs, dec, pre),
+        families=dict(sorted(fams.items())),
+        devices=dict(sorted(devs.items())),
+        backend_aliases=BACKEND_ALIASES,
+        era_terms=dict(sorted(eras.items())),
+        class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items()) if k.startswith("c|")},
+        dequant_flops_per_weight={
+            k[3:]: round(max(v, 0.0), 3) for k, v in sorted(dec.items()) if k.startswith("dq|")
+        },
+        attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
+        prefill_attention_efficiency=pre.get("k", 1.0),
+        moe_min_expert_batch=pre.get("moe_batch", 0.0),
+    )
 
 
 # ---- predictions through the engine's own code path ------------------------------------------
+
 
 def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
     """(tokens/s, confidence) that estimate/speed.py gives for the conditions of `o`.
@@ -366,26 +378,47 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
     """
     era = f"{o.backend}|{o.era}"
     if o.kind == "decode":
-        d = speed.decode_estimates(o.read_bytes, o.kv_bytes, o.n_layers, [o.card], o.backend,
-                                   cal, is_moe=o.is_moe, params_read=o.params_read,
-                                   quant=o.quant, attention_flops=o.attn_flops)[0]
+        d = speed.decode_estimates(
+            o.read_bytes,
+            o.kv_bytes,
+            o.n_layers,
+            [o.card],
+            o.backend,
+            cal,
+            is_moe=o.is_moe,
+            params_read=o.params_read,
+            quant=o.quant,
+            attention_flops=o.attn_flops,
+        )[0]
         extra_s = cal.era_terms.get(f"decode|{era}", 0.0) * o.n_layers * 1e-6
         if o.main_test:
             extra_s += cal.era_terms.get("decode|main", 0.0) * 1e-6
         return 1.0 / (1.0 / d.tokens_per_s + extra_s), d.confidence
-    p = speed.prefill_estimates(o.flops_per_token, o.prompt_tokens, [o.card], o.backend, cal,
-                                weights_bytes=o.read_bytes, quantized=o.quantized,
-                                attention_flops_per_token=o.attn_flops,
-                                expert_params=o.expert_params, expert_batch=o.expert_batch)[0]
+    p = speed.prefill_estimates(
+        o.flops_per_token,
+        o.prompt_tokens,
+        [o.card],
+        o.backend,
+        cal,
+        weights_bytes=o.read_bytes,
+        quantized=o.quantized,
+        attention_flops_per_token=o.attn_flops,
+        expert_params=o.expert_params,
+        expert_batch=o.expert_batch,
+    )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
-    shift = np.exp(cal.era_terms.get(f"prefill|{era}", 0.0)
-                   + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0))
+    shift = np.exp(
+        cal.era_terms.get(f"prefill|{era}", 0.0)
+        + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0)
+    )
     return (p.tokens_per_s * shift if p else float("nan")), conf
 
 
-def cross_validate(obs: Sequence[Obs], group: Callable[[Obs], str],
-                   fitter: Callable[[Sequence[Obs]], Calibration] = fit
-                   ) -> list[tuple[Obs, float, str]]:
+def cross_validate(
+    obs: Sequence[Obs],
+    group: Callable[[Obs], str],
+    fitter: Callable[[Sequence[Obs]], Calibration] = fit,
+) -> list[tuple[Obs, float, str]]:
     """Refit without each group of rows and predict that group: (obs, predicted, confidence)."""
     out = []
     for g in sorted({group(o) for o in obs}):
@@ -421,7 +454,9 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [0.6, 1.5]
             lo, hi = np.quantile(r, BAND_QUANTILES)
-            out[i][level] = Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(r))
+            out[i][level] = Band(
+                round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(r)
+            )
     return out
 
 
@@ -431,9 +466,12 @@ def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
     for o in obs:
         if o.from_main_csv:
             table[measured_key(o.card.name, o.model, o.quant)].append(
-                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind))
-    return {k: tuple(sorted(v, key=lambda m: (m.kind, -m.tokens_per_s)))
-            for k, v in sorted(table.items())}
+                MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind)
+            )
+    return {
+        k: tuple(sorted(v, key=lambda m: (m.kind, -m.tokens_per_s)))
+        for k, v in sorted(table.items())
+    }
 
 
 def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:

@@ -99,7 +99,8 @@ class ModelFacts:
 
 
 def era_of(date: str) -> int:
-    """Era index of a row's date: 0 for 2023, 1 for 2024, 2 for 2025 or later or undated scoreboards."""
+    """Era index of a row's date:
+    0 for 2023, 1 for 2024, 2 for 2025 or later or undated scoreboards."""
     year = date[:4]
     return {"2023": 0, "2024": 1}.get(year, 2)
 
@@ -115,8 +116,9 @@ def _kv_per_token(arch: Architecture) -> float:
     return float(kv_cache_bytes(arch, 2) - kv_cache_bytes(arch, 1))
 
 
-def model_facts(model_name: str, quant: str, size_gib: float | None,
-                get_model: Callable[[str], object]) -> ModelFacts | None:
+def model_facts(
+    model_name: str, quant: str, size_gib: float | None, get_model: Callable[[str], object]
+) -> ModelFacts | None:
     """Bytes, layers and shapes of `model_name` at `quant` from the catalog; None if unknown."""
     try:
         model = get_model(model_name)
@@ -137,9 +139,20 @@ def model_facts(model_name: str, quant: str, size_gib: float | None,
         full, source = size_gib * GIB, "measured size"
         read = full * (1 - embd / total)
     active = float(arch.params_active or model.parameters_active)  # type: ignore[attr-defined]
-    return ModelFacts(read, _kv_per_token(arch), arch.num_layers,
-                      arch.num_layers - arch.linear_attention_layers, arch.num_attention_heads,
-                      arch.head_dim, active, arch.is_moe, source, full, total, arch)
+    return ModelFacts(
+        read,
+        _kv_per_token(arch),
+        arch.num_layers,
+        arch.num_layers - arch.linear_attention_layers,
+        arch.num_attention_heads,
+        arch.head_dim,
+        active,
+        arch.is_moe,
+        source,
+        full,
+        total,
+        arch,
+    )
 
 
 def _flash_attn(value: str) -> bool:
@@ -147,9 +160,24 @@ def _flash_attn(value: str) -> bool:
     return value.strip().lower().split(" ")[0] in ("1", "on", "yes", "true")
 
 
-def _obs(card: Card, backend: str, model: str, quant: str, facts: ModelFacts, test: str,
-         kind: str, context: float, prompt: int, tps: float, date: str, source: str,
-         size_gib: float | None, main: bool, depth: int = 0, flash_attn: bool = False) -> Obs:
+def _obs(
+    card: Card,
+    backend: str,
+    model: str,
+    quant: str,
+    facts: ModelFacts,
+    test: str,
+    kind: str,
+    context: float,
+    prompt: int,
+    tps: float,
+    date: str,
+    source: str,
+    size_gib: float | None,
+    main: bool,
+    depth: int = 0,
+    flash_attn: bool = False,
+) -> Obs:
     arch = facts.arch
     if arch is not None:
         attn = attention_flops_per_token(arch, context)
@@ -160,21 +188,47 @@ def _obs(card: Card, backend: str, model: str, quant: str, facts: ModelFacts, te
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
-        flops = prefill_flops_per_token(facts.params_active, facts.attention_layers,
-                                         facts.n_heads, facts.head_dim, context)
+        flops = prefill_flops_per_token(
+            facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
+        )
         attn = flops - 2.0 * facts.params_active
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
-    return Obs(card, backend, model, quant, kind, test, tps, era_of(date), facts.read_bytes,
-               kv, facts.n_layers, facts.is_moe, flops, prompt,
-               quant not in UNQUANTIZED, source, size_gib, main, facts.bytes_source,
-               facts.weights_bytes, facts.params_total, facts.kv_bytes_per_token,
-               depth=depth, flash_attn=flash_attn, attn_flops=attn,
-               params_read=facts.params_active, expert_params=experts, expert_batch=batch,
-               main_test=test.endswith("_main"))
+    return Obs(
+        card,
+        backend,
+        model,
+        quant,
+        kind,
+        test,
+        tps,
+        era_of(date),
+        facts.read_bytes,
+        kv,
+        facts.n_layers,
+        facts.is_moe,
+        flops,
+        prompt,
+        quant not in UNQUANTIZED,
+        source,
+        size_gib,
+        main,
+        facts.bytes_source,
+        facts.weights_bytes,
+        facts.params_total,
+        facts.kv_bytes_per_token,
+        depth=depth,
+        flash_attn=flash_attn,
+        attn_flops=attn,
+        params_read=facts.params_active,
+        expert_params=experts,
+        expert_batch=batch,
+        main_test=test.endswith("_main"),
+    )
 
 
-def main_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
-              path: Path = MAIN_CSV) -> Iterator[Obs]:
+def main_rows(
+    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = MAIN_CSV
+) -> Iterator[Obs]:
     """Observations from llamacpp_calibration.csv (decode and prefill, one GPU or SoC)."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         size = float(r["size_gib"]) if r["size_gib"] else None
@@ -188,21 +242,42 @@ def main_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object
             context = prompt_mean_context(prompt)
         else:
             prompt = 0
-        yield _obs(get_card(r["device"]), r["backend"], r["model"], quant, facts, r["test"],
-                   r["kind"], context, prompt, float(r["tokens_per_s"]), r["date"], r["source"],
-                   size, True, flash_attn=_flash_attn(r["flash_attn"]))
+        yield _obs(
+            get_card(r["device"]),
+            r["backend"],
+            r["model"],
+            quant,
+            facts,
+            r["test"],
+            r["kind"],
+            context,
+            prompt,
+            float(r["tokens_per_s"]),
+            r["date"],
+            r["source"],
+            size,
+            True,
+            flash_attn=_flash_attn(r["flash_attn"]),
+        )
 
 
 _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 
-def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
-               path: Path = EXTRA_CSV) -> Iterator[Obs]:
-    """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth; tg and pp)."""
+def extra_rows(
+    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = EXTRA_CSV
+) -> Iterator[Obs]:
+    """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth;
+    tg and pp)."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         m = _TEST.match(r["test"].strip())
-        if (r["n_gpus"] != "1" or r["offload_notes"] or r["ngl"] not in ("99", "")
-                or r["split_mode"] not in ("none", "") or not m):
+        if (
+            r["n_gpus"] != "1"
+            or r["offload_notes"]
+            or r["ngl"] not in ("99", "")
+            or r["split_mode"] not in ("none", "")
+            or not m
+        ):
             continue
         name = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
         size = float(r["size_gib"]) if r["size_gib"] else None
@@ -218,18 +293,36 @@ def extra_rows(get_card: Callable[[str], Card], get_model: Callable[[str], objec
         n, depth = int(m.group(2)), int(m.group(3) or 0)
         kind = "decode" if m.group(1) == "tg" else "prefill"
         context = depth + n / 2 if kind == "decode" else prompt_mean_context(n, depth)
-        yield _obs(card, r["backend"].lower(), name, quant, facts, r["test"], kind, context,
-                   n if kind == "prefill" else 0, float(r["tokens_per_s"]), r["date"],
-                   r["source"], size, False, depth=depth, flash_attn=_flash_attn(r["flash_attn"]))
+        yield _obs(
+            card,
+            r["backend"].lower(),
+            name,
+            quant,
+            facts,
+            r["test"],
+            kind,
+            context,
+            n if kind == "prefill" else 0,
+            float(r["tokens_per_s"]),
+            r["date"],
+            r["source"],
+            size,
+            False,
+            depth=depth,
+            flash_attn=_flash_attn(r["flash_attn"]),
+        )
 
 
-def load_observations(get_card: Callable[[str], Card] | None = None,
-                      get_model: Callable[[str], object] | None = None,
-                      extra: bool = True) -> list[Obs]:
+def load_observations(
+    get_card: Callable[[str], Card] | None = None,
+    get_model: Callable[[str], object] | None = None,
+    extra: bool = True,
+) -> list[Obs]:
     """Every usable observation, main CSV first; catalog lookups unless others are given."""
     if get_card is None or get_model is None:
         from tpscalc.catalog import get_card as catalog_card
         from tpscalc.catalog import get_model as catalog_model
+
         get_card, get_model = get_card or catalog_card, get_model or catalog_model
     obs = list(main_rows(get_card, get_model))
     if extra:

@@ -5,8 +5,8 @@ import pytest
 
 from tpscalc import api
 from tpscalc.catalog import get_card, get_model
-from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate import engine
+from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import SpeedTest
 

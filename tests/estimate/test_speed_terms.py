@@ -54,7 +54,9 @@ def test_attention_flops_sliding_window_caps_at_window() -> None:
     swa = arch.sliding_window_layers
     full = arch.num_layers - swa - arch.linear_attention_layers
     # 32,768 tokens: full layers see all of them, window layers only their window
-    expected = 4 * arch.num_attention_heads * arch.head_dim * (full * 32768 + swa * arch.sliding_window)
+    expected = (
+        4 * arch.num_attention_heads * arch.head_dim * (full * 32768 + swa * arch.sliding_window)
+    )
     assert st.attention_flops_per_token(arch, 32768) == pytest.approx(expected)
 
 
@@ -76,13 +78,24 @@ def test_eta_never_above_spec() -> None:
 
 def test_dequant_term_slows_low_shader_rate_card() -> None:
     """Same bandwidth, 4× less shader rate: the dequantization term costs more time."""
-    cal = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)},
-                      dequant_flops_per_weight={"k": 4.0})
-    fast, slow = (Card(name=n, slug=slugify(n), vendor="NVIDIA", memory_gib=80,
-                       bandwidth_gb_s=2000, tflops_fp32=f, tflops_fp16_dense=300)
-                  for n, f in (("Fast", 80.0), ("Slow", 20.0)))
-    a, b = decode_estimates(4e9, 0.0, 32, [fast, slow], "cuda", cal, params_read=7e9,
-                            quant="Q4_K_M")
+    cal = Calibration(
+        backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)}, dequant_flops_per_weight={"k": 4.0}
+    )
+    fast, slow = (
+        Card(
+            name=n,
+            slug=slugify(n),
+            vendor="NVIDIA",
+            memory_gib=80,
+            bandwidth_gb_s=2000,
+            tflops_fp32=f,
+            tflops_fp16_dense=300,
+        )
+        for n, f in (("Fast", 80.0), ("Slow", 20.0))
+    )
+    a, b = decode_estimates(
+        4e9, 0.0, 32, [fast, slow], "cuda", cal, params_read=7e9, quant="Q4_K_M"
+    )
     # 4e9 / 1.6e12 = 2.5 ms; + 4 × 7e9 / 80e12 = 0.35 ms, or / 20e12 = 1.4 ms
     assert 1 / a.tokens_per_s == pytest.approx(2.5e-3 + 0.35e-3)
     assert 1 / b.tokens_per_s == pytest.approx(2.5e-3 + 1.4e-3)

@@ -45,7 +45,8 @@ class LevelParams:
 
 @dataclass(frozen=True)
 class Band:
-    """Quantiles of measured ÷ predicted speed at one confidence level (range = estimate × these)."""
+    """Quantiles of measured ÷ predicted speed at one confidence level
+    (range = estimate × these)."""
 
     low_ratio: float
     high_ratio: float
@@ -73,7 +74,9 @@ class Calibration:
     decode_bands: dict[str, Band] = field(default_factory=dict)  # key: confidence level
     prefill_bands: dict[str, Band] = field(default_factory=dict)
     measured: dict[str, tuple[MeasuredSpeed, ...]] = field(default_factory=dict)  # measured_key()
-    backend_aliases: dict[str, str] = field(default_factory=dict)  # "sycl" -> "vulkan" when unfitted
+    backend_aliases: dict[str, str] = field(
+        default_factory=dict
+    )  # "sycl" -> "vulkan" when unfitted
     # How older llama.cpp builds differed ("decode|cuda|0": extra µs per layer; "prefill|cuda|0":
     # log ε shift). Estimates are for current builds; these only let cross-validation compare
     # like with like.
@@ -93,7 +96,8 @@ class Calibration:
 
 
 def arch_slug(card: Card) -> str:
-    """Chip family of a card as a slug: "ada-lovelace", "rdna-3-0", "apple-m3"; vendor if unknown."""
+    """Chip family of a card as a slug: "ada-lovelace", "rdna-3-0", "apple-m3";
+    vendor if unknown."""
     if card.vendor == "Apple":
         # "Apple M3 Max (40-core GPU)" -> "apple-m3": the generation, whatever the tier.
         words = card.name.replace("(", " ").split()
@@ -117,19 +121,29 @@ def measured_key(card_name: str, model_name: str, quant: str) -> str:
     return f"{card_name}|{model_name}|{quant.upper()}"
 
 
-def lookup_measured(cal: Calibration, card_name: str, model_name: str, quant: str,
-                    backend: str | None = None, kind: str = "decode") -> MeasuredSpeed | None:
+def lookup_measured(
+    cal: Calibration,
+    card_name: str,
+    model_name: str,
+    quant: str,
+    backend: str | None = None,
+    kind: str = "decode",
+) -> MeasuredSpeed | None:
     """The held `kind` measurement for this card, model and quant (same backend, then fastest)."""
-    rows = tuple(r for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
-                 if r.kind == kind)
+    rows = tuple(
+        r
+        for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
+        if r.kind == kind
+    )
     if backend is not None and any(r.backend == backend for r in rows):
         rows = tuple(r for r in rows if r.backend == backend)
     return max(rows, key=lambda r: r.tokens_per_s, default=None)
 
 
 def _level(d: dict[str, Any]) -> LevelParams:
-    return LevelParams(d.get("decode_efficiency"), d.get("prefill_efficiency"),
-                       int(d.get("n_measurements", 0)))
+    return LevelParams(
+        d.get("decode_efficiency"), d.get("prefill_efficiency"), int(d.get("n_measurements", 0))
+    )
 
 
 def from_dict(d: dict[str, Any]) -> Calibration:
@@ -140,8 +154,9 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         devices={k: _level(v) for k, v in d.get("devices", {}).items()},
         decode_bands={k: Band(**v) for k, v in d.get("decode_bands", {}).items()},
         prefill_bands={k: Band(**v) for k, v in d.get("prefill_bands", {}).items()},
-        measured={k: tuple(MeasuredSpeed(**m) for m in v)
-                  for k, v in d.get("measured", {}).items()},
+        measured={
+            k: tuple(MeasuredSpeed(**m) for m in v) for k, v in d.get("measured", {}).items()
+        },
         backend_aliases=dict(d.get("backend_aliases", {})),
         era_terms=dict(d.get("era_terms", {})),
         class_offsets=dict(d.get("class_offsets", {})),

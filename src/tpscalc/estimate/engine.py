@@ -193,9 +193,10 @@ def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
     pre = lookup_measured(cal, card, model, quant, backend, kind="prefill")
     if dec is None and pre is None:
         return None
+    held = dec if dec is not None else pre
     return Measured(dec.tokens_per_s if dec else None, pre.tokens_per_s if pre else None,
                     dec.test if dec else None, pre.test if pre else None,
-                    (dec or pre).source if (dec or pre) else "")
+                    held.source if held is not None else "")
 
 
 def _ladder(model: Model) -> tuple[str, ...]:

@@ -25,9 +25,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+Floats = NDArray[np.float64]  # one value per row (card or model)
 
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
@@ -64,26 +67,40 @@ def default_backend(card: Card) -> str:
 
 # ---- formula terms (float or numpy arrays) ---------------------------------------------------
 
-def memory_seconds(n_bytes: ArrayLike, bandwidth_gb_s: ArrayLike, efficiency: ArrayLike) -> NDArray:
+def memory_seconds(n_bytes: ArrayLike, bandwidth_gb_s: ArrayLike, efficiency: ArrayLike) -> Floats:
     """Time to stream `n_bytes` at `efficiency` × bandwidth (10^9 B/s), s."""
-    return np.asarray(n_bytes, float) / (np.asarray(efficiency, float)
-                                         * np.asarray(bandwidth_gb_s, float) * 1e9)
+    seconds = np.asarray(n_bytes, float) / (np.asarray(efficiency, float)
+                                            * np.asarray(bandwidth_gb_s, float) * 1e9)
+    return np.asarray(seconds, np.float64)
 
 
-def overhead_seconds(n_layers: ArrayLike, per_token_us: ArrayLike, per_layer_us: ArrayLike) -> NDArray:
+def overhead_seconds(
+    n_layers: ArrayLike, per_token_us: ArrayLike, per_layer_us: ArrayLike
+) -> Floats:
     """Fixed cost of one token (kernel launches, synchronisation), s."""
-    return (np.asarray(per_token_us, float) + np.asarray(per_layer_us, float)
-            * np.asarray(n_layers, float)) * 1e-6
+    seconds = (np.asarray(per_token_us, float)
+               + np.asarray(per_layer_us, float) * np.asarray(n_layers, float)) * 1e-6
+    return np.asarray(seconds, np.float64)
 
 
-def decode_seconds_per_token(read_bytes: ArrayLike, kv_bytes: ArrayLike, n_layers: ArrayLike,
-                             bandwidth_gb_s: ArrayLike, efficiency: ArrayLike,
-                             per_token_us: ArrayLike, per_layer_us: ArrayLike,
-                             moe_factor: ArrayLike = 1.0) -> tuple[NDArray, NDArray]:
+def decode_seconds_per_token(
+    read_bytes: ArrayLike,
+    kv_bytes: ArrayLike,
+    n_layers: ArrayLike,
+    bandwidth_gb_s: ArrayLike,
+    efficiency: ArrayLike,
+    per_token_us: ArrayLike,
+    per_layer_us: ArrayLike,
+    moe_factor: ArrayLike = 1.0,
+) -> tuple[Floats, Floats]:
     """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
-    read = np.asarray(moe_factor, float) * np.asarray(read_bytes, float) + np.asarray(kv_bytes, float)
-    return (memory_seconds(read, bandwidth_gb_s, efficiency),
-            overhead_seconds(n_layers, per_token_us, per_layer_us))
+    read = np.asarray(moe_factor, float) * np.asarray(read_bytes, float) + np.asarray(
+        kv_bytes, float
+    )
+    return (
+        memory_seconds(read, bandwidth_gb_s, efficiency),
+        overhead_seconds(n_layers, per_token_us, per_layer_us),
+    )
 
 
 def prompt_mean_context(prompt_tokens: int, depth_tokens: int = 0) -> float:
@@ -91,8 +108,9 @@ def prompt_mean_context(prompt_tokens: int, depth_tokens: int = 0) -> float:
     return depth_tokens + (prompt_tokens - 1) / 2
 
 
-def prefill_flops_per_token(params_active: float, attention_layers: int, n_heads: int,
-                            head_dim: int, mean_context: float) -> float:
+def prefill_flops_per_token(
+    params_active: float, attention_layers: int, n_heads: int, head_dim: int, mean_context: float
+) -> float:
     """FLOPs to process one prompt token: 2 × active parameters + attention over the context.
 
     Attention per layer and head: Q·Kᵀ and softmax·V are each head_dim multiply-adds per
@@ -101,27 +119,40 @@ def prefill_flops_per_token(params_active: float, attention_layers: int, n_heads
     return 2.0 * params_active + 4.0 * attention_layers * n_heads * head_dim * mean_context
 
 
-def combined_tflops(tensor_tflops: ArrayLike, fp32_tflops: ArrayLike, tensor_share: ArrayLike) -> NDArray:
+def combined_tflops(
+    tensor_tflops: ArrayLike, fp32_tflops: ArrayLike, tensor_share: ArrayLike
+) -> Floats:
     """Rate of a prompt's mixed work, 1 / (w / T + (1 − w) / F), TFLOPS (NaN where T is unknown)."""
     t = np.asarray(tensor_tflops, float)
     f = np.asarray(fp32_tflops, float)
     f = np.where(np.isfinite(f) & (f > 0), f, t)  # no FP32 rate known: the tensor rate alone
     w = np.asarray(tensor_share, float)
-    return 1.0 / (w / t + (1.0 - w) / f)
+    return np.asarray(1.0 / (w / t + (1.0 - w) / f), np.float64)
 
 
-def prefill_seconds(prompt_tokens: int, flops_per_token: ArrayLike, tflops: ArrayLike,
-                    efficiency: ArrayLike, weights_bytes: ArrayLike, bandwidth_gb_s: ArrayLike,
-                    decode_efficiency: ArrayLike, ubatch: int = DEFAULT_UBATCH
-                    ) -> tuple[NDArray, NDArray]:
-    """(compute time, weight-streaming floor) to process a prompt, s; `tflops` from combined_tflops."""
-    compute = prompt_tokens * np.asarray(flops_per_token, float) / (np.asarray(efficiency, float)
-                                                 * np.asarray(tflops, float) * 1e12)
+def prefill_seconds(
+    prompt_tokens: int,
+    flops_per_token: ArrayLike,
+    tflops: ArrayLike,
+    efficiency: ArrayLike,
+    weights_bytes: ArrayLike,
+    bandwidth_gb_s: ArrayLike,
+    decode_efficiency: ArrayLike,
+    ubatch: int = DEFAULT_UBATCH,
+) -> tuple[Floats, Floats]:
+    """(compute time, weight-streaming floor) to process a prompt, s;
+    `tflops` from combined_tflops."""
+    compute = (
+        prompt_tokens
+        * np.asarray(flops_per_token, float)
+        / (np.asarray(efficiency, float) * np.asarray(tflops, float) * 1e12)
+    )
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
 
 
 # ---- parameters per card ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CardParams:
@@ -157,7 +188,8 @@ def _backend_name(backend: str, cal: Calibration) -> str:
 
 
 def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
-    """Parameters for `card`: the device's own if measured, else its family's, else the backend's."""
+    """Parameters for `card`:
+    the device's own if measured, else its family's, else the backend's."""
     asked = backend or default_backend(card)
     be = _backend_params(asked, cal)
     dev = cal.devices.get(device_key(card.name, asked))
@@ -170,10 +202,19 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
         if level is not None and level.prefill_efficiency is not None:
             eps, eps_conf = level.prefill_efficiency, conf
     eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
-    return CardParams(eta, eps, be.overhead_per_token_us, be.overhead_per_layer_us,
-                      be.moe_decode_factor, be.prefill_quantized_factor, eta_conf, eps_conf,  # type: ignore[arg-type]
-                      be.prefill_tensor_share, _backend_name(asked, cal),
-                      be.prefill_attention_efficiency or cal.prefill_attention_efficiency)
+    return CardParams(
+        eta,
+        eps,
+        be.overhead_per_token_us,
+        be.overhead_per_layer_us,
+        be.moe_decode_factor,
+        be.prefill_quantized_factor,
+        cast(Confidence, eta_conf),
+        cast(Confidence, eps_conf),
+        be.prefill_tensor_share,
+        _backend_name(asked, cal),
+        be.prefill_attention_efficiency or cal.prefill_attention_efficiency,
+    )
 
 
 def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
@@ -190,7 +231,7 @@ def effective_eta(eta: float, class_offset: float) -> float:
     return min(ETA_MAX, 1.0 / max(1.0 / eta + class_offset, 1e-9))
 
 
-def compute_seconds(work: ArrayLike, tflops: ArrayLike) -> NDArray:
+def compute_seconds(work: ArrayLike, tflops: ArrayLike) -> Floats:
     """Time of `work` FLOP-equivalents at `tflops` (0 where the rate is unknown), s."""
     t = np.asarray(tflops, float)
     ok = np.isfinite(t) & (t > 0)
@@ -203,11 +244,20 @@ def _band(bands: dict[str, Band], level: str) -> Band:
 
 # ---- public estimates ------------------------------------------------------------------------
 
-def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: ArrayLike,
-                     n_layers: ArrayLike, cards: Sequence[Card], backend: str | None,
-                     cal: Calibration, is_moe: ArrayLike = False, *,
-                     params_read: ArrayLike = 0.0, quant: str | Sequence[str] = "F16",
-                     attention_flops: ArrayLike = 0.0) -> list[DecodeEstimate]:
+
+def decode_estimates(
+    read_bytes_per_token: ArrayLike,
+    kv_bytes_at_context: ArrayLike,
+    n_layers: ArrayLike,
+    cards: Sequence[Card],
+    backend: str | None,
+    cal: Calibration,
+    is_moe: ArrayLike = False,
+    *,
+    params_read: ArrayLike = 0.0,
+    quant: str | Sequence[str] = "F16",
+    attention_flops: ArrayLike = 0.0,
+) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
     Row i is `cards[i]`; the model terms are scalars (one model on many cards) or arrays of the
@@ -219,46 +269,75 @@ def decode_estimates(read_bytes_per_token: ArrayLike, kv_bytes_at_context: Array
     bw = np.array([c.bandwidth_gb_s for c in cards], float)
     moe = np.where(np.asarray(is_moe, bool), np.array([p.moe_factor for p in ps]), 1.0)
     mem, over = decode_seconds_per_token(
-        read_bytes_per_token, kv_bytes_at_context, n_layers, bw,
-        np.array([p.decode_efficiency for p in ps]), np.array([p.per_token_us for p in ps]),
-        np.array([p.per_layer_us for p in ps]), moe)
+        read_bytes_per_token,
+        kv_bytes_at_context,
+        n_layers,
+        bw,
+        np.array([p.decode_efficiency for p in ps]),
+        np.array([p.per_token_us for p in ps]),
+        np.array([p.per_layer_us for p in ps]),
+        moe,
+    )
     mem, over = np.broadcast_to(mem, bw.shape), np.broadcast_to(over, bw.shape)
     shader = np.array([shader_tflops(c) or np.nan for c in cards], float)
     quants = [quant] * len(cards) if isinstance(quant, str) else list(quant)
     c_q = np.array([dequant_flops(cal, p.backend, q) for p, q in zip(ps, quants)])
     work = c_q * np.asarray(params_read, float) + cal.attention_decode_factor * np.asarray(
-        attention_flops, float)
+        attention_flops, float
+    )
     comp = np.broadcast_to(compute_seconds(work, shader), bw.shape)
     tps = 1.0 / (mem + over + comp)
     out = []
     for i, p in enumerate(ps):
         band = _band(cal.decode_bands, p.decode_confidence)
-        bound: Bound = ("overhead" if over[i] > max(mem[i], comp[i])
-                        else "compute" if comp[i] > mem[i] else "bandwidth")
-        out.append(DecodeEstimate(float(tps[i]), float(tps[i] * band.low_ratio),
-                                  float(tps[i] * band.high_ratio), p.decode_confidence, bound))
+        bound: Bound = (
+            "overhead"
+            if over[i] > max(mem[i], comp[i])
+            else "compute"
+            if comp[i] > mem[i]
+            else "bandwidth"
+        )
+        out.append(
+            DecodeEstimate(
+                float(tps[i]),
+                float(tps[i] * band.low_ratio),
+                float(tps[i] * band.high_ratio),
+                p.decode_confidence,
+                bound,
+            )
+        )
     return out
 
 
 def card_tflops(card: Card) -> float | None:
-    """Dense FP16 tensor TFLOPS of a card, else its FP16 shader rate, else its FP32 rate, else None."""
+    """Dense FP16 tensor TFLOPS of a card, else its FP16 shader rate, else its FP32 rate,
+    else None."""
     return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
 def card_prefill_tflops(card: Card, tensor_share: float) -> float:
-    """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS; NaN if unknown."""
+    """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
+    NaN if unknown."""
     tensor = card_tflops(card)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
 
 
-def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Sequence[Card],
-                      backend: str | None, cal: Calibration, weights_bytes: ArrayLike = 0.0,
-                      quantized: ArrayLike = True, ubatch: int = DEFAULT_UBATCH, *,
-                      attention_flops_per_token: ArrayLike = 0.0,
-                      expert_params: ArrayLike = 0.0, expert_batch: ArrayLike = np.inf
-                      ) -> list[PrefillEstimate | None]:
+def prefill_estimates(
+    flops_per_token: ArrayLike,
+    prompt_tokens: int,
+    cards: Sequence[Card],
+    backend: str | None,
+    cal: Calibration,
+    weights_bytes: ArrayLike = 0.0,
+    quantized: ArrayLike = True,
+    ubatch: int = DEFAULT_UBATCH,
+    *,
+    attention_flops_per_token: ArrayLike = 0.0,
+    expert_params: ArrayLike = 0.0,
+    expert_batch: ArrayLike = np.inf,
+) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
     Rows as in `decode_estimates`. `quantized`: the weights are a quantized type (not
@@ -268,18 +347,29 @@ def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Seq
     (speed_terms) charge MoE expert GEMMs of few rows at a whole tile.
     """
     ps = [card_params(c, backend, cal) for c in cards]
-    tf = np.array([card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float)
-    factor = np.where(np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0)
+    tf = np.array(
+        [card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float
+    )
+    factor = np.where(
+        np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
+    )
     eps = np.array([p.prefill_efficiency for p in ps]) * factor
     attn = np.asarray(attention_flops_per_token, float)
     moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
-        expert_params, expert_batch, cal.moe_min_expert_batch)
+        expert_params, expert_batch, cal.moe_min_expert_batch
+    )
     k_att = np.array([p.prefill_attention_efficiency for p in ps])
     work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
     compute, floor = prefill_seconds(
-        prompt_tokens, work, tf, eps,
-        weights_bytes, np.array([c.bandwidth_gb_s for c in cards], float),
-        np.array([p.decode_efficiency for p in ps]), ubatch)
+        prompt_tokens,
+        work,
+        tf,
+        eps,
+        weights_bytes,
+        np.array([c.bandwidth_gb_s for c in cards], float),
+        np.array([p.decode_efficiency for p in ps]),
+        ubatch,
+    )
     compute, floor = np.broadcast_to(compute, tf.shape), np.broadcast_to(floor, tf.shape)
     total = np.maximum(compute, floor)
     out: list[PrefillEstimate | None] = []
@@ -290,6 +380,9 @@ def prefill_estimates(flops_per_token: ArrayLike, prompt_tokens: int, cards: Seq
         tps = prompt_tokens / float(total[i])
         band = _band(cal.prefill_bands, p.prefill_confidence)
         bound: Bound = "compute" if compute[i] >= floor[i] else "bandwidth"
-        out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio,
-                                   float(total[i]), bound))
+        out.append(
+            PrefillEstimate(
+                tps, tps * band.low_ratio, tps * band.high_ratio, float(total[i]), bound
+            )
+        )
     return out

@@ -51,7 +51,8 @@ def device_class(card: Card) -> DeviceClass:
 
 
 def shader_tflops(card: Card) -> float | None:
-    """FP32 shader rate a llama.cpp kernel can reach, TFLOPS (dual issue halved); None if unknown."""
+    """FP32 shader rate a llama.cpp kernel can reach, TFLOPS (dual issue halved);
+    None if unknown."""
     rate = card.tflops_fp32 or card.tflops_fp16_shader
     if rate is None:
         return None
@@ -67,7 +68,7 @@ def dequant_class(quant: str) -> DequantClass:
         return "float"
     if q.startswith("MXFP4"):
         return "mxfp4"
-    if q.startswith("IQ") or q.startswith("TQ"):
+    if q.startswith(("IQ", "TQ")):
         return "iq"
     if "_K" in q:
         return "k"
@@ -99,8 +100,13 @@ def moe_expert_params_per_token(arch: Architecture) -> float:
     else:
         moe_layers = arch.num_layers - arch.first_dense_layers
     matrices = 3 if arch.ffn_gated else 2
-    return float(moe_layers * arch.num_experts_active * matrices * arch.hidden_size
-                 * arch.moe_intermediate_size)
+    return float(
+        moe_layers
+        * arch.num_experts_active
+        * matrices
+        * arch.hidden_size
+        * arch.moe_intermediate_size
+    )
 
 
 def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
