@@ -88,7 +88,15 @@ def test_moe_shared_experts_glm45_air(arch_of: ArchOf) -> None:
     layers = 46 * (attn + 2 * h) + 3 * h * 10944 + 45 * (h * 128 + routed + 3 * h * 1408)
     total = layers + 2 * vocab * h + h
     assert arch.params_total == total
-    assert arch.params_active == total - vocab * h - round(45 * routed * (1 - 8 / 128))
+    # Z.ai's 12B active leaves out both the embedding and the output head (hand map note).
+    head = vocab * h
+    assert arch.params_active == total - 2 * head - round(45 * routed * (1 - 8 / 128))
+    assert arch.params_active == pytest.approx(12e9, rel=0.05)
+
+
+def test_gpt_oss_active_count_keeps_the_unembedding(models: dict[str, Model]) -> None:
+    """OpenAI's gpt-oss card counts 5.1 B active for gpt-oss-120b, unembedding included."""
+    assert models["gpt-oss-120b"].parameters_active == pytest.approx(5.1e9, rel=0.05)
 
 
 def test_vlm_qwen25_vl_7b(models: dict[str, Model]) -> None:

@@ -169,6 +169,9 @@ class Architecture(_Frozen):
     # num_shared_experts, first_dense_layers, linear_attention_layers): never guessed, so
     # estimates from this architecture are flagged approximated (tools/archsources.py).
     unexpressed: tuple[str, ...] = ()
+    # The vendor states its active count without the output head (Z.ai's GLM-4.5 family): only
+    # the displayed count follows it; bytes read per token still include the head.
+    active_count_excludes_head: bool = False
     vision: VisionEncoder | None = None  # the image encoder (mmproj) of a vision-language model
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
 

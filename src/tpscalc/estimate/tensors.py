@@ -176,6 +176,9 @@ def parameter_counts(arch: Architecture) -> tuple[int, int]:
     inv = tensor_inventory(arch)
     total = sum(t.n_elements for t in inv)
     active = sum(t.n_elements * active_fraction(arch, t) for t in inv)
+    if arch.active_count_excludes_head:  # the vendor's own convention (see the hand map)
+        head = "token_embd" if arch.tied_embeddings else "output"
+        active -= sum(t.n_elements for t in inv if t.name == head)
     return total, round(active)
 
 
