@@ -10,12 +10,11 @@ after. Target: growth ≤ 150 MB. Traffic goes to 127.0.0.1 only, and the run st
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from serving import start_server
 
 MODELS = ("starcoder-2-15b", "llama-3-8b", "qwen3-32b", "mistral-7b")
 CARDS = ("geforce-rtx-4090", "geforce-rtx-3060-12-gb", "m2-max-38-core", "h100-sxm5-80-gb")
@@ -27,25 +26,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_ready(base: str, timeout_s: float = 60) -> None:
-    import httpx
-
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError("server did not start")
 
 
 def paths(n: int) -> list[str]:
@@ -66,12 +46,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "tpscalc", "serve", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, base = start_server("--workers", "1")
     try:
-        wait_ready(base)
         with httpx.Client(base_url=base, timeout=30) as client:
             for p in paths(8):  # load the catalog, the engine and the templates
                 client.get(p)

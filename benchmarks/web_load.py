@@ -14,32 +14,13 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
+
+from serving import start_server
 
 TARGETS = (("model page", "/en/models/starcoder-2-15b"), ("cards index", "/en/cards"),
            ("model report API", "/api/v1/models/starcoder-2-15b"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_ready(base: str, timeout_s: float = 60) -> None:
-    import httpx
-
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError("server did not start")
 
 
 def _ms(text: str) -> float:
@@ -72,15 +53,11 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is missing: apt-get install wrk")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "tpscalc", "serve", "--port", str(port),
-               "--max-in-flight", "256"]
+    options = ["--max-in-flight", "256"]
     if args.workers:
-        command += ["--workers", str(args.workers)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        options += ["--workers", str(args.workers)]
+    server, base = start_server(*options)
     try:
-        wait_ready(base)
         print(f"wrk, {args.connections} connections, {args.duration} s each, "
               f"workers: {args.workers or 'one per core'}")
         for label, path in TARGETS:

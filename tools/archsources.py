@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate.tensors import parameter_counts
+from tpscalc.sources.hf_config import first_value, layer_counts, moe_fields, text_config
 
 TRUST = ("aiconfigurator", "hfconfig", "litgpt", "mlc", "llmfit")
 VERBATIM = frozenset({"aiconfigurator", "hfconfig"})  # whole config.json files
@@ -96,67 +97,6 @@ class Candidate:
         return f"{self.source}:{self.key}"
 
 
-def _first(c: dict[str, Any], *keys: str) -> Any:
-    for k in keys:
-        if c.get(k) is not None:
-            return c[k]
-    return None
-
-
-def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
-    """The language-model part of a (possibly multimodal) HF config, top-level keys as fallback."""
-    for key in ("text_config", "llm_config", "language_config"):
-        sub = cfg.get(key)
-        if isinstance(sub, dict) and sub.get("hidden_size"):
-            merged = {k: v for k, v in cfg.items() if not isinstance(v, dict)}
-            merged.update(sub)
-            return merged
-    return cfg
-
-
-def _layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, int]:
-    """(sliding window, sliding layers, linear-attention layers) from HF layer_types & co."""
-    types = c.get("layer_types") or []
-    n_lin = sum(1 for t in types if "linear" in str(t))
-    if not n_lin and c.get("full_attention_interval"):
-        n_lin = n_layers - n_layers // int(c["full_attention_interval"])
-    window = c.get("sliding_window") if c.get("use_sliding_window", True) is not False else None
-    if not window:
-        return None, 0, n_lin
-    if types:
-        n_slide = sum(1 for t in types if "sliding" in str(t))
-    elif c.get("sliding_window_pattern"):  # Gemma 3: 5 local layers then 1 global
-        p = int(c["sliding_window_pattern"])
-        n_slide = n_layers - n_layers // p
-    elif c.get("model_type") == "gemma2":  # Gemma 2 alternates local and global layers
-        n_slide = n_layers // 2
-    else:
-        n_slide = n_layers - n_lin
-    return int(window), n_slide, n_lin
-
-
-def _moe_fields(c: dict[str, Any]) -> dict[str, Any]:
-    n_exp = _first(c, "num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")
-    if not n_exp or int(n_exp) <= 1:
-        return {}
-    active = _first(c, "num_experts_per_tok", "top_k_experts", "experts_per_token", "moe_k",
-                    "num_selected_experts")
-    moe_inter = _first(c, "moe_intermediate_size", "expert_intermediate_size")
-    if moe_inter is None:  # Mixtral, gpt-oss: intermediate_size is the expert width
-        moe_inter = c.get("intermediate_size")
-    shared = int(c.get("n_shared_experts") or c.get("num_shared_experts") or 0)
-    sh_size = c.get("shared_expert_intermediate_size")
-    if not shared and sh_size and moe_inter:
-        shared = max(1, round(int(sh_size) / int(moe_inter)))
-    first_dense = int(_first(c, "first_k_dense_replace", "num_dense_layers") or 0)
-    mlp_only = c.get("mlp_only_layers") or []
-    if mlp_only and not first_dense:
-        first_dense = len(mlp_only)
-    return {"num_experts": int(n_exp), "num_experts_active": int(active or 1),
-            "moe_intermediate_size": int(moe_inter) if moe_inter else None,
-            "num_shared_experts": shared, "first_dense_layers": first_dense}
-
-
 def _mla_fields(c: dict[str, Any]) -> dict[str, Any]:
     if not c.get("kv_lora_rank"):
         return {}
@@ -175,27 +115,27 @@ def _linear_fields(c: dict[str, Any]) -> dict[str, Any]:
 
 def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
     """An Architecture from an HF config.json dict, or the reason it cannot be expressed."""
-    c = _text_config(cfg)
+    c = text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
     if mt in UNSUPPORTED_TYPES:
         return f"unsupported layer structure ({mt})"
-    n_layers = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    hidden = _first(c, "hidden_size", "n_embd", "d_model")
-    heads = _first(c, "num_attention_heads", "n_head", "num_heads")
-    vocab = _first(c, "vocab_size", "padded_vocab_size")
+    n_layers = first_value(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    hidden = first_value(c, "hidden_size", "n_embd", "d_model")
+    heads = first_value(c, "num_attention_heads", "n_head", "num_heads")
+    vocab = first_value(c, "vocab_size", "padded_vocab_size")
     if not (n_layers and hidden and heads and vocab):
         return "missing layers/hidden/heads/vocab"
-    kv = _first(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
+    kv = first_value(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
     if kv is None:
         kv = 1 if c.get("multi_query") else heads
     head_dim = c.get("head_dim") or int(hidden) // int(heads)
-    window, n_slide, n_lin = _layer_counts(c, int(n_layers))
+    window, n_slide, n_lin = layer_counts(c, int(n_layers))
     tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
     fields: dict[str, Any] = {
         "num_layers": int(n_layers), "hidden_size": int(hidden), "num_attention_heads": int(heads),
         "num_kv_heads": int(kv), "head_dim": int(head_dim), "vocab_size": int(vocab),
-        "intermediate_size": _first(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
-        "max_context": _first(c, "max_position_embeddings", "n_positions", "seq_length",
+        "intermediate_size": first_value(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
+        "max_context": first_value(c, "max_position_embeddings", "n_positions", "seq_length",
                             "context_window_size"),
         "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
         "ffn_gated": mt not in UNGATED_TYPES,
@@ -211,7 +151,7 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
         "source": source,
     }
     fields["vision"] = archvision.vision_from_hf_config(cfg)
-    fields.update(_moe_fields(c))
+    fields.update(moe_fields(c))
     fields.update(_mla_fields(c))
     fields.update(_linear_fields(c))
     family = _family_fields(c, mt, int(n_layers))

@@ -37,11 +37,12 @@ UNSUPPORTED_TYPES = frozenset({"jamba", "mamba", "mamba2", "falcon_h1", "zamba2"
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1}
 
 
-def _first(c: dict[str, Any], *keys: str) -> Any:
+def first_value(c: dict[str, Any], *keys: str) -> Any:
+    """The value of the first of `keys` that `c` sets (configs name one fact many ways)."""
     return next((c[k] for k in keys if c.get(k) is not None), None)
 
 
-def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
+def text_config(cfg: dict[str, Any]) -> dict[str, Any]:
     """The language-model part of a (possibly multimodal) config, top-level keys as fallback."""
     for key in ("text_config", "llm_config", "language_config"):
         sub = cfg.get(key)
@@ -50,7 +51,7 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
-def _layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, int]:
+def layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, int]:
     """(sliding window, sliding layers, linear-attention layers) from layer_types & co."""
     types = c.get("layer_types") or []
     n_lin = sum(1 for t in types if "linear" in str(t))
@@ -70,20 +71,22 @@ def _layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, in
     return int(window), n_slide, n_lin
 
 
-def _moe_fields(c: dict[str, Any]) -> dict[str, Any]:
-    n_exp = _first(c, "num_experts", "n_routed_experts", "num_local_experts", "moe_num_experts")
+def moe_fields(c: dict[str, Any]) -> dict[str, Any]:
+    """Experts, active experts, widths, shared experts and dense first layers of a config."""
+    n_exp = first_value(c, "num_experts", "n_routed_experts", "num_local_experts",
+                        "moe_num_experts")
     if not n_exp or int(n_exp) <= 1:
         return {}
-    active = _first(c, "num_experts_per_tok", "top_k_experts", "experts_per_token", "moe_k",
+    active = first_value(c, "num_experts_per_tok", "top_k_experts", "experts_per_token", "moe_k",
                     "num_selected_experts")
-    moe_inter = _first(c, "moe_intermediate_size", "expert_intermediate_size")
+    moe_inter = first_value(c, "moe_intermediate_size", "expert_intermediate_size")
     if moe_inter is None:  # Mixtral, gpt-oss: intermediate_size is the expert width
         moe_inter = c.get("intermediate_size")
     shared = int(c.get("n_shared_experts") or c.get("num_shared_experts") or 0)
     sh_size = c.get("shared_expert_intermediate_size")
     if not shared and sh_size and moe_inter:
         shared = max(1, round(int(sh_size) / int(moe_inter)))
-    first_dense = int(_first(c, "first_k_dense_replace", "num_dense_layers") or 0)
+    first_dense = int(first_value(c, "first_k_dense_replace", "num_dense_layers") or 0)
     if c.get("mlp_only_layers") and not first_dense:
         first_dense = len(c["mlp_only_layers"])
     return {"num_experts": int(n_exp), "num_experts_active": int(active or 1),
@@ -107,31 +110,31 @@ def _mla_and_linear(c: dict[str, Any]) -> dict[str, Any]:
 
 def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
     """The shape a config.json describes, with exact parameter counts (SourceError if not)."""
-    c = _text_config(cfg)
+    c = text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
     if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
         raise SourceError(f"{name}: model_type {mt!r} has a layer structure that --config does "
                           "not read yet", "bad_config")
-    n_layers = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    hidden = _first(c, "hidden_size", "n_embd", "d_model")
-    heads = _first(c, "num_attention_heads", "n_head", "num_heads")
-    vocab = _first(c, "vocab_size", "padded_vocab_size")
+    n_layers = first_value(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    hidden = first_value(c, "hidden_size", "n_embd", "d_model")
+    heads = first_value(c, "num_attention_heads", "n_head", "num_heads")
+    vocab = first_value(c, "vocab_size", "padded_vocab_size")
     missing = [k for k, v in (("num_hidden_layers", n_layers), ("hidden_size", hidden),
                               ("num_attention_heads", heads), ("vocab_size", vocab)) if not v]
     if missing:
         raise SourceError(f"{name}: the config lacks {', '.join(missing)}", "bad_config")
-    kv = _first(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
+    kv = first_value(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
     if kv is None:
         kv = 1 if c.get("multi_query") else heads
-    window, n_slide, n_lin = _layer_counts(c, int(n_layers))
+    window, n_slide, n_lin = layer_counts(c, int(n_layers))
     tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
     fields: dict[str, Any] = {
         "num_layers": int(n_layers), "hidden_size": int(hidden),
         "num_attention_heads": int(heads), "num_kv_heads": int(kv),
         "head_dim": int(c.get("head_dim") or int(hidden) // int(heads)),
         "vocab_size": int(vocab),
-        "intermediate_size": _first(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
-        "max_context": _first(c, "max_position_embeddings", "n_positions", "seq_length",
+        "intermediate_size": first_value(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
+        "max_context": first_value(c, "max_position_embeddings", "n_positions", "seq_length",
                               "context_window_size"),
         "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
         "ffn_gated": mt not in UNGATED_TYPES,
@@ -144,7 +147,7 @@ def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
         "post_norms": mt in POST_NORM_TYPES, "attn_output_gate": bool(c.get("attn_output_gate")),
         "sliding_window": window, "sliding_window_layers": n_slide,
         "linear_attention_layers": n_lin, "source": f"config:{name}",
-        **_moe_fields(c), **_mla_and_linear(c),
+        **moe_fields(c), **_mla_and_linear(c),
     }
     try:
         arch = Architecture(**fields)
