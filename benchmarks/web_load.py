@@ -61,7 +61,7 @@ def main() -> None:
         print(f"wrk, {args.connections} connections, {args.duration} s each, "
               f"workers: {args.workers or 'one per core'}")
         for label, path in TARGETS:
-            for _ in range(3):  # warm every worker's caches
+            for _ in range(12):  # warm every worker's caches (requests spread over workers)
                 httpx.get(base + path, headers={"Accept-Encoding": "gzip"}, timeout=60)
             out = subprocess.run(
                 ["wrk", "-t2", f"-c{args.connections}", f"-d{args.duration}s", "--latency",
