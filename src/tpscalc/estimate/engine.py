@@ -19,6 +19,7 @@ from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.rig_engine import estimate_rig
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -203,8 +204,31 @@ def _ladder(model: Model) -> tuple[str, ...]:
     return runtime.formats(model)
 
 
+def _check_rig(model: Model, rig: Rig) -> None:
+    """A user placement the model can take (no more GPU layers than it has, plus the output)."""
+    n = (model.architecture or mem.approx_architecture(model.parameters_total)).num_layers
+    for given, what in ((rig.n_gpu_layers, "n_gpu_layers"), (rig.n_cpu_moe, "n_cpu_moe")):
+        if given is not None and given > n + 1:
+            raise EstimateInputError(f"{what} is {given}, but {model.name} has {n} layers "
+                                     f"(-ngl {n + 1} with the output layer)", f"bad_{what}")
+
+
+def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None) -> Estimate:
+    """A rig the single-card path does not take (several GPUs, RAM, a placement, no GPU)."""
+    _check_rig(model, rig)
+    if quant is not None:
+        return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
+    ceiling, floor = query.ladder_bounds()
+    ladder = _ladder(model)
+    if len(ladder) > 1:
+        ladder = ladder[ceiling or 0: None if floor is None else floor + 1]
+    return estimate_rig(model, ladder, rig, query, runtime)
+
+
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
     """One model on one rig: `quant` when given, else the least compressed that fits the query."""
+    if not rig.is_single_card:
+        return _on_rig(model, rig, query, quant)
     if quant is not None:
         q = _quant_name(quant)
         return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
@@ -213,13 +237,17 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
-    """`model` on every rig, in the order of `rigs` (vectorised over rigs)."""
+    """`model` on every rig, in the order of `rigs` (vectorised over single-card rigs)."""
+    if not all(r.is_single_card for r in rigs):
+        return [estimate(model, r, query) for r in rigs]
     terms = _terms(model, _ladder(model), query)
     return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query, query.ladder_bounds())
 
 
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
     """Every model in `models` on `rig`, in the order of `models`."""
+    if not rig.is_single_card:
+        return [estimate(m, rig, query) for m in models]
     terms = [_terms(m, _ladder(m), query) for m in models]
     return _evaluate(models, terms, [rig] * len(models), query, query.ladder_bounds())
 

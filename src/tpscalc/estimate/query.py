@@ -6,6 +6,7 @@ it as given. Every interface (site, JSON API, CLI, Python API) makes one through
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -145,10 +146,34 @@ class Rig:
     ram_gib: float | None = None
     ram_bandwidth_gb_s: float | None = None
     notes: tuple[str, ...] = field(default=())
+    # A placement given by the user (llama.cpp -ngl, --n-cpu-moe, -ts); None: --fit chooses.
+    n_gpu_layers: int | None = None
+    n_cpu_moe: int | None = None
+    tensor_split: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        if not self.devices:
-            raise EstimateInputError("a rig needs at least one device", "bad_rig")
+        if not self.devices and self.ram_gib is None:
+            raise EstimateInputError("a rig needs at least one device, or system RAM (--ram) "
+                                     "to run on the CPU", "bad_rig")
+        for value, what in ((self.ram_gib, "ram"), (self.ram_bandwidth_gb_s, "ram_bandwidth")):
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise EstimateInputError(f"{what} must be more than 0, not {value:g}",
+                                         f"bad_{what}")
+        for count, what in ((self.n_gpu_layers, "n_gpu_layers"), (self.n_cpu_moe, "n_cpu_moe")):
+            if count is not None and count < 0:
+                raise EstimateInputError(f"{what} must be 0 or more, not {count}", f"bad_{what}")
+        split = self.tensor_split
+        if split is not None and (len(split) != len(self.devices) or sum(split) <= 0
+                                  or any(not math.isfinite(x) or x < 0 for x in split)):
+            raise EstimateInputError(
+                f"tensor_split needs one share (0 or more) per GPU ({len(self.devices)})",
+                "bad_tensor_split")
+
+    @property
+    def is_single_card(self) -> bool:
+        """One GPU, no system RAM and no placement given: the engine's single-card path."""
+        return (len(self.devices) == 1 and self.ram_gib is None and self.n_gpu_layers is None
+                and self.n_cpu_moe is None and self.tensor_split is None)
 
     @classmethod
     def of(cls, card: Card) -> Rig:
@@ -158,7 +183,7 @@ class Rig:
     @property
     def name(self) -> str:
         """The devices as people write them ("RTX 3090 + RTX 3060 12 GB")."""
-        return " + ".join(d.name for d in self.devices)
+        return " + ".join(d.name for d in self.devices) if self.devices else "CPU only"
 
     @property
     def single_device(self) -> Card:

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tpscalc.estimate.placement import Placement
 
 Confidence = Literal["high", "medium", "low"]
-Bound = Literal["bandwidth", "compute", "overhead"]
-FitLabel = Literal["comfortable", "tight", "no"]
+Bound = Literal["bandwidth", "compute", "overhead", "ram_bandwidth", "pcie"]
+FitLabel = Literal["comfortable", "tight", "offload", "cpu", "no"]
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 
 
@@ -86,3 +89,6 @@ class Estimate:
     short_by_gib: float | None = None  # how much memory is missing when it does not fit
     test: SpeedTest | None = None  # the conditions the decode and prefill speeds are for
     measured: Measured | None = None  # held measurements of this card, model and quant
+    # Where the model sits on a rig (several GPUs, RAM offload, CPU only); None: one card
+    placement: Placement | None = None
+    offload_share: float | None = None  # share of the weights in system RAM (rigs only)

@@ -370,3 +370,19 @@ def approx_weights_bytes(parameters: float, ftype: str | Quantization) -> float:
 
         ftype = get_quant(ftype)
     return parameters * ftype.bits_per_weight / 8.0
+
+
+def role_bytes(arch: Architecture, ftype: str) -> dict[str, float]:
+    """Stored bytes by where llama.cpp can place them: "embedding" (token_embd), "output"
+    (the output head and the tensors outside the layers), "layers" (every repeating layer,
+    experts included) and "experts" (the ffn_*_exps tensors)."""
+    out = {"embedding": 0.0, "output": 0.0, "layers": 0.0, "experts": 0.0}
+    for t, g in _typed_tensors(arch, ftype, None):
+        size = tensor_bytes(t, g)
+        if t.layer is None:
+            out["embedding" if t.name == "token_embd" else "output"] += size
+        else:
+            out["layers"] += size
+            if t.name.endswith("_exps"):
+                out["experts"] += size
+    return out

@@ -1,0 +1,269 @@
+"""One model on a rig of several GPUs, GPUs plus system RAM, or the CPU alone.
+
+The engine (engine.py) keeps its vectorised single-card path; a rig with more than one device,
+with system RAM, with a user placement or with no GPU comes here. Memory comes from
+`placement.place` (llama.cpp's --fit); speed from the sum of the stages a token passes:
+    t(decode) = Σ_devices (bytes read there / (η × bandwidth) + fixed costs)
+                + bytes read from RAM / (η_RAM × RAM bandwidth) + CPU per-token cost
+                + crossings × the cost of handing the activations to the next device
+    t(prefill) = Σ_devices (their share of the prompt's compute)
+                 + passes × CPU-resident weights / PCIe bandwidth   (partial offload: llama.cpp
+                 copies the CPU weights to the GPU for each large batch)
+    t(prefill, CPU only) = prompt FLOPs / CPU FLOPS
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.estimate import memory as mem
+from tpscalc.estimate import speed
+from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.placement import (
+    DeviceSlot,
+    ModelLayout,
+    Placement,
+    UserPlacement,
+    place,
+)
+from tpscalc.estimate.query import Query, Rig
+from tpscalc.estimate.runtime import Runtime
+from tpscalc.estimate.speed_terms import attention_flops_per_token, attention_score_bytes
+from tpscalc.estimate.types import (
+    Bound,
+    DecodeEstimate,
+    Estimate,
+    FitLabel,
+    MemoryBreakdown,
+    PrefillEstimate,
+)
+from tpscalc.estimate.weights import role_bytes
+
+GIB = 2**30
+# Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
+# reads on desktop DDR4/DDR5 reach 60-75 % of the spec figure (e.g. ~60-65 GB/s on dual-channel
+# DDR5-6000, 96 GB/s spec); 0.65 is that range's middle, not fitted to the measured rows.
+RAM_EFFICIENCY = 0.65
+# Fixed CPU cost of one token when some layers or experts run on the CPU (thread barriers per
+# graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
+# tiny model (~500 tok/s), not fitted.
+CPU_TOKEN_US = 2000.0
+# Handing the activations from one device to the next (a copy of n_embd floats and a
+# synchronisation over PCIe): an assumed 50 µs per crossing, not fitted.
+CROSSING_US = 50.0
+# PCIe 4.0 ×16: 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s (PCI-SIG); the copies of CPU weights
+# in a partially offloaded prefill run at about 80 % of it.
+PCIE_GB_S = 31.5 * 0.8
+# Effective CPU rate of llama.cpp's quantized matrix kernels for a prompt: an assumed
+# 1 TFLOPS (a desktop 8-16 core CPU with AVX2/AVX-512), not fitted.
+CPU_TFLOPS = 1.0
+_BAND = (0.6, 1.6)  # the range given around a rig's speed (its terms are not calibrated)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """A model at one quant on a rig's terms: stored, read and expert bytes."""
+
+    model: ModelLayout
+    weights: float  # stored, bytes
+    read: float  # read per generated token, bytes
+    output_read: float
+    expert_read_per_layer: float  # active expert bytes of one layer read per token
+
+
+def _roles(arch: Architecture, quant: str) -> dict[str, float]:
+    try:
+        return role_bytes(arch, quant)
+    except (KeyError, ValueError):  # a format the tensor rules do not know: Q8_0's shares
+        return role_bytes(arch, "Q8_0")
+
+
+def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float) -> _Layout:
+    """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
+    roles = _roles(arch, quant)
+    total = sum(roles.values()) or 1.0
+    scale = weights / total
+    n = arch.num_layers
+    emb, out = roles.get("embedding", 0.0) * scale, roles.get("output", 0.0) * scale
+    layers, experts = roles.get("layers", 0.0) * scale, roles.get("experts", 0.0) * scale
+    m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb)
+    active = ((arch.num_experts_active or 0) / arch.num_experts
+              if arch.num_experts else 0.0)
+    return _Layout(m, weights, read, out * read / weights if weights else 0.0,
+                   experts / n * active)
+
+
+def _slots(rig: Rig, arch: Architecture, query: Query, runtime: Runtime,
+           context: int) -> list[DeviceSlot]:
+    buffers = runtime.compute_buffer_bytes(arch, context)
+    return [DeviceSlot(c.name, c.usable_memory_gib * GIB,
+                       buffers + runtime.overhead_bytes(query.backend
+                                                        or runtime.default_backend(c)))
+            for c in rig.devices]
+
+
+def _user(rig: Rig) -> UserPlacement:
+    return UserPlacement(rig.n_gpu_layers, rig.n_cpu_moe, rig.tensor_split)
+
+
+def _label(p: Placement, doubled: Placement, rig: Rig) -> FitLabel:
+    if not p.fits:
+        return "no"
+    if not rig.devices:
+        return "cpu"
+    if p.cpu_layers or p.cpu_expert_layers:
+        return "offload"
+    return "comfortable" if doubled.fits and not (doubled.cpu_layers
+                                                   or doubled.cpu_expert_layers) else "tight"
+
+
+def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
+                 runtime: Runtime) -> Estimate:
+    """`model` on `rig`: the least compressed of `quants` all on the GPUs, else the least
+    compressed that fits with offload (or on the CPU); `quants` least compressed first."""
+    arch = model.architecture or mem.approx_architecture(model.parameters_total)
+    kv = runtime.kv_cache_bytes(arch, query.context, query.kv_type)
+    kv2 = runtime.kv_cache_bytes(arch, 2 * query.context, query.kv_type)
+    slots = _slots(rig, arch, query, runtime, query.context)
+    slots2 = _slots(rig, arch, query, runtime, 2 * query.context)
+    ram = None if rig.ram_gib is None else rig.ram_gib * GIB
+    tried = []
+    for q in quants:
+        weights, read = runtime.weights_bytes(model, q)
+        lay = _layout(arch, q, weights, read, kv)
+        p = place(lay.model, slots, ram, _user(rig))
+        p2 = place(_layout(arch, q, weights, read, kv2).model, slots2, ram, _user(rig))
+        label = _label(p, p2, rig)
+        tried.append((q, lay, p, label))
+        if label in ("comfortable", "tight"):
+            break
+    fitting = [t for t in tried if t[3] in ("comfortable", "tight")] or [
+        t for t in tried if t[3] != "no"]
+    q, lay, p, label = fitting[0] if fitting else tried[-1]
+    return _estimate(model, arch, q, lay, p, label, rig, query, runtime)
+
+
+def _memory(lay: _Layout, p: Placement, approximated: bool) -> MemoryBreakdown:
+    buffers = sum(d.buffer_bytes for d in p.devices)
+    kv = sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes
+    total = lay.weights + kv + buffers
+    return MemoryBreakdown(lay.weights / GIB, kv / GIB, buffers / GIB, total / GIB, approximated)
+
+
+def _estimate(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement,
+              label: FitLabel, rig: Rig, query: Query, runtime: Runtime) -> Estimate:
+    backend = ("cpu" if not rig.devices
+               else query.backend or runtime.default_backend(rig.devices[0]))
+    approximated = model.architecture is None or model.architecture.approximated
+    memory = _memory(lay, p, approximated)
+    name = rig.name
+    if label == "no":
+        short = sum(max(0.0, d.total_bytes + 1024 * 2**20 - d.usable_bytes) for d in p.devices)
+        if rig.ram_gib is not None:
+            short += max(0.0, p.cpu_weights_bytes + p.cpu_kv_bytes - rig.ram_gib * GIB)
+        return Estimate(model.name, name, None, query.context, backend, memory,
+                        _usable_gib(rig), False, "no", None, None,
+                        round(short / GIB, 2), query.test, placement=p,
+                        offload_share=round(p.offload_share(lay.weights), 3))
+    decode = _decode(model, arch, q, lay, p, rig, query)
+    prefill = _prefill(model, arch, q, lay, p, rig, query)
+    return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
+                    True, label, decode, prefill, None, query.test, placement=p,
+                    offload_share=round(p.offload_share(lay.weights), 3))
+
+
+def _usable_gib(rig: Rig) -> float:
+    return sum(c.usable_memory_gib for c in rig.devices) + (rig.ram_gib or 0.0)
+
+
+def _device_reads(lay: _Layout, p: Placement) -> list[float]:
+    """Weight bytes each device reads per generated token."""
+    n = lay.model.n_layers
+    per_layer = (lay.read - lay.output_read) / n
+    experts_on_cpu = p.cpu_layers + p.cpu_expert_layers if p.cpu_expert_layers else 0
+    out, layer = [], n
+    for i, d in enumerate(reversed(p.devices)):
+        first = layer - d.layers
+        cpu_experts = max(0, min(experts_on_cpu, layer) - first)
+        read = d.layers * per_layer - cpu_experts * lay.expert_read_per_layer
+        if i == 0 and p.output_on_gpu:
+            read += lay.output_read
+        out.append(read)
+        layer = first
+    return out[::-1]
+
+
+def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
+            query: Query) -> DecodeEstimate:
+    test = query.test
+    n = lay.model.n_layers
+    depth = test.depth + test.n_gen / 2
+    kv_read = float(mem.kv_cache_bytes(arch, max(1, round(depth)), query.kv_type))
+    if not test.flash_attn:
+        kv_read += attention_score_bytes(arch, depth)
+    attention = attention_flops_per_token(arch, depth)
+    terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0}
+    used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
+            if d.layers or r > 0]
+    if used:
+        shares = [d.layers / n for _, d, _ in used]
+        ests = speed.decode_estimates(
+            [r for _, _, r in used], [kv_read * s for s in shares], [d.layers for _, d, _ in used],
+            [c for c, _, _ in used], query.backend, calibration(), is_moe=arch.is_moe,
+            params_read=[model.parameters_active * s for s in shares], quant=q,
+            attention_flops=[attention * s for s in shares])
+        terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
+    cpu_read = (p.cpu_layers * (lay.read - lay.output_read) / n
+                + p.cpu_expert_layers * lay.expert_read_per_layer
+                + (0.0 if p.output_on_gpu else lay.output_read)
+                + kv_read * p.cpu_layers / n)
+    stages = len(used) + (1 if cpu_read > 0 else 0)
+    if cpu_read > 0:
+        bandwidth = rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S
+        terms["ram_bandwidth"] = cpu_read / (RAM_EFFICIENCY * bandwidth * 1e9)
+        terms["overhead"] += CPU_TOKEN_US * 1e-6
+    terms["overhead"] += max(0, stages - 1) * CROSSING_US * 1e-6
+    seconds = sum(terms.values())
+    tps = 1.0 / seconds
+    bound = max(terms, key=lambda k: terms[k])
+    return DecodeEstimate(tps, tps * _BAND[0], tps * _BAND[1], "low", bound)
+
+
+# A rig's RAM bandwidth when none is given: dual-channel DDR4-3200 (2 × 8 B × 3.2 GT/s), the
+# figure `tpscalc here` assumes too.
+DEFAULT_RAM_BANDWIDTH_GB_S = 51.2
+
+
+def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
+             query: Query) -> PrefillEstimate | None:
+    test = query.test
+    prompt = test.n_prompt
+    mean_ctx = speed.prompt_mean_context(prompt, test.depth)
+    flops = 2.0 * model.parameters_active + attention_flops_per_token(arch, mean_ctx)
+    if not rig.devices:
+        seconds = prompt * flops / (CPU_TFLOPS * 1e12)
+        bound: Bound = "compute"
+    else:
+        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+        # to the main GPU); each device does its share at its own rate.
+        n = lay.model.n_layers
+        counts = [d.layers for d in p.devices]
+        counts[0] += p.cpu_layers
+        rows = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
+        ests = speed.prefill_estimates(
+            [flops * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
+            calibration(), weights_bytes=[lay.weights * s for _, s in rows],
+            quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch)
+        if any(e is None for e in ests):
+            return None
+        compute = sum(prompt / e.tokens_per_s for e in ests if e is not None)
+        passes = math.ceil(prompt / test.n_ubatch)
+        moved = p.cpu_weights_bytes - p.embedding_bytes
+        pcie = passes * moved / (PCIE_GB_S * 1e9) if moved > 0 else 0.0
+        seconds = compute + pcie
+        bound = "pcie" if pcie > compute else "compute"
+    tps = prompt / seconds
+    return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds, bound)
+
