@@ -5,6 +5,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,14 @@ from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
     MODEL_REPORT_PARAMS,
+    PARAM,
     SPEED_TEST_PARAMS,
     ReportRequest,
     parse_quant,
     parse_request,
     parse_tokens,
 )
+from tpscalc.report.rigs import NO_GPU, build_rig
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
 from tpscalc.sources import SourcedModel, SourceError
@@ -60,12 +63,21 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
     sm = sourced_model(model, gguf=gguf, config=config, config_index=config_index, hf=hf,
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
-    c = card if isinstance(card, Card) else get_card(card)
-    result = common.default_engine().estimate(sm.model, Rig.of(c), request.query, fixed)
+    rig = (Rig.of(card if isinstance(card, Card) else get_card(card))
+           if request.rig.is_default and isinstance(card, Card | str) and _plain(card)
+           else build_rig(card, request.rig))
+    result = common.default_engine().estimate(sm.model, rig, request.query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     return out
+
+
+def _plain(card: str | Card) -> bool:
+    """One card by name (not "2x …", "A + B" or "none"): the single-card path, as before."""
+    return isinstance(card, Card) or not (
+        "+" in card or re.match(r"^\s*\d+\s*[x×*]", card, re.IGNORECASE)
+        or card.strip().lower() in NO_GPU)
 
 
 def check_file_request(sm: SourcedModel, request: ReportRequest,
@@ -93,7 +105,7 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     """
     out = []
     for req in requests:
-        options = {k: req[k] for k in ESTIMATE_PARAMS if req.get(k) not in (None, "")}
+        options = {k: req[k] for k in ESTIMATE_KEYS if req.get(k) not in (None, "")}
         try:
             if "context" not in options and SPEED_TEST_KEYS & options.keys():
                 options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
@@ -105,6 +117,8 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
 
 
 SPEED_TEST_KEYS = frozenset(SPEED_TEST_PARAMS)
+# The estimate fields by name or alias (a CSV column ram_gib is the option ram).
+ESTIMATE_KEYS = tuple(k for n in ESTIMATE_PARAMS for k in (n, *PARAM[n].aliases))
 
 
 def _tokens_needed(options: Mapping[str, Any]) -> int:

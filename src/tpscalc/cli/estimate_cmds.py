@@ -24,7 +24,8 @@ from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
-OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch")
+OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
+                    "ram_gib", "ram_bandwidth_gb_s", "n_gpu_layers", "n_cpu_moe", "gpus")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
@@ -126,6 +127,7 @@ def estimate_cmd(
                     hf=hf,
                     quant=quant,
                     **asdict(request.query),
+                    **{k: v for k, v in asdict(request.rig).items() if v is not None},
                 )
             ]
         except api.INPUT_ERRORS as exc:

@@ -7,10 +7,12 @@ from typing import Any, Protocol, cast
 
 from tpscalc.catalog.quants import ladder_names
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report.types import Row
 
+GIB = 2**30
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
 quant_names = ladder_names  # the ladder the reports offer (one seam, so tests can use a fake one)
 
@@ -132,7 +134,46 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
         "test": test_json(e),
         "measured": measured_json(e),
         "error": None,
+    } | rig_json(e)
+
+
+def rig_json(e: Estimate) -> dict[str, Any]:
+    """A rig's placement, offload share and llama.cpp / ollama settings (empty for one card)."""
+    p = e.placement
+    if p is None:
+        return {}
+    return {"placement": placement_json(p), "offload_share": e.offload_share,
+            "command": command_json(e, p)}
+
+
+def placement_json(p: Placement) -> dict[str, Any]:
+    """Where the model sits: per GPU and in system RAM, GiB."""
+    return {
+        "devices": [{"name": d.name, "layers": d.layers,
+                     "weights_gib": round(d.weights_bytes / GIB, 3),
+                     "kv_cache_gib": round(d.kv_bytes / GIB, 3),
+                     "buffers_gib": round(d.buffer_bytes / GIB, 3),
+                     "total_gib": round(d.total_bytes / GIB, 3)} for d in p.devices],
+        "cpu": {"layers": p.cpu_layers, "expert_layers": p.cpu_expert_layers,
+                "weights_gib": round(p.cpu_weights_bytes / GIB, 3)},
+        "n_gpu_layers": p.n_gpu_layers,
+        "n_cpu_moe": p.n_cpu_moe,
+        "tensor_split": list(p.tensor_split),
     }
+
+
+def command_json(e: Estimate, p: Placement) -> dict[str, Any]:
+    """The llama-server arguments and ollama options that realise the placement."""
+    file = "-".join(e.model.split()) + f"-{e.quant or 'Q4_K_M'}.gguf"
+    args = ["-m", file, "-c", str(e.context), "-ngl", str(p.n_gpu_layers)]
+    if len(p.devices) > 1:
+        args += ["-ts", ",".join(str(n) for n in p.tensor_split)]
+    if p.n_cpu_moe:
+        args += ["--n-cpu-moe", str(p.n_cpu_moe)]
+    if e.test is None or e.test.flash_attn:
+        args += ["-fa", "on"]
+    return {"llama_server": " ".join(args),
+            "ollama": {"num_ctx": e.context, "num_gpu": p.n_gpu_layers}}
 
 
 def measured_json(e: Estimate) -> dict[str, Any] | None:

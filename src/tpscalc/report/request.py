@@ -52,15 +52,34 @@ class Filters:
 
 
 @dataclass(frozen=True)
+class RigOptions:
+    """The rig around the card(s) named: how many, system RAM, and a placement to honour."""
+
+    gpus: int | None = None  # copies of the named card (the reports' "cards: 1/2/4/8")
+    ram_gib: float | None = None
+    ram_bandwidth_gb_s: float | None = None
+    n_gpu_layers: int | None = None
+    n_cpu_moe: int | None = None
+    tensor_split: tuple[float, ...] | None = None
+
+    @property
+    def is_default(self) -> bool:
+        """Nothing given: one card, no system RAM (the single-card estimate)."""
+        return self == RigOptions()
+
+
+@dataclass(frozen=True)
 class ReportRequest:
     """A whole report request: the query, the view filters and the language; hashable."""
 
     query: Query = field(default_factory=Query)
     filters: Filters = field(default_factory=Filters)
     lang: str = DEFAULT_LANGUAGE
+    rig: RigOptions = field(default_factory=RigOptions)
 
 
-Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page"]
+Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
+               "rate", "split"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +88,7 @@ class Param:
 
     name: str  # query-string key; the CLI option is --name with "_" as "-"
     attr: str  # the attribute on Query, Filters or ReportRequest
-    target: Literal["query", "filters", "request"]
+    target: Literal["query", "filters", "request", "rig"]
     kind: Kind
     help: str
     choices: tuple[str, ...] = ()
@@ -117,6 +136,19 @@ PARAMS: tuple[Param, ...] = (
           f"Page of the site's table ({ROWS_PER_PAGE} rows a page; the JSON API gives all rows)."),
     Param("lang", "lang", "request", "choice", "Language of the report: en, es or nl.",
           LANGUAGES),
+    Param("gpus", "gpus", "rig", "count", "Number of identical cards (default 1)."),
+    Param("ram", "ram_gib", "rig", "gib",
+          "System RAM for offload, GiB (default: none; with --gpu none, CPU only).",
+          aliases=("ram_gib",)),
+    Param("ram_bandwidth", "ram_bandwidth_gb_s", "rig", "rate",
+          "System RAM bandwidth, GB/s (default 51.2, dual-channel DDR4-3200).",
+          aliases=("ram_bandwidth_gb_s",)),
+    Param("n_gpu_layers", "n_gpu_layers", "rig", "count",
+          "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit)."),
+    Param("n_cpu_moe", "n_cpu_moe", "rig", "count",
+          "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe."),
+    Param("tensor_split", "tensor_split", "rig", "split",
+          "Share of the layers per GPU, as llama.cpp's -ts, e.g. 3,1."),
 )
 PARAM = {p.name: p for p in PARAMS}
 MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type",
@@ -124,8 +156,9 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                       "search", "all", "sort", "lang")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
+RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "n_gpu_layers", "n_cpu_moe", "tensor_split")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                   *SPEED_TEST_PARAMS)
+                   *SPEED_TEST_PARAMS, *RIG_PARAMS)
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 
 
@@ -175,6 +208,34 @@ def parse_gib(raw: object, name: str) -> float:
     return value
 
 
+def parse_rate(raw: object, name: str) -> float:
+    """A bandwidth in GB/s: a finite number above 0."""
+    try:
+        value = float(raw if isinstance(raw, int | float) and not isinstance(raw, bool)
+                      else _check_text(str(raw), name))
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 100_000):
+        raise RequestError(f"{name} must be a bandwidth in GB/s above 0, not {raw!r}",
+                           f"bad_{name}")
+    return value
+
+
+def parse_split(raw: object) -> tuple[float, ...]:
+    """llama.cpp's -ts: shares per GPU, "3,1" or "24/12" (0 or more each, not all 0)."""
+    text = raw if isinstance(raw, str) else ",".join(str(x) for x in raw) \
+        if isinstance(raw, list | tuple) else str(raw)
+    try:
+        shares = tuple(float(x) for x in _check_text(text, "tensor_split")
+                       .replace("/", ",").split(","))
+    except ValueError:
+        shares = ()
+    if not shares or any(not math.isfinite(x) or x < 0 for x in shares) or sum(shares) <= 0:
+        raise RequestError(f"tensor_split must be shares per GPU like 3,1, not {raw!r}",
+                           "bad_tensor_split")
+    return shares
+
+
 def parse_flag(raw: object, name: str) -> bool:
     """True for 1/true/on/yes, False for 0/false/off/no or empty."""
     if isinstance(raw, bool):
@@ -201,6 +262,10 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_tokens(raw, param.name)
     if param.kind == "page":
         return 1 if _is_blank(raw) else parse_page(raw)
+    if param.kind == "rate":
+        return None if _is_blank(raw) else parse_rate(raw, param.name)
+    if param.kind == "split":
+        return None if _is_blank(raw) else parse_split(raw)
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), param.name)
@@ -230,7 +295,7 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         unknown = sorted(k for k in raw if k not in by_key)
         if unknown:
             raise RequestError(f"unknown option {unknown[0]!r}; use one of {', '.join(names)}")
-    values: dict[str, dict[str, Any]] = {"query": {}, "filters": {}, "request": {}}
+    values: dict[str, dict[str, Any]] = {"query": {}, "filters": {}, "request": {}, "rig": {}}
     for key, param in by_key.items():
         if key in raw and param.attr not in values[param.target]:
             values[param.target][param.attr] = _value(param, raw[key])
@@ -242,8 +307,14 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         given["min_memory_gib"], given["max_memory_gib"] = hi, lo
     filters = Filters(**{k: v for k, v in given.items() if v is not None})
     query_values = {k: v for k, v in values["query"].items() if v is not None}
+    rig_values = {k: v for k, v in values["rig"].items() if v is not None}
+    if rig_values.get("ram_gib") == 0:
+        raise RequestError("ram must be more than 0 GiB", "bad_ram")
+    if rig_values.get("gpus") == 0:
+        raise RequestError("gpus must be 1 or more", "bad_gpus")
     return ReportRequest(Query(**query_values), filters,
-                         values["request"].get("lang") or DEFAULT_LANGUAGE)
+                         values["request"].get("lang") or DEFAULT_LANGUAGE,
+                         RigOptions(**rig_values))
 
 
 def parse_quant(raw: object) -> str | None:
@@ -271,11 +342,14 @@ def to_query(request: ReportRequest, **changes: object) -> dict[str, str]:
     for param in PARAMS:
         if param.target == "request":
             continue
-        owner, base = ((request.query, default.query) if param.target == "query"
-                       else (request.filters, default.filters))
+        owner, base = {"query": (request.query, default.query),
+                       "rig": (request.rig, default.rig)}.get(
+            param.target, (request.filters, default.filters))
         value = changes.get(param.name, getattr(owner, param.attr))
         if value is None or value == getattr(base, param.attr):
             continue
+        if isinstance(value, tuple):
+            value = ",".join(f"{x:g}" for x in value)
         out[param.name] = ("1" if value is True else f"{value:g}" if isinstance(value, float)
                            else str(value))
     return out
@@ -302,6 +376,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "flag":
             schema = {"type": "boolean", "default": False}
+        elif p.kind == "rate":
+            schema = {"type": "number", "exclusiveMinimum": 0, "maximum": 100_000}
         elif p.kind == "quality":
             from tpscalc.catalog.quants import ladder_names
 

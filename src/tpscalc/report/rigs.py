@@ -1,0 +1,48 @@
+"""A rig from the way people write it: "RTX 4090", "2x RTX 3090", "RTX 3090 + RTX 3060 12 GB",
+"none" (the CPU alone), with the request's RAM, card count and placement. Parsed here only."""
+from __future__ import annotations
+
+import re
+
+from tpscalc.catalog import Card, get_card
+from tpscalc.estimate.query import EstimateInputError, Rig
+from tpscalc.report.request import RigOptions
+
+MAX_GPUS = 16  # more cards than one llama.cpp host takes are a typo
+_COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
+NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """The cards a rig text names, in order; () for "none"; unknown names raise."""
+    if text.strip().lower() in NO_GPU:
+        return ()
+    cards: list[Card] = []
+    for part in text.split("+"):
+        part = part.strip()
+        if not part:
+            raise EstimateInputError(f"empty card name in {text!r}", "bad_card")
+        found = _COUNT.match(part)
+        count, name = (int(found.group(1)), found.group(2)) if found else (1, part)
+        if not 1 <= count <= MAX_GPUS:
+            raise EstimateInputError(f"card count must be 1 to {MAX_GPUS}, not {count}",
+                                     "bad_gpus")
+        cards += [get_card(name.strip())] * count
+    if len(cards) > MAX_GPUS:
+        raise EstimateInputError(f"a rig holds at most {MAX_GPUS} cards", "bad_gpus")
+    return tuple(cards)
+
+
+def build_rig(card: str | Card, options: RigOptions) -> Rig:
+    """The rig of `card` (a name, a rig text or a Card) with `options`' RAM and placement."""
+    cards = (card,) if isinstance(card, Card) else parse_cards(card)
+    if options.gpus is not None and options.gpus > 1:
+        if len(cards) != 1:
+            raise EstimateInputError("--gpus takes one card name; write mixed rigs as A + B",
+                                     "bad_gpus")
+        if options.gpus > MAX_GPUS:
+            raise EstimateInputError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
+        cards = cards * options.gpus
+    return Rig(cards, options.ram_gib, options.ram_bandwidth_gb_s,
+               n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
+               tensor_split=options.tensor_split)
