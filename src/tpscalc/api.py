@@ -64,7 +64,7 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
     rig = (Rig.of(card if isinstance(card, Card) else get_card(card))
-           if request.rig.is_default and isinstance(card, Card | str) and _plain(card)
+           if request.rig.is_default and not is_rig_text(card)
            else build_rig(card, request.rig))
     result = common.default_engine().estimate(sm.model, rig, request.query, fixed)
     out = estimate_json(result)
@@ -73,9 +73,9 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
     return out
 
 
-def _plain(card: str | Card) -> bool:
-    """One card by name (not "2x …", "A + B" or "none"): the single-card path, as before."""
-    return isinstance(card, Card) or not (
+def is_rig_text(card: str | Card) -> bool:
+    """A rig written out ("2x …", "A + B", "none"), not one card: the single-card path else."""
+    return not isinstance(card, Card) and bool(
         "+" in card or re.match(r"^\s*\d+\s*[x×*]", card, re.IGNORECASE)
         or card.strip().lower() in NO_GPU)
 

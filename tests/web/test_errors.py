@@ -77,3 +77,25 @@ def test_unexpected_failure_is_a_friendly_500(client, monkeypatch) -> None:
     r = client.get("/api/v1/models/starcoder-2-15b")
     assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
     assert "secret" not in r.text
+
+
+RIG_ERRORS = [
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=3x%20rtx-9999&ram=64",
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&ram=0",
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&ram=-1",
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&n_gpu_layers=500",
+]
+
+
+@pytest.mark.parametrize("url", RIG_ERRORS)
+def test_bad_rigs_are_400(client, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 400 and "error" in r.json()
+
+
+def test_a_rig_estimate(client) -> None:
+    r = client.get("/api/v1/estimate", params={"model": "starcoder-2-15b",
+                                               "gpu": "2x geforce-rtx-3060-12-gb", "ram": "64",
+                                               "quant": "Q4_K_M"})
+    assert r.status_code == 200, r.text
+    assert len(r.json()["placement"]["devices"]) == 2

@@ -115,16 +115,20 @@ class Placement:
 
 
 def _proportional(total: int, weights: Sequence[float]) -> list[int]:
-    """`total` split in proportion to `weights` (largest remainders), whole numbers."""
+    """`total` layers split by `weights` as llama.cpp does (llama-model.cpp): with the
+    cumulative shares s, layer i goes to the first device whose s exceeds i / total."""
     s = sum(weights)
+    counts = [0] * len(weights)
     if total <= 0 or s <= 0:
-        return [0] * len(weights)
-    exact = [total * w / s for w in weights]
-    out = [int(x) for x in exact]
-    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - out[i]), -i))
-    for i in order[: total - sum(out)]:
-        out[i] += 1
-    return out
+        return counts
+    bounds, acc = [], 0.0
+    for w in weights:
+        acc += w
+        bounds.append(acc / s)
+    for i in range(total):
+        d = next((j for j, b in enumerate(bounds) if b > i / total), len(weights) - 1)
+        counts[d] += 1
+    return counts
 
 
 def _layer_cost(m: ModelLayout, index: int, experts_on_cpu: int) -> float:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration_store import calibration

@@ -6,6 +6,7 @@ Report parameters are parsed from the query string with the one request definiti
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -150,13 +151,15 @@ def api_estimate(request: Request) -> dict[str, Any]:
     if not model_name or not card_name:
         missing = "model" if not model_name else "card"
         raise WebError(400, f"missing_{missing}", f"give {missing}= (a name or slug)")
-    m, card = reports.find_model(model_name), reports.find_card(card_name)
+    m = reports.find_model(model_name)
     asked = request_from(params, ESTIMATE_PARAMS)
+    # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
+    target = card_name if api.is_rig_text(card_name) else reports.find_card(card_name).slug
     q = asked.query
     try:
         return api.evaluate(
             m.slug,
-            card.slug,
+            target,
             quant=quant_from(params.get("quant")),
             context=q.context,
             backend=q.backend,
@@ -164,6 +167,7 @@ def api_estimate(request: Request) -> dict[str, Any]:
             min_quality=q.min_quality,
             max_quality=q.max_quality,
             text_only=q.text_only,
+            **{k: v for k, v in asdict(asked.rig).items() if v is not None},
         )
     except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None

@@ -1,0 +1,64 @@
+"""`tpscalc estimate` on rigs: 2x NAME, A + B, none, RAM, placements, and the bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tpscalc", "estimate", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_two_cards_and_ram_give_a_placement_and_a_command() -> None:
+    done = _run("--model", "Llama 3.3 70B", "--gpu", "2x RTX 3090", "--ram", "64",
+                "--ram-bandwidth", "96", "--quant", "Q4_K_M", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    placement = data["placement"]
+    assert [d["name"] for d in placement["devices"]] == ["GeForce RTX 3090"] * 2
+    assert set(placement["devices"][0]) == {"name", "layers", "weights_gib", "kv_cache_gib",
+                                            "buffers_gib", "total_gib"}
+    assert set(placement["cpu"]) == {"layers", "expert_layers", "weights_gib"}
+    a, b = placement["tensor_split"]
+    assert data["command"]["llama_server"] == (
+        f"-m Llama-3.3-70B-Q4_K_M.gguf -c 4096 -ngl 81 -ts {a},{b} -fa on")
+    assert data["command"]["ollama"] == {"num_ctx": 4096, "num_gpu": 81}
+    assert data["fit"] in ("comfortable", "tight") and data["offload_share"] == 0.0
+
+
+def test_cpu_only() -> None:
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--ram-bandwidth",
+                "96", "--quant", "Q4_K_M", "--json")
+    data = json.loads(done.stdout)
+    assert data["fit"] == "cpu" and "-ngl 0" in data["command"]["llama_server"]
+
+
+def test_input_rows_with_rigs(tmp_path: Path) -> None:
+    path = tmp_path / "rigs.csv"
+    path.write_text("model,gpu,quant,n_gpu_layers,ram_gib,ram_bandwidth_gb_s\n"
+                    "Llama 3.3 70B,2x RTX 3090,Q4_K_M,60,64,96\n"
+                    "Llama 3.1-8B,RTX 3090 + RTX 3060 12 GB,Q4_K_M,,,\n")
+    done = _run("--input", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert rows[0]["placement"]["n_gpu_layers"] == 60 and rows[0]["fit"] == "offload"
+    assert len(rows[1]["placement"]["devices"]) == 2 and rows[1]["decode"] is not None
+
+
+@pytest.mark.parametrize("args", [
+    ("--gpu", "3x RTX 9999", "--ram", "64"),
+    ("--gpu", "RTX 4090", "--ram", "0"),
+    ("--gpu", "RTX 4090", "--ram", "-8"),
+    ("--gpu", "RTX 4090", "--n-gpu-layers", "500"),
+    ("--gpu", "2x RTX 3090", "--tensor-split", "1,2,3"),
+    ("--gpu", "none"),
+])
+def test_bad_rigs_end_with_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    done = _run("--model", "Llama 3.3 70B", *args)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -1,0 +1,86 @@
+"""Rigs in the engine: several GPUs, RAM offload, MoE experts on the CPU, the CPU alone.
+
+The ranges are the issue's (issue 9, "Must show"): what llama.cpp users report for these rigs.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tpscalc.catalog import get_card, get_model
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
+
+
+def rig(*cards: str, ram: float | None = None, bw: float | None = None, **kw: object) -> Rig:
+    return Rig(tuple(get_card(c) for c in cards), ram, bw, **kw)  # type: ignore[arg-type]
+
+
+def test_two_3090s_hold_llama_70b_with_a_split() -> None:
+    e = engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 3090", "RTX 3090"), Query(),
+                        "Q4_K_M")
+    assert e.fit in ("comfortable", "tight") and e.placement is not None
+    assert len(e.placement.tensor_split) == 2 and min(e.placement.tensor_split) > 30
+    assert e.offload_share == 0.0
+    assert all(d.total_bytes + 2**30 <= d.usable_bytes for d in e.placement.devices)
+
+
+def test_llama_70b_on_a_4090_offloads_to_ram() -> None:
+    e = engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", ram=64, bw=96), Query(),
+                        "Q4_K_M")
+    assert e.fit == "offload" and e.decode is not None
+    assert e.offload_share is not None and 0.35 <= e.offload_share <= 0.60
+    assert 1.5 <= e.decode.tokens_per_s <= 8 and e.decode.bound == "ram_bandwidth"
+
+
+def test_gpt_oss_120b_keeps_experts_on_the_cpu() -> None:
+    e = engine.estimate(get_model("gpt-oss-120b"), rig("RTX 4090", ram=64, bw=96), Query())
+    assert e.placement is not None and e.placement.n_cpu_moe > 0
+    assert e.placement.cpu_layers == 0 and e.decode is not None
+    assert 12 <= e.decode.tokens_per_s <= 60
+
+
+def test_llama_8b_on_the_cpu_alone() -> None:
+    e = engine.estimate(get_model("Llama 3.1-8B"), Rig((), 32, 96), Query(), "Q4_K_M")
+    assert e.fit == "cpu" and e.backend == "cpu" and e.decode is not None
+    assert 5 <= e.decode.tokens_per_s <= 25 and e.offload_share == 1.0
+    assert e.prefill is not None and e.prefill.bound == "compute"
+
+
+def test_too_little_ram_does_not_fit() -> None:
+    e = engine.estimate(get_model("Llama 3.3 70B"), Rig((), 16, 96), Query(), "Q4_K_M")
+    assert e.fit == "no" and not e.fits and e.short_by_gib and e.short_by_gib > 20
+
+
+def test_a_single_card_without_ram_keeps_the_single_card_path() -> None:
+    m, c = get_model("Llama 3.1-8B"), get_card("RTX 4090")
+    e = engine.estimate(m, Rig.of(c), Query())
+    assert e.placement is None and e.offload_share is None
+    assert engine.estimate_on_rigs(m, [Rig.of(c)], Query())[0] == e
+
+
+def test_rigs_in_the_many_calls() -> None:
+    m = get_model("Llama 3.1-8B")
+    two = rig("RTX 3060 12 GB", "RTX 3060 12 GB")
+    rows = engine.estimate_on_rigs(m, [two, Rig.of(get_card("RTX 4090"))], Query())
+    assert rows[0].placement is not None and rows[1].placement is None
+    assert engine.estimate_models_on_rig([m], two, Query())[0] == rows[0]
+
+
+@pytest.mark.parametrize(("kw", "code"), [
+    ({"ram_gib": 0.0}, "bad_ram"), ({"ram_gib": -4.0}, "bad_ram"),
+    ({"n_gpu_layers": -1}, "bad_n_gpu_layers"), ({"tensor_split": (1.0, 1.0)}, "bad_tensor_split"),
+])
+def test_bad_rigs_are_refused(kw: dict[str, object], code: str) -> None:
+    with pytest.raises(EstimateInputError) as exc:
+        Rig((get_card("RTX 4090"),), **kw)  # type: ignore[arg-type]
+    assert exc.value.code == code
+
+
+def test_no_device_and_no_ram_is_refused() -> None:
+    with pytest.raises(EstimateInputError):
+        Rig(())
+
+
+def test_more_gpu_layers_than_the_model_has_is_refused() -> None:
+    with pytest.raises(EstimateInputError, match="80 layers"):
+        engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", n_gpu_layers=82), Query())
