@@ -51,8 +51,10 @@ RAM_EFFICIENCY = 0.65
 # tiny model (~500 tok/s), not fitted.
 CPU_TOKEN_US = 2000.0
 # Handing the activations from one device to the next (a copy of n_embd floats and a
-# synchronisation over PCIe): an assumed 50 µs per crossing, not fitted.
-CROSSING_US = 50.0
+# synchronisation over PCIe), per crossing: fitted by benchmarks/rig_accuracy.py, the median
+# over the 89 multi-GPU llama.cpp decode rows of all_sources_public.csv of (measured − estimated
+# time without crossings) / crossings; leave-one-device-out median error 18 %.
+CROSSING_US = 1150.0
 # PCIe 4.0 ×16: 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s (PCI-SIG); the copies of CPU weights
 # in a partially offloaded prefill run at about 80 % of it.
 PCIE_GB_S = 31.5 * 0.8

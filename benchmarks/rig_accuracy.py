@@ -1,0 +1,156 @@
+"""Error of the rig estimates (several GPUs, MoE experts in RAM, CPU only) on measured rows.
+
+    python benchmarks/rig_accuracy.py
+
+multi-GPU: every llama.cpp decode row of ../shared/data/measured/all_sources_public.csv run on
+two or more identical cards whose card and model the catalog resolves (the layer split, -sm
+layer, the default). MoE offload and CPU only: the rows of llamacpp_extra_calibration.csv
+whose RAM is stated, listed below with the RAM bandwidth read from their notes (spec figure:
+channels × 8 B × transfer rate). None of these rows set a constant of the rig model
+(estimate/rig_engine.py): its constants are stated assumptions, so this is an independent check.
+"""
+from __future__ import annotations
+
+import csv
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog.lookup import NameNotFoundError
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.rig_engine import CROSSING_US
+
+MEASURED = ROOT.parent / "shared" / "data" / "measured"
+MODELS = {"Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B", "LLaMA-1-7B": "LLaMA-7B",
+          "LLaMA-1-13B": "LLaMA-13B", "LLaMA-1-30B": "LLaMA-33B", "LLaMA-1-65B": "LLaMA-65B"}
+DEVICES = {"NVIDIA A40": "A40 PCIe", "NVIDIA A100 80GB PCIe": "A100 PCIe 80 GB"}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured row: the rig, model, quant, generated tokens and the measured tok/s."""
+
+    scenario: str
+    label: str
+    rig: Rig
+    model: str
+    quant: str
+    n_gen: int
+    measured: float
+
+
+def _card(name: str) -> object:
+    return get_card(DEVICES.get(name, name.replace("NVIDIA ", "")))
+
+
+def _tokens(test: str) -> int:
+    """Generated tokens of a test label ("tg128", "tg1024_main")."""
+    return int(test[2:].split()[0].split("_")[0])
+
+
+def multi_gpu_cases() -> list[Case]:
+    """Decode rows on two or more identical cards (all_sources_public.csv)."""
+    out = []
+    for r in csv.DictReader((MEASURED / "all_sources_public.csv").open(encoding="utf-8")):
+        if ("llama.cpp" not in r["runtime"] or not r["test_kind"].startswith("decode")
+                or r["n_gpus"] in ("", "1") or r["model"] not in MODELS
+                or not r["test"].startswith("tg")):
+            continue
+        try:
+            card = _card(r["gpu"])
+        except NameNotFoundError:
+            continue
+        n = int(r["n_gpus"])
+        out.append(Case("multi-GPU", f"{n}x {r['gpu']} {r['model']} {r['quant']}",
+                        Rig((card,) * n), MODELS[r["model"]], r["quant"],  # type: ignore[arg-type]
+                        _tokens(r["test"]), float(r["tokens_per_s"])))
+    return out
+
+
+def _rig(cards: tuple[str, ...], ram_gib: float, bw: float, **kw: int) -> Rig:
+    return Rig(tuple(get_card(c) for c in cards), ram_gib, bw, **kw)  # type: ignore[arg-type]
+
+
+def offload_cases() -> list[Case]:
+    """The llamacpp_extra_calibration.csv rows with experts or layers in RAM and RAM stated."""
+    return [
+        # RTX A6000, -ot exps=CPU (all experts in RAM), -rtr 1; 8 channels DDR5-4800: 307.2 GB/s
+        Case("MoE offload", "RTX A6000 + 8ch DDR5-4800, DeepSeek-R1 UD-Q2_K_XL, exps=CPU",
+             _rig(("RTX A6000",), 256, 307.2, n_cpu_moe=61), "DeepSeek-R1", "Q2_K", 128, 13.68),
+        # RTX 5090, experts in RAM; TR PRO 7975WX, 8 channels DDR5-5600: 358.4 GB/s
+        Case("MoE offload", "RTX 5090 + 8ch DDR5-5600, DeepSeek-R1 UD-Q2_K_XL, exps=CPU",
+             _rig(("RTX 5090",), 768, 358.4, n_cpu_moe=61), "DeepSeek-R1", "Q2_K", 128, 18.21),
+        # 2x P100, routed experts of layers 32-93 (62 layers) in RAM; 4x DDR4-2400: 76.8 GB/s
+        Case("MoE offload", "2x P100 + 4ch DDR4-2400, Qwen3-235B-A22B UD-Q2_K_XL, 62 exps=CPU",
+             _rig(("Tesla P100 PCIe 16 GB",) * 2, 256, 76.8, n_cpu_moe=62),
+             "Qwen3-235B-A22B", "Q2_K", 128, 7.17),
+    ]
+
+
+def cpu_cases() -> list[Case]:
+    """CPU-only rows with the RAM stated (the 3070 of that row is unused: -ngl 0)."""
+    # Ryzen 7 5800X, 2x DDR4-2133: 2 × 8 B × 2.133 GT/s = 34.1 GB/s; DeepSeek-Coder-V2-Lite is
+    # not in the catalog: DeepSeek-V2-Lite has the same shape (deepseek2 16B, 2.4B active).
+    return [Case("CPU only", "Ryzen 7 5800X 2x DDR4-2133, DeepSeek-V2-Lite Q6_K",
+                 Rig((), 64, 34.1), "DeepSeek-V2-Lite", "Q6_K", 4096, 9.51)]
+
+
+def crossing_fit(rows: list[tuple[str, int, float, float]]) -> None:
+    """Fit the per-crossing cost (rig_engine.CROSSING_US) on the multi-GPU rows and check it
+    leave-one-device-out. rows: (device, cards, estimated s/token without crossings, measured
+    s/token); each row's own value is (measured - estimated) / (cards - 1)."""
+    if not rows:
+        return
+    each = [(dev, (meas - est) / (n - 1)) for dev, n, est, meas in rows]
+    print(f"\ncrossing cost fitted on all {len(rows)} multi-GPU rows (median): "
+          f"{statistics.median(c for _, c in each) * 1e6:.0f} µs")
+    errs = []
+    for dev, n, est, meas in rows:
+        others = [c for d, c in each if d != dev]
+        c = max(0.0, statistics.median(others)) if others else 0.0
+        errs.append(abs(meas / (est + (n - 1) * c) - 1))
+    print(f"multi-GPU leave-one-device-out: median |error| {statistics.median(errs):.0%} "
+          f"over {len(errs)} rows")
+
+
+def main() -> None:
+    results: dict[str, list[float]] = {}
+    crossings: list[tuple[str, int, float, float]] = []
+    for case in multi_gpu_cases() + offload_cases() + cpu_cases():
+        try:
+            e = engine.estimate(get_model(case.model), case.rig,
+                                Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
+                                      n_prompt=512), case.quant)
+        except (NameNotFoundError, EstimateInputError) as exc:
+            print(f"skip {case.label}: {exc}")
+            continue
+        if e.decode is None:
+            print(f"skip {case.label}: does not fit ({e.fit})")
+            continue
+        err = e.decode.tokens_per_s / case.measured - 1
+        n = len(case.rig.devices)
+        if case.scenario == "multi-GPU":
+            crossings.append((case.rig.devices[0].name, n, 1 / e.decode.tokens_per_s
+                              - (n - 1) * CROSSING_US * 1e-6, 1 / case.measured))
+        results.setdefault(case.scenario, []).append(abs(err))
+        print(f"{case.scenario:12} {case.label[:70]:70} measured {case.measured:7.2f} "
+              f"estimated {e.decode.tokens_per_s:7.2f} ({err:+.0%}, {e.decode.bound})")
+    print()
+    print("scenario      rows  median |error|  max |error|")
+    for scenario in ("multi-GPU", "partial offload", "MoE offload", "CPU only"):
+        errs = results.get(scenario, [])
+        if not errs:
+            print(f"{scenario:12}  {0:4}  (no rows with the RAM stated)")
+            continue
+        print(f"{scenario:12}  {len(errs):4}  {statistics.median(errs):13.0%}  {max(errs):10.0%}")
+    crossing_fit(crossings)
+
+
+if __name__ == "__main__":
+    main()
