@@ -30,6 +30,7 @@ from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, chec
 SORTS = ("speed", "size", "date")
 MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
 MAX_SEARCH_CHARS = 200
+MAX_GPUS = 16  # more cards than one llama.cpp host takes are a typo
 ROWS_PER_PAGE = 50  # table rows on one site page
 MAX_PAGE = 1000
 NO_CONTROL_CHARACTERS = "^[^\\x00-\\x1f\\x7f]*$"  # the text rule, as an OpenAPI pattern
@@ -310,8 +311,8 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
     rig_values = {k: v for k, v in values["rig"].items() if v is not None}
     if rig_values.get("ram_gib") == 0:
         raise RequestError("ram must be more than 0 GiB", "bad_ram")
-    if rig_values.get("gpus") == 0:
-        raise RequestError("gpus must be 1 or more", "bad_gpus")
+    if not 1 <= rig_values.get("gpus", 1) <= MAX_GPUS:
+        raise RequestError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
     return ReportRequest(Query(**query_values), filters,
                          values["request"].get("lang") or DEFAULT_LANGUAGE,
                          RigOptions(**rig_values))
@@ -364,13 +365,16 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         if p.kind == "tokens":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_CONTEXT,
                       "default": DEFAULT_CONTEXT}
+        elif p.name == "gpus":
+            schema = {"type": "integer", "minimum": 1, "maximum": MAX_GPUS}
         elif p.kind == "count":
-            schema = {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT}
+            schema = {"type": "integer", "minimum": 1 if p.name == "n_ubatch" else 0,
+                      "maximum": MAX_CONTEXT}
         elif p.kind == "flag_on":
             schema = {"type": "boolean", "default": True}
         elif p.kind == "page":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}
-        elif p.kind == "gib" and p.name == "max_memory":
+        elif p.kind == "gib" and p.name in ("max_memory", "ram"):
             schema = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "gib":
             schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}

@@ -6,9 +6,8 @@ import re
 
 from tpscalc.catalog import Card, get_card
 from tpscalc.estimate.query import EstimateInputError, Rig
-from tpscalc.report.request import RigOptions
+from tpscalc.report.request import MAX_GPUS, RigOptions
 
-MAX_GPUS = 16  # more cards than one llama.cpp host takes are a typo
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
 
