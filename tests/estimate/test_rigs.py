@@ -84,3 +84,23 @@ def test_no_device_and_no_ram_is_refused() -> None:
 def test_more_gpu_layers_than_the_model_has_is_refused() -> None:
     with pytest.raises(EstimateInputError, match="80 layers"):
         engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", n_gpu_layers=82), Query())
+
+
+@pytest.mark.parametrize(("model", "cards", "ram"), [
+    ("DeepSeek-V3.1", ("RTX 4090", "RTX 4090"), 256.0),
+    ("gpt-oss-120b", ("RTX 4090",), 64.0),
+    ("Llama 3.3 70B", ("RTX 3090", "RTX 3060 12 GB"), 64.0),
+])
+def test_a_placement_holds_every_weight_once(model: str, cards: tuple[str, ...],
+                                             ram: float) -> None:
+    e = engine.estimate(get_model(model), rig(*cards, ram=ram, bw=96), Query(), "Q4_K_M")
+    p = e.placement
+    assert p is not None
+    placed = sum(d.weights_bytes for d in p.devices) + p.cpu_weights_bytes
+    assert placed / 2**30 == pytest.approx(e.memory.weights_gib, rel=1e-9)
+
+
+def test_more_than_vram_and_ram_does_not_fit() -> None:
+    e = engine.estimate(get_model("DeepSeek-V3.1"), rig("RTX 4090", "RTX 4090", ram=64, bw=96),
+                        Query(), "IQ2_M")
+    assert e.fit == "no"

@@ -16,7 +16,12 @@ from tpscalc.cli.file_options import (
     here_card,
 )
 from tpscalc.cli.options import request_options
-from tpscalc.report.request import CARD_REPORT_PARAMS, MODEL_REPORT_PARAMS, ReportRequest
+from tpscalc.report.request import (
+    CARD_REPORT_PARAMS,
+    MODEL_REPORT_PARAMS,
+    REPORT_RIG_PARAMS,
+    ReportRequest,
+)
 
 WideOpt = Annotated[bool, typer.Option(
     "--wide",
@@ -33,7 +38,7 @@ def _print_json(data: Any) -> None:
     help="Which cards run this model, at which quantization, in how much memory (GiB), "
     "how fast (tok/s).",
 )
-@request_options(MODEL_REPORT_PARAMS)
+@request_options(MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS)
 def model_cmd(
     name: Annotated[
         str | None, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")
@@ -85,7 +90,7 @@ def model_cmd(
     help="Which models this card runs, at which quantization, in how much memory (GiB), "
     "how fast (tok/s).",
 )
-@request_options(CARD_REPORT_PARAMS)
+@request_options(CARD_REPORT_PARAMS + REPORT_RIG_PARAMS)
 def card_cmd(
     name: Annotated[
         str | None, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")

@@ -13,6 +13,7 @@ with system RAM, with a user placement or with no GPU comes here. Memory comes f
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,7 +76,9 @@ class _Layout:
     expert_read_per_layer: float  # active expert bytes of one layer read per token
 
 
+@functools.lru_cache(maxsize=4096)
 def _roles(arch: Architecture, quant: str) -> dict[str, float]:
+    """Stored bytes by placement role (cached: a report places one model on every card)."""
     try:
         return role_bytes(arch, quant)
     except (KeyError, ValueError):  # a format the tensor rules do not know: Q8_0's shares
@@ -85,7 +88,9 @@ def _roles(arch: Architecture, quant: str) -> dict[str, float]:
 def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float) -> _Layout:
     """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
     roles = _roles(arch, quant)
-    total = sum(roles.values()) or 1.0
+    # "experts" is part of "layers": the whole is embeddings + output + layers
+    total = (roles.get("embedding", 0.0) + roles.get("output", 0.0)
+             + roles.get("layers", 0.0)) or 1.0
     scale = weights / total
     n = arch.num_layers
     emb, out = roles.get("embedding", 0.0) * scale, roles.get("output", 0.0) * scale

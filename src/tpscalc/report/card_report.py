@@ -7,12 +7,12 @@ from dataclasses import replace
 from tpscalc.catalog import get_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import Rig
 from tpscalc.i18n import format_number, translator
 from tpscalc.report import common
 from tpscalc.report.common import Engine
 from tpscalc.report.faq import params_text
 from tpscalc.report.request import ReportRequest
+from tpscalc.report.rigs import card_rig
 from tpscalc.report.types import CardReport, ModelRow, Text
 
 
@@ -40,7 +40,7 @@ def build_card_report(card: Card, request: ReportRequest, *, models: Sequence[Mo
     """The card report for `card` against every model (or `models`), for a checked `request`."""
     eng = engine or common.default_engine()
     models = list(store.models() if models is None else models)
-    estimates = eng.estimate_models_on_rig(models, Rig.of(card), request.query)
+    estimates = eng.estimate_models_on_rig(models, card_rig(card, request.rig), request.query)
     rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
     return assemble_card_report(card, rows, request)
 

@@ -17,6 +17,7 @@ from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
 from tpscalc.report.common import Engine
 from tpscalc.report.request import ReportRequest
+from tpscalc.report.rigs import card_rig
 from tpscalc.report.types import ContextPoint, KvPoint, ModelReport, ModelSummary, Row
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
@@ -92,7 +93,8 @@ def build_model_report(
     """The model report for `model` against every card (or `cards`), for a checked `request`."""
     eng = engine or common.default_engine()
     cards = list(store.cards() if cards is None else cards)
-    estimates = eng.estimate_on_rigs(model, [Rig.of(c) for c in cards], request.query)
+    estimates = eng.estimate_on_rigs(model, [card_rig(c, request.rig) for c in cards],
+                                     request.query)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = summarize(model, rows, request)
     summary = _with_kv_points(summary, eng)

@@ -158,6 +158,7 @@ CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_ty
                       "search", "all", "sort", "lang")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "n_gpu_layers", "n_cpu_moe", "tensor_split")
+REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth")  # the CLI's model and card commands
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                    *SPEED_TEST_PARAMS, *RIG_PARAMS)
 PAGE_PARAMS = ("page",)  # the site's pages take these too

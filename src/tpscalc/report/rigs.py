@@ -45,3 +45,9 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
     return Rig(cards, options.ram_gib, options.ram_bandwidth_gb_s,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
                tensor_split=options.tensor_split)
+
+
+def card_rig(card: Card, options: RigOptions) -> Rig:
+    """One catalog card as a report row's rig: alone (the default), or `options.gpus` of it
+    with the request's RAM."""
+    return Rig.of(card) if options.is_default else build_rig(card, options)
