@@ -104,3 +104,23 @@ def test_more_than_vram_and_ram_does_not_fit() -> None:
     e = engine.estimate(get_model("DeepSeek-V3.1"), rig("RTX 4090", "RTX 4090", ram=64, bw=96),
                         Query(), "IQ2_M")
     assert e.fit == "no"
+
+
+def test_unified_memory_does_not_offload_to_its_own_ram() -> None:
+    # 671B at Q4_K_M is far beyond the chip's memory; 1 TiB of "RAM" is that same memory
+    e = engine.estimate(get_model("DeepSeek-V3.1"), rig("M2 Max 38-core", ram=1024, bw=400),
+                        Query(), "Q4_K_M")
+    assert e.fit == "no" and e.placement is not None and e.placement.cpu_layers == 0
+
+
+def test_partial_offload_prefill_is_bounded_by_pcie() -> None:
+    e = engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", ram=64, bw=96), Query(),
+                        "Q4_K_M")
+    assert e.prefill is not None and e.prefill.bound == "pcie"
+
+
+def test_ngl_zero_keeps_every_layer_in_ram() -> None:
+    e = engine.estimate(get_model("Llama 3.1-8B"), rig("RTX 4090", ram=32, bw=96,
+                                                        n_gpu_layers=0), Query(), "Q4_K_M")
+    assert e.fit == "offload" and e.placement is not None and e.placement.n_gpu_layers == 0
+    assert e.placement.cpu_layers == 32

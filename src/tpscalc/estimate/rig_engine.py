@@ -135,7 +135,9 @@ def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
     kv2 = runtime.kv_cache_bytes(arch, 2 * query.context, query.kv_type)
     slots = _slots(rig, arch, query, runtime, query.context)
     slots2 = _slots(rig, arch, query, runtime, 2 * query.context)
-    ram = None if rig.ram_gib is None else rig.ram_gib * GIB
+    # On a unified-memory machine (Apple, Strix Halo) the RAM is the GPU's pool: no offload.
+    unified = any(c.unified_memory for c in rig.devices)
+    ram = None if rig.ram_gib is None or unified else rig.ram_gib * GIB
     tried = []
     for q in quants:
         weights, read = runtime.weights_bytes(model, q)
