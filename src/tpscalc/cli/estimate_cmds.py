@@ -138,6 +138,12 @@ def estimate_cmd(
     else:
         _table(results)
         for r in results:
+            if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
+                placement = r["placement"]
+                typer.echo(f"{r['model']} on {r['gpu']}: offload {r['offload_share']:.0%}, "
+                           f"llama-server {r['command']['llama_server']}; ollama num_ctx "
+                           f"{r['command']['ollama']['num_ctx']}, num_gpu "
+                           f"{placement['n_gpu_layers']}")
             if r.get("sources"):  # the model came from the user's file
                 typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):
