@@ -97,3 +97,16 @@ def test_processes_write_the_same_site_as_one(tmp_path: Path, monkeypatch) -> No
     two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*")
            if p.is_file()}
     assert one == two
+
+
+def test_exported_pages_show_only_controls_that_work_there(tmp_path: Path) -> None:
+    assert run(str(tmp_path), "--limit", "1").exit_code == 0
+    for page in ("en/models/starcoder-2-15b.html", "es/cards", "nl/models", "en/cards"):
+        path = tmp_path / (page if page.endswith(".html") else page + ".html")
+        html = path.read_text(encoding="utf-8")
+        form = html[html.index('<form id="controls"'):html.index("</form>")]
+        assert 'data-static="1"' in form and " hidden>" in form  # shown by the script only
+        assert 'name="search"' in form
+        for server_only in ('name="context"', 'name="backend"', 'name="organization"',
+                            'type="submit"'):
+            assert server_only not in form, (page, server_only)
