@@ -1,11 +1,11 @@
 """`tpscalc model NAME` and `tpscalc card NAME`: the two reports as a table or JSON."""
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
+from tpscalc.cli import jsonout
 from tpscalc.cli.app import app, fail
 from tpscalc.cli.file_options import (
     ConfigIndexOpt,
@@ -33,7 +33,7 @@ def _input_errors() -> tuple[type[Exception], ...]:
 
 
 def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
+    typer.echo(jsonout.dumps(data))
 
 
 @app.command(
