@@ -153,6 +153,7 @@ def export_site(
     `directory` must be absent or empty unless `replace` (then its old content goes, but only
     once the new site is complete). `advance(n)` is called as pages are written."""
     langs = tuple(languages)
+    directory = directory.resolve()  # "." has a name and a parent to write next to
     if directory.is_dir() and any(directory.iterdir()) and not replace:
         raise FileExistsError(17, "the folder is not empty", str(directory))
     todo = plan(langs, limit)
