@@ -1,57 +1,166 @@
-"""Wall-clock figures: one model report, every model's report in turn, card reports, CLI start-up.
+"""Wall-clock figures: the CLI side by side with llmfit, reports in process, the static export.
 
-Run: `python benchmarks/speed.py [MODEL] [--all-models]`. Prints seconds; asserts nothing.
+    python benchmarks/speed.py [MODEL] [--all-models] [--export] [--repeat N]
+
+- The CLI: `tpscalc model MODEL --json`, `tpscalc card 4090 --json` and `tpscalc estimate ...
+  --json`, each against llmfit's native `llmfit info` for one model, measured in the same run
+  (interleaved rounds, medians) and printed as a ratio. llmfit (PyPI `llmfit`, a native binary)
+  is installed into its own venv under the cache folder ($TPSCALC_BENCH_CACHE, else
+  ~/.cache/tpscalc-bench) when missing; without it the ratios are left out.
+- `--export`: `tpscalc export-site` of the whole site into a temporary folder: time, pages, size
+  on disk and peak memory (every process of the export together, sampled).
+
+Prints figures; asserts nothing.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+LLMFIT_MODEL = "bigcode/starcoder2-15b"  # llmfit's name for StarCoder 2 15B
 
 
-def _cli_seconds(args: list[str], repeat: int = 3) -> float:
-    """Median wall time of a command, s."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(args, capture_output=True, check=False)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _seconds(args: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, capture_output=True, check=False)
+    return time.perf_counter() - start
 
 
-def main() -> None:
-    """Print the timings."""
-    model = next((a for a in sys.argv[1:] if not a.startswith("--")), "StarCoder 2 15B")
+def _cache_dir() -> Path:
+    return Path(os.environ.get("TPSCALC_BENCH_CACHE") or Path.home() / ".cache" / "tpscalc-bench")
+
+
+def llmfit_binary() -> Path | None:
+    """llmfit in its own venv, installed from PyPI when missing; None when that fails."""
+    venv = _cache_dir() / "llmfit-venv"
+    binary = venv / "bin" / "llmfit"
+    if binary.is_file():
+        return binary
+    print(f"installing llmfit into {venv} ...", flush=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "llmfit"], check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"llmfit: could not install it ({exc}); no ratios")
+        return None
+    return binary if binary.is_file() else None
+
+
+def cli_side_by_side(model: str, repeat: int) -> None:
+    """Median wall times of the three tpscalc commands and llmfit's `info`, interleaved."""
     py = sys.executable
-    bare = _cli_seconds([py, "-c", "pass"])
-    cli = _cli_seconds([py, "-m", "tpscalc", "model", model, "--json"])
-    print(f"python -c pass:                        {bare:.3f} s")
-    print(f"tpscalc model {model!r} --json (CLI): {cli:.3f} s ({cli - bare:+.3f} s over bare)")
-    help_s = _cli_seconds([py, "-m", "tpscalc", "--help"])
-    print(f"tpscalc --help:                        {help_s:.3f} s")
+    commands: dict[str, list[str]] = {
+        "python -c pass": [py, "-c", "pass"],
+        f"tpscalc model {model!r} --json": [py, "-m", "tpscalc", "model", model, "--json"],
+        "tpscalc card 4090 --json": [py, "-m", "tpscalc", "card", "4090", "--json"],
+        f"tpscalc estimate --model {model!r} --card 4090 --json": [
+            py, "-m", "tpscalc", "estimate", "--model", model, "--card", "4090", "--json"],
+        "tpscalc --help": [py, "-m", "tpscalc", "--help"],
+    }
+    llmfit = llmfit_binary()
+    peer = f"llmfit info {LLMFIT_MODEL}"
+    if llmfit is not None:
+        commands[peer] = [str(llmfit), "info", LLMFIT_MODEL]
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for name, args in commands.items():  # warm the file cache
+        _seconds(args)
+    for _ in range(repeat):
+        for name, args in commands.items():
+            times[name].append(_seconds(args))
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    width = max(len(n) for n in commands)
+    print(f"CLI wall time, median of {repeat} interleaved rounds:")
+    for name, seconds in medians.items():
+        ratio = ""
+        if llmfit is not None and name.startswith("tpscalc") and "--help" not in name:
+            ratio = f"  {seconds / medians[peer]:.2f}× llmfit"
+        print(f"  {name:<{width}}  {seconds:.3f} s{ratio}")
 
+
+def _tree_rss(proc: object) -> int:
+    import psutil
+
+    assert isinstance(proc, psutil.Process)
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
+
+
+def export_figures(extra: list[str]) -> None:
+    """Time, size on disk and peak memory of `tpscalc export-site` (the whole site)."""
+    import psutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "site"
+        start = time.perf_counter()
+        proc = psutil.Popen([sys.executable, "-m", "tpscalc", "export-site", str(target), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc))
+            time.sleep(0.2)
+        seconds = time.perf_counter() - start
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            print(f"export failed ({proc.returncode}): {err.strip()[-500:]}")
+            return
+        files = [p for p in target.rglob("*") if p.is_file()]
+        on_disk = sum(p.stat().st_blocks * 512 for p in files)
+        content = sum(p.stat().st_size for p in files)
+        print(f"export-site {' '.join(extra)}: {out.strip()}")
+        print(f"  {seconds:.1f} s, {len(files)} files, {on_disk / 1e6:.0f} MB on disk "
+              f"({content / 1e6:.0f} MB of content), peak memory {peak / 2**20:.0f} MiB "
+              f"(all processes), {os.cpu_count()} cores")
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def in_process(model: str, all_models: bool) -> None:
+    """The catalog load and the reports, in this process."""
     from tpscalc.catalog import store
-    from tpscalc.report.card_report import build_card_report
-    from tpscalc.report.model_report import build_model_report
 
     start = time.perf_counter()
     cards, models = store.cards(), store.models()
     print(f"catalog load ({len(cards)} cards, {len(models)} models): "
           f"{time.perf_counter() - start:.3f} s")
+    from tpscalc.api import card_report, model_report, report_json
+
     start = time.perf_counter()
-    build_model_report(model).to_json()
+    report_json(model_report(model))
     print(f"one model report + JSON (in process):  {time.perf_counter() - start:.3f} s")
     start = time.perf_counter()
-    build_card_report("RTX 4090").to_json()
-    print(f"one card report + JSON (835 models):   {time.perf_counter() - start:.3f} s")
-    if "--all-models" in sys.argv:
+    report_json(card_report("RTX 4090"))
+    print(f"one card report + JSON ({len(models)} models):   {time.perf_counter() - start:.3f} s")
+    if all_models:
+        from tpscalc.report.model_report import build_model_report
+        from tpscalc.report.request import ReportRequest
+
         start = time.perf_counter()
         for m in models:
-            build_model_report(m)
+            build_model_report(m, ReportRequest())
         total = time.perf_counter() - start
         print(f"every model's report ({len(models)}):      {total:.1f} s "
               f"({total / len(models) * 1000:.0f} ms each)")
+
+
+def main() -> None:
+    """Print the timings."""
+    args = sys.argv[1:]
+    model = next((a for a in args if not a.startswith("--") and not a.isdigit()), "StarCoder 2 15B")
+    repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 5
+    cli_side_by_side(model, repeat)
+    in_process(model, "--all-models" in args)
+    if "--export" in args:
+        export_figures([])
 
 
 if __name__ == "__main__":

@@ -99,3 +99,10 @@ def test_serve_on_a_busy_port_is_one_line() -> None:
                               capture_output=True, text=True, timeout=60, check=False)
     one_line_error(proc.returncode, proc.stderr)
     assert str(port) in proc.stderr
+
+
+def test_the_report_commands_catch_the_api_input_errors() -> None:
+    from tpscalc import api
+    from tpscalc.cli.report_cmds import _input_errors
+
+    assert set(_input_errors()) == set(api.INPUT_ERRORS)

@@ -114,3 +114,23 @@ def test_section_navigation_and_table_pages(browser, server_url: str, many_cards
     assert "Page 2 of 3" in browser.find_element(By.CSS_SELECTOR, "nav.pager").text
     assert "context=8192" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")[0].text != first_card
+
+
+def test_exported_page_search_filters_the_table(browser, tmp_path) -> None:
+    from selenium.webdriver.common.by import By
+    from typer.testing import CliRunner
+
+    from tpscalc.cli.main import app
+
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["export-site", str(site), "--lang", "en"]).exit_code == 0
+    browser.get((site / "en" / "cards" / "geforce-rtx-4090.html").as_uri())
+    search = browser.find_element(By.CSS_SELECTOR, "#controls input[type=search]")
+    assert search.is_displayed()  # the script shows the form; without it the form stays hidden
+    assert not browser.find_elements(By.NAME, "context")  # no server-only control
+    rows = browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")
+    assert len(rows) > 1
+    search.send_keys("starcoder")
+    shown = [r for r in rows if r.is_displayed()]
+    assert shown and len(shown) < len(rows)
+    assert all("starcoder" in r.text.lower() for r in shown)

@@ -42,3 +42,71 @@ def test_limited_export(tmp_path: Path) -> None:
 def test_export_rejects_unknown_language(tmp_path: Path) -> None:
     result = run(str(tmp_path), "--lang", "fr")
     assert result.exit_code == 2 and "unknown language" in result.output
+
+
+def test_a_non_empty_folder_is_refused_without_force(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "mine.txt").write_text("keep me")
+    result = run(str(site), "--limit", "1", "--lang", "en")
+    assert result.exit_code == 2
+    assert "not empty" in result.output and "--force" in result.output
+    assert [p.name for p in site.iterdir()] == ["mine.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left
+
+
+def test_force_replaces_the_content_and_leaves_no_temporary_folder(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "old.html").write_text("old")
+    result = run(str(site), "--limit", "1", "--lang", "en", "--force")
+    assert result.exit_code == 0, result.output
+    assert not (site / "old.html").exists()
+    assert (site / "en" / "models" / "starcoder-2-15b.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_an_interrupted_export_leaves_no_half_site(tmp_path: Path, monkeypatch) -> None:
+    from tpscalc.web import export
+
+    real = export.write_unit
+    written: list[object] = []
+
+    def interrupted(directory: Path, unit: export.Unit, languages: object) -> int:
+        if written:
+            raise KeyboardInterrupt
+        written.append(unit)
+        return real(directory, unit, languages)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(export, "write_unit", interrupted)
+    site = tmp_path / "site"
+    result = run(str(site), "--jobs", "1")
+    assert result.exit_code != 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_processes_write_the_same_site_as_one(tmp_path: Path, monkeypatch) -> None:
+    from tpscalc.web import export
+
+    monkeypatch.setattr(export, "MIN_UNITS_FOR_PROCESSES", 1)
+    assert run(str(tmp_path / "one"), "--jobs", "1").exit_code == 0
+    result = run(str(tmp_path / "two"), "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    one = {p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*")
+           if p.is_file()}
+    two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*")
+           if p.is_file()}
+    assert one == two
+
+
+def test_exported_pages_show_only_controls_that_work_there(tmp_path: Path) -> None:
+    assert run(str(tmp_path), "--limit", "1").exit_code == 0
+    for page in ("en/models/starcoder-2-15b.html", "es/cards", "nl/models", "en/cards"):
+        path = tmp_path / (page if page.endswith(".html") else page + ".html")
+        html = path.read_text(encoding="utf-8")
+        form = html[html.index('<form id="controls"'):html.index("</form>")]
+        assert 'data-static="1"' in form and " hidden>" in form  # shown by the script only
+        assert 'name="search"' in form
+        for server_only in ('name="context"', 'name="backend"', 'name="organization"',
+                            'type="submit"'):
+            assert server_only not in form, (page, server_only)

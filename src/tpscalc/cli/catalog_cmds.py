@@ -1,11 +1,11 @@
 """`tpscalc cards` and `tpscalc models`: list and search the catalog."""
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from tpscalc.cli import jsonout
 from tpscalc.cli.app import app
 
 if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for --help
@@ -47,7 +47,7 @@ def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
 
     rows = filter_by_text(store.cards(), search)
     if as_json:
-        typer.echo(json.dumps([card_json(c) for c in rows], ensure_ascii=False, indent=1))
+        typer.echo(jsonout.dumps([card_json(c) for c in rows]))
         return
     table = Table(title=f"{len(rows)} cards")
     for col in (
@@ -83,7 +83,7 @@ def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
 
     rows = filter_by_text(store.models(), search)
     if as_json:
-        typer.echo(json.dumps([model_json(m) for m in rows], ensure_ascii=False, indent=1))
+        typer.echo(jsonout.dumps([model_json(m) for m in rows]))
         return
     table = Table(title=f"{len(rows)} models")
     for col in ("Model", "Organization", "Parameters (B)", "Published", "Architecture"):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from tpscalc.catalog.schema import Card
+from tpscalc.cli import jsonout
 from tpscalc.cli.app import app, fail
 from tpscalc.cli.file_options import (
     ConfigIndexOpt,
@@ -134,7 +134,7 @@ def estimate_cmd(
             fail(str(exc))
     if as_json:
         data: Any = results if input_csv is not None else results[0]
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
+        typer.echo(jsonout.dumps(data))
     else:
         _table(results)
         for r in results:

@@ -1,11 +1,11 @@
 """`tpscalc here`: this machine's GPUs, RAM and CPU, and what its card can run."""
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
+from tpscalc.cli import jsonout
 from tpscalc.cli.app import app
 from tpscalc.cli.options import request_options
 from tpscalc.report.request import CARD_REPORT_PARAMS, ReportRequest
@@ -23,7 +23,7 @@ def here_cmd(
 
     machine = api.detect_machine()
     if as_json:
-        typer.echo(json.dumps(api.machine_json(machine), ensure_ascii=False, indent=1))
+        typer.echo(jsonout.dumps(api.machine_json(machine)))
         return
     data = api.machine_json(machine)
     for g in data["gpus"]:

@@ -1,11 +1,11 @@
 """`tpscalc model NAME` and `tpscalc card NAME`: the two reports as a table or JSON."""
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
+from tpscalc.cli import jsonout
 from tpscalc.cli.app import app, fail
 from tpscalc.cli.file_options import (
     ConfigIndexOpt,
@@ -29,8 +29,16 @@ WideOpt = Annotated[bool, typer.Option(
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the whole report as JSON.")]
 
 
+def _input_errors() -> tuple[type[Exception], ...]:
+    """tpscalc.api.INPUT_ERRORS without importing tpscalc.api (a test keeps them equal)."""
+    from tpscalc.catalog.lookup import NameNotFoundError
+    from tpscalc.estimate.query import EstimateInputError
+
+    return (EstimateInputError, NameNotFoundError)
+
+
 def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=1))
+    typer.echo(jsonout.dumps(data))
 
 
 @app.command(
@@ -56,13 +64,17 @@ def model_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    from tpscalc import api
+    # The plain `tpscalc model NAME` path imports only the report builder: tpscalc.api (model
+    # files, the Hub client, machine detection) is for the other paths.
     from tpscalc.report.model_report import build_model_report, model_report
+    from tpscalc.report.serialize import report_json
 
     cards = [here_card(None)] if here else None
     sources: dict[str, str] | None = None
     try:
         if gguf or config or hf or not name or cards:
+            from tpscalc import api
+
             sm = api.sourced_model(name, gguf=gguf, config=config, config_index=config_index,
                                    hf=hf)
             api.check_file_request(sm, request)
@@ -70,10 +82,10 @@ def model_cmd(
             sources = sm.sources if (gguf or config or hf) else None
         else:
             report = model_report(name, request)
-    except api.INPUT_ERRORS as exc:
+    except _input_errors() as exc:
         fail(str(exc))
     if as_json:
-        data = api.report_json(report)
+        data = report_json(report)
         if sources:
             data["sources"] = sources
         _print_json(data)
@@ -101,18 +113,18 @@ def card_cmd(
     *,
     request: ReportRequest,
 ) -> None:
-    from tpscalc import api
     from tpscalc.report.card_report import build_card_report, card_report
+    from tpscalc.report.serialize import report_json
 
     if not name and not here:
         fail("give a card name (or --here)")
     try:
         report = (build_card_report(here_card(name), request) if here
                   else card_report(str(name), request))
-    except api.INPUT_ERRORS as exc:
+    except _input_errors() as exc:
         fail(str(exc))
     if as_json:
-        _print_json(api.report_json(report))
+        _print_json(report_json(report))
         return
     from tpscalc.cli.render import render_card_report
 

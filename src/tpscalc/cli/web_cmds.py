@@ -55,8 +55,15 @@ def export_site(
     lang: Annotated[
         list[str] | None, typer.Option(help="Languages to export (repeat); default all.")
     ] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace the folder's content (once the new site is complete).")] = False,
+    jobs: Annotated[int | None, typer.Option(
+        help="Processes rendering pages (default: one per core).")] = None,
 ) -> None:
-    """Write every model and card page, in every language, as static files with relative links."""
+    """Write every model and card page, in every language, as static files with relative links.
+
+    The site is written to a temporary folder next to DIRECTORY and moved into place at the end:
+    an interrupted export leaves nothing half-written."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -74,8 +81,12 @@ def export_site(
         fail(f"unknown language {unknown[0]!r}; use one of {', '.join(LANGUAGES)}")
     if limit is not None and limit < 0:
         fail("--limit must be 0 or more")
+    if jobs is not None and not 1 <= jobs <= 64:
+        fail("--jobs must be between 1 and 64")
     if directory.exists() and not directory.is_dir():
         fail(f"{directory} exists and is not a folder")
+    if directory.is_dir() and any(directory.iterdir()) and not force:
+        fail(f"{directory} is not empty; use --force to replace its content")
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -89,8 +100,10 @@ def export_site(
                 directory,
                 languages=languages,
                 limit=limit,
+                jobs=jobs,
+                replace=force,
                 total=lambda n: progress.update(task, total=n),
-                advance=lambda _path: progress.advance(task),
+                advance=lambda n: progress.advance(task, n),
             )
     except OSError as exc:  # a folder it may not write, a parent that is a file, a full disk
         where = exc.filename or directory

@@ -45,6 +45,19 @@ def build_card_report(card: Card, request: ReportRequest, *, models: Sequence[Mo
     return assemble_card_report(card, rows, request)
 
 
+def build_card_reports(
+    card: Card, request: ReportRequest, languages: Sequence[str], *, engine: Engine | None = None
+) -> list[CardReport]:
+    """`build_card_report` for one question in several languages, estimating only once.
+
+    Only the texts depend on the language (the static export writes three pages per estimate)."""
+    eng = engine or common.default_engine()
+    models = list(store.models())
+    estimates = eng.estimate_models_on_rig(models, Rig.of(card), request.query)
+    rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
+    return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
+
+
 def card_report(name: str, request: ReportRequest) -> CardReport:
     """The card report for a card name as people type it (NameNotFoundError when unknown)."""
     return build_card_report(get_card(name), request)

@@ -101,6 +101,25 @@ def build_model_report(
     return assemble(summary, rows, context_curve(summary, rows, eng))
 
 
+def build_model_reports(
+    model: Model, request: ReportRequest, languages: Sequence[str], *, engine: Engine | None = None
+) -> list[ModelReport]:
+    """`build_model_report` for one question in several languages, estimating only once.
+
+    The figures do not depend on the language, only the texts do: the static export uses this
+    to write the three languages of a page for the price of one estimate."""
+    eng = engine or common.default_engine()
+    cards = list(store.cards())
+    estimates = eng.estimate_on_rigs(model, [Rig.of(c) for c in cards], request.query)
+    rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
+    summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
+    curve = context_curve(summary, rows, eng)
+    out = []
+    for lang in languages:
+        out.append(assemble(replace(summary, request=replace(request, lang=lang)), rows, curve))
+    return out
+
+
 def model_report(name: str, request: ReportRequest) -> ModelReport:
     """The model report for a model name as people type it (NameNotFoundError when unknown)."""
     return build_model_report(get_model(name), request)

@@ -47,6 +47,17 @@ class ByteLRU:
                     self.size_bytes -= len(dropped)
         return value
 
+    def put(self, key: Hashable, value: bytes) -> None:
+        """Keep `value` under `key` (an oversized value is not kept)."""
+        self.get_or_make(key, lambda: value)
+
+    def pop(self, key: Hashable) -> None:
+        """Forget the entry under `key`, if any."""
+        with self._lock:
+            dropped = self._entries.pop(key, None)
+            if dropped is not None:
+                self.size_bytes -= len(dropped)
+
     def clear(self) -> None:
         """Forget every entry."""
         with self._lock:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import posixpath
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 from urllib.parse import urlencode
@@ -47,18 +47,25 @@ def page_file(path: str) -> str:
     return clean + ".html"
 
 
+@lru_cache(maxsize=16_384)
+def _relative_link(path: str, here: str) -> str:
+    """The exported file of site path `path` relative to folder `here` (an export asks the same
+    few thousand of these on every page)."""
+    return posixpath.relpath(page_file(path), here)
+
+
 class Urls:
     """Builds links for one page: absolute when served, relative files when exported."""
 
     def __init__(self, current_path: str, export: bool) -> None:
         self.current_path = current_path
         self.export = export
+        self.here = posixpath.dirname(page_file(current_path)) or "."
 
     def __call__(self, path: str, **query: Any) -> str:
         """The link to site path `path` with `query` (dropped in a static export)."""
         if self.export:
-            here = posixpath.dirname(page_file(self.current_path)) or "."
-            return posixpath.relpath(page_file(path), here)
+            return _relative_link(path, self.here)
         clean = {k: v for k, v in query.items() if v not in (None, "", False)}
         return path + ("?" + urlencode(clean) if clean else "")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -84,6 +84,29 @@ def card_report(slug: str, request: ReportRequest) -> dict[str, Any]:
     """The card report as the JSON API returns it (and the HTML page renders it)."""
     out: dict[str, Any] = json.loads(card_report_bytes(slug, request))
     return out
+
+
+def prime(kind: str, slug: str, request: ReportRequest, languages: Sequence[str]) -> None:
+    """Build the `kind` ("model" or "card") report of `slug` in every language at once.
+
+    The estimates are made once (only the texts depend on the language) and each language's
+    report is kept in the cache, where `model_report` / `card_report` find it."""
+    request = _whole(request)
+    if kind == "model":
+        from tpscalc.report.model_report import build_model_reports
+
+        built: Sequence[Any] = build_model_reports(find_model(slug), request, languages)
+    else:
+        from tpscalc.report.card_report import build_card_reports
+
+        built = build_card_reports(find_card(slug), request, languages)
+    for lang, report in zip(languages, built, strict=True):
+        CACHE.put((kind, slug, replace(request, lang=lang)), _encoded(report))
+
+
+def forget(kind: str, slug: str, request: ReportRequest) -> None:
+    """Drop one cached report (the export, once it has written its page)."""
+    CACHE.pop((kind, slug, _whole(request)))
 
 
 def clear_cache() -> None:

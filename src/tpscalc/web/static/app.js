@@ -4,7 +4,8 @@
   "use strict";
   var form = document.getElementById("controls");
   var results = document.getElementById("results");
-  if (!form || !results || form.dataset.static || !window.fetch || !window.URLSearchParams) { return; }
+  if (form && results && form.dataset.static) { staticSearch(form, results); return; }
+  if (!form || !results || !window.fetch || !window.URLSearchParams) { return; }
   var pending = null;
   var timer = null;
 
@@ -53,4 +54,21 @@
   });
   form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
   form.classList.add("live");
+
+  // A static export has no server to ask: the search hides the table rows it does not match.
+  // The form stays hidden without JavaScript, where it could do nothing.
+  function staticSearch(form, results) {
+    var input = form.querySelector("input[type=search]");
+    var rows = results.querySelectorAll("tbody tr");
+    function filter() {
+      var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      Array.prototype.forEach.call(rows, function (row) {
+        var text = row.textContent.toLowerCase();
+        row.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+      });
+    }
+    form.hidden = false;
+    input.addEventListener("input", filter);
+    form.addEventListener("submit", function (event) { event.preventDefault(); filter(); });
+  }
 }());
