@@ -53,7 +53,7 @@ def build_card_reports(
     Only the texts depend on the language (the static export writes three pages per estimate)."""
     eng = engine or common.default_engine()
     models = list(store.models())
-    estimates = eng.estimate_models_on_rig(models, Rig.of(card), request.query)
+    estimates = eng.estimate_models_on_rig(models, card_rig(card, request.rig), request.query)
     rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
 

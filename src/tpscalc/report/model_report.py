@@ -110,7 +110,8 @@ def build_model_reports(
     to write the three languages of a page for the price of one estimate."""
     eng = engine or common.default_engine()
     cards = list(store.cards())
-    estimates = eng.estimate_on_rigs(model, [Rig.of(c) for c in cards], request.query)
+    rigs = [card_rig(c, request.rig) for c in cards]
+    estimates = eng.estimate_on_rigs(model, rigs, request.query)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
     curve = context_curve(summary, rows, eng)
