@@ -11,7 +11,7 @@ from typing import Any
 
 from tpscalc.catalog import Card, get_card
 from tpscalc.catalog.lookup import NameNotFoundError
-from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig
+from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig, query_for_model
 from tpscalc.machine import Machine, detect
 from tpscalc.machine.detect import machine_json
 from tpscalc.report import card_report as card_builder
@@ -61,7 +61,8 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
     c = card if isinstance(card, Card) else get_card(card)
-    result = common.default_engine().estimate(sm.model, Rig.of(c), request.query, fixed)
+    query = query_for_model(sm.model, request.query)
+    result = common.default_engine().estimate(sm.model, Rig.of(c), query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}

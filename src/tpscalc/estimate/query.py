@@ -7,14 +7,14 @@ it as given. Every interface (site, JSON API, CLI, Python API) makes one through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.types import SpeedTest
 
 if TYPE_CHECKING:
-    from tpscalc.catalog.schema import Card
+    from tpscalc.catalog.schema import Card, Model
 
 DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
@@ -71,6 +71,32 @@ def check_quality(name: str | None, code: str) -> str | None:
         return ladder_name(name)
     except UnknownQuantizationError as exc:
         raise EstimateInputError(str(exc), code, exc.suggestions) from None
+
+
+def model_context_limit(model: Model) -> int | None:
+    """The longest context `model` was built for, tokens (None when its source does not say)."""
+    arch = model.architecture
+    return arch.max_context if arch is not None else None
+
+
+def query_for_model(model: Model, query: Query) -> Query:
+    """`query` checked against `model`'s own context limit: the one check every interface uses.
+
+    A context beyond the limit is refused with the limit named (EstimateInputError
+    "context_beyond_model"); the default context is lowered to the limit instead, so a model
+    built for 2,048 tokens still gets a page without a context being asked. A llama-bench test
+    (a depth or prompt size given) is replayed as run: llama-bench sizes its context to the test,
+    past the trained length too (ggml-org's Llama 2 7B rows go to depth 32,768).
+    """
+    limit = model_context_limit(model)
+    benchmark = query.depth > 0 or query.n_prompt is not None or query.n_gen is not None
+    if limit is None or query.context <= limit or benchmark:
+        return query
+    if query.context == DEFAULT_CONTEXT:
+        return replace(query, context=limit)
+    raise EstimateInputError(
+        f"{model.name} holds at most {limit:,} tokens of context; {query.context:,} is beyond "
+        "its limit", "context_beyond_model")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from tpscalc.catalog import get_model, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import EstimateInputError, Rig
+from tpscalc.estimate.query import EstimateInputError, Rig, query_for_model
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
@@ -91,6 +91,7 @@ def build_model_report(
 ) -> ModelReport:
     """The model report for `model` against every card (or `cards`), for a checked `request`."""
     eng = engine or common.default_engine()
+    request = replace(request, query=query_for_model(model, request.query))
     cards = list(store.cards() if cards is None else cards)
     estimates = eng.estimate_on_rigs(model, [Rig.of(c) for c in cards], request.query)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]

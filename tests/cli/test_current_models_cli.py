@@ -1,0 +1,36 @@
+"""Issue 8's "Must show" commands against the real catalog, in a subprocess as a user runs them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tpscalc", *args], capture_output=True,
+                          text=True, timeout=180, check=False)
+
+
+def test_a_context_beyond_the_model_exits_2_naming_the_limit() -> None:
+    done = _run("estimate", "--model", "Llama 3-8B", "--gpu", "4090", "--context", "65536")
+    assert done.returncode == 2 and "8,192" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_api_refuses_it_too() -> None:
+    from tpscalc import api
+
+    try:
+        api.evaluate("Llama 3-8B", "4090", context=65536)
+    except api.INPUT_ERRORS as exc:
+        assert "8,192" in str(exc)
+    else:
+        raise AssertionError("a context beyond the model's limit was estimated")
+
+
+def test_q4_0_and_f16_give_an_estimate() -> None:
+    for quant in ("Q4_0", "F16", "BF16"):
+        done = _run("estimate", "--model", "Llama 2-7B", "--gpu", "GeForce RTX 4090",
+                    "--quant", quant, "--json")
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert data["quant"] == quant and data["memory"]["weights_gib"] > 0
