@@ -11,7 +11,13 @@ from typing import Any
 
 from tpscalc.catalog import Card, get_card
 from tpscalc.catalog.lookup import NameNotFoundError
-from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig, query_for_model
+from tpscalc.estimate.query import (
+    DEFAULT_CONTEXT,
+    DEFAULT_MIN_QUALITY,
+    EstimateInputError,
+    Rig,
+    query_for_model,
+)
 from tpscalc.machine import Machine, detect
 from tpscalc.machine.detect import machine_json
 from tpscalc.report import card_report as card_builder
@@ -77,7 +83,8 @@ def check_file_request(sm: SourcedModel, request: ReportRequest,
     if fw is None:
         return quant
     q = request.query
-    if (quant is not None and quant != fw.format) or q.min_quality or q.max_quality:
+    floor_given = q.min_quality not in (None, DEFAULT_MIN_QUALITY)  # the default floor: no ask
+    if (quant is not None and quant != fw.format) or floor_given or q.max_quality:
         raise SourceError(f"{fw.source} holds {fw.format} weights; --quant and the quality "
                           "bounds do not apply to a GGUF file", "bad_quant")
     return None

@@ -34,3 +34,27 @@ def test_q4_0_and_f16_give_an_estimate() -> None:
         assert done.returncode == 0, done.stderr
         data = json.loads(done.stdout)
         assert data["quant"] == quant and data["memory"]["weights_gib"] > 0
+
+
+def _ladder_rank(quant: str) -> int:
+    from tpscalc.catalog.quants import get_quant
+
+    return get_quant(quant).quality_rank
+
+
+def test_starcoder2_15b_by_default_stops_at_iq4_xs() -> None:
+    """The reference page: 306 of 818 cards, the smallest a 10 GB P102-101 at IQ4_XS."""
+    done = _run("model", "StarCoder 2 15B", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert 250 <= data["cards_fit"] <= 450 and data["min_quality"] == "IQ4_XS"
+    fit = [r for r in data["rows"] if r["fits"]]
+    assert min(r["memory_gib"] for r in fit) >= 8
+    assert max(_ladder_rank(r["quant"]) for r in fit) <= _ladder_rank("IQ4_XS")
+
+
+def test_the_floor_can_be_lowered() -> None:
+    done = _run("model", "StarCoder 2 15B", "--min-quality", "IQ2_XXS", "--json")
+    data = json.loads(done.stdout)
+    assert data["cards_fit"] > 450
+    assert max(_ladder_rank(r["quant"]) for r in data["rows"]) > _ladder_rank("IQ4_XS")

@@ -18,7 +18,8 @@ DATA = Path(__file__).parent / "data"
 # (name, path) pairs served by the site and the JSON API.
 HTTP = (
     ("api_model_starcoder", "/api/v1/models/starcoder-2-15b?search=rtx%2040"),
-    ("api_model_ctx_q", "/api/v1/models/llama-3-1-8b?context=16384&min_quality=Q4_K_M&max_memory=16"),
+    ("api_model_ctx_q",
+     "/api/v1/models/llama-3-1-8b?context=16384&min_quality=Q4_K_M&max_memory=16"),
     ("api_model_all", "/api/v1/models/qwen3-32b?all=1&search=radeon&backend=vulkan"),
     ("api_card_4090", "/api/v1/cards/geforce-rtx-4090?search=qwen&sort=speed"),
     ("api_card_m2", "/api/v1/cards/m2-max-38-core?context=32768&search=llama&sort=date"),

@@ -165,7 +165,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
         if i not in found:
-            shown = floor if floor is not None else len(quants) - 1
+            shown = len(quants) - 1 if floor is None else min(floor, len(quants) - 1)
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
                                 None, None, round(float(choice.short_by_gib[i]), 2), test))

@@ -20,6 +20,10 @@ DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
 # model can hold the context, so it is rejected as input.
 MAX_CONTEXT = 10_000_000
+# The most compressed quantization a report offers unless the user lowers it: IQ4_XS, the
+# reference pages' floor (below it perplexity rises steeply: +5 % at Q3_K_M, +30 % at IQ2_XXS
+# on LLaMA 3 8B, catalog/data/quants.json).
+DEFAULT_MIN_QUALITY = "IQ4_XS"
 # llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
 # KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
@@ -104,13 +108,14 @@ class Query:
     """What to estimate, checked once when made; hashable (it keys the report caches).
 
     context: tokens the conversation may hold. min_quality: the most compressed quantization
-    allowed (the floor). max_quality: the least compressed one allowed (the ceiling). backend:
-    the llama.cpp backend (None: each card's usual one). kv_type: the KV-cache type. text_only:
-    leave out a vision-language model's image encoder (llama.cpp run without --mmproj).
+    allowed (the floor; DEFAULT_MIN_QUALITY unless lowered). max_quality: the least compressed
+    one allowed (the ceiling). backend: the llama.cpp backend (None: each card's usual one).
+    kv_type: the KV-cache type. text_only: leave out a vision-language model's image encoder
+    (llama.cpp run without --mmproj).
     """
 
     context: int = DEFAULT_CONTEXT
-    min_quality: str | None = None
+    min_quality: str | None = DEFAULT_MIN_QUALITY
     max_quality: str | None = None
     backend: str | None = None
     kv_type: str = "f16"

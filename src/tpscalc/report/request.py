@@ -18,6 +18,7 @@ from typing import Any, Literal
 from tpscalc.estimate.query import (
     BACKENDS,
     DEFAULT_CONTEXT,
+    DEFAULT_MIN_QUALITY,
     KV_TYPES,
     MAX_CONTEXT,
     EstimateInputError,
@@ -85,7 +86,8 @@ PARAMS: tuple[Param, ...] = (
     Param("context", "context", "query", "tokens",
           f"Context length, tokens (1 to {MAX_CONTEXT:,}; default {DEFAULT_CONTEXT:,})."),
     Param("min_quality", "min_quality", "query", "quality",
-          "Most compressed quantization allowed, e.g. Q4_K_M (default: any on the ladder)."),
+          f"Most compressed quantization allowed, e.g. Q4_K_M (default {DEFAULT_MIN_QUALITY}; "
+          "IQ2_XXS allows every one)."),
     Param("max_quality", "max_quality", "query", "quality",
           "Least compressed quantization allowed, e.g. Q6_K (default: any on the ladder)."),
     Param("backend", "backend", "query", "choice",

@@ -8,7 +8,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tpscalc.catalog.quants import ladder_names
-from tpscalc.estimate.query import BACKENDS, KV_TYPES, model_context_limit
+from tpscalc.estimate.query import (
+    BACKENDS,
+    DEFAULT_MIN_QUALITY,
+    KV_TYPES,
+    model_context_limit,
+)
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.report.model_report import CURVE_CONTEXTS
 from tpscalc.report.request import (
@@ -81,6 +86,7 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "filters": request.filters,
         "contexts": contexts,
         "quants": ladder_names(),
+        "default_min_quality": DEFAULT_MIN_QUALITY,
         "backends": BACKENDS,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
