@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
+from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, ladder_names
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
@@ -208,20 +208,46 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
     if quant is not None:
         q = _quant_name(quant)
         return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
-    return _evaluate([model], [_terms(model, _ladder(model), query)], [rig], query,
-                     query.ladder_bounds())[0]
+    ladder = _ladder(model)
+    return _evaluate([model], [_terms(model, ladder, query)], [rig], query,
+                     _bounds(model, ladder, query))[0]
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on every rig, in the order of `rigs` (vectorised over rigs)."""
-    terms = _terms(model, _ladder(model), query)
-    return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query, query.ladder_bounds())
+    ladder = _ladder(model)
+    terms = _terms(model, ladder, query)
+    return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query,
+                     _bounds(model, ladder, query))
 
 
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
-    """Every model in `models` on `rig`, in the order of `models`."""
-    terms = [_terms(m, _ladder(m), query) for m in models]
-    return _evaluate(models, terms, [rig] * len(models), query, query.ladder_bounds())
+    """Every model in `models` on `rig`, in the order of `models` (vectorised over the models
+    that share a ladder: a model offered in its native format has its own)."""
+    groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
+    for i, m in enumerate(models):
+        groups.setdefault((_ladder(m), runtime.native_format(m)), []).append(i)
+    out: list[Estimate | None] = [None] * len(models)
+    for (ladder, _), rows in groups.items():
+        some = [models[i] for i in rows]
+        terms = [_terms(m, ladder, query) for m in some]
+        found = _evaluate(some, terms, [rig] * len(some), query, _bounds(some[0], ladder, query))
+        for i, e in zip(rows, found, strict=True):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
+def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | None, int | None]:
+    """The query's (ceiling, floor) as indexes on `model`'s own ladder: its native format (or a
+    user's file) ranks with the least compressed rung, the others where the ladder has them."""
+    ceiling, floor = query.ladder_bounds()
+    if ceiling is None and floor is None:
+        return None, None
+    native, names = runtime.native_format(model), ladder_names()
+    rank = [0 if q == native else names.index(q) for q in ladder]
+    top = next((i for i, r in enumerate(rank) if ceiling is None or r >= ceiling), len(ladder))
+    bottom = max((i for i, r in enumerate(rank) if floor is None or r <= floor), default=-1)
+    return top, bottom
 
 
 def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.runtime import LLAMA_CPP
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
@@ -160,6 +161,12 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
     ]
     if s.model.architecture is None:
         out.append(tr.gettext("Memory is approximated from the parameter count."))
+    native = LLAMA_CPP.native_format(s.model)
+    if native is not None and s.model.file_weights is None:
+        out.append(tr.gettext(
+            "{model} ships quantized: {quant} is its native format, offered first; below it "
+            "only conversions that make the file smaller.").format(model=s.model.name,
+                                                                  quant=native))
     out.append(tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
     return tuple(out)
 
