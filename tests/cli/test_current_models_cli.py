@@ -58,3 +58,22 @@ def test_the_floor_can_be_lowered() -> None:
     data = json.loads(done.stdout)
     assert data["cards_fit"] > 450
     assert max(_ladder_rank(r["quant"]) for r in data["rows"]) > _ladder_rank("IQ4_XS")
+
+
+def test_no_embedding_or_old_qa_model_among_the_rows_with_a_speed() -> None:
+    done = _run("card", "GeForce RTX 4090", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    from tpscalc.catalog import get_model
+
+    silent = {r["model"] for r in data["rows"] if not get_model(r["slug"]).generates}
+    assert {"BIDAF", "Qwen3 Embedding", "bge-reranker-large"} <= silent
+    assert not [r["model"] for r in data["rows"] if r["decode"] and r["model"] in silent]
+    assert data["fastest"]["model"] not in silent
+
+
+def test_a_reranker_page_says_it_writes_no_text() -> None:
+    done = _run("model", "bge-reranker-large", "--json")
+    data = json.loads(done.stdout)
+    assert data["fastest"] is None and any("writes no text" in n for n in data["notes"])
+    assert all(r["decode"] is None for r in data["rows"])
