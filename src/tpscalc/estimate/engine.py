@@ -173,7 +173,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = _low_confidence(d, cal)
-        decode = d if model.generates else None  # an embedding model writes no tokens
+        written = d if model.generates else None  # an embedding model writes no tokens
         measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
         if measured is not None:
             d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
@@ -182,7 +182,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
                                                  backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], decode, p, None, test, held))
+                            _FIT_LABELS[str(choice.label[i])], written, p, None, test, held))
     return out
 
 
