@@ -77,3 +77,14 @@ def test_a_reranker_page_says_it_writes_no_text() -> None:
     data = json.loads(done.stdout)
     assert data["fastest"] is None and any("writes no text" in n for n in data["notes"])
     assert all(r["decode"] is None for r in data["rows"])
+
+
+def test_max_quality_f16_on_the_command_line_and_in_the_api() -> None:
+    done = _run("estimate", "--model", "Llama 2-7B", "--gpu", "4090", "--max-quality", "F16",
+                "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["quant"] == "F16"
+    from tpscalc.report.request import MODEL_REPORT_PARAMS, openapi_parameters
+
+    (ceiling,) = [p for p in openapi_parameters(MODEL_REPORT_PARAMS) if p["name"] == "max_quality"]
+    assert ceiling["schema"]["enum"][:3] == ["F16", "BF16", "Q8_0"]

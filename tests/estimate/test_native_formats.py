@@ -52,3 +52,17 @@ def test_the_model_page_says_native_format() -> None:
 
     report = api.model_report("gpt-oss-120b", search="H100 SXM5")
     assert any("native format" in note and "MXFP4_MOE" in note for note in report.notes)
+
+
+@pytest.mark.parametrize("ceiling", ["F16", "BF16"])
+def test_a_ceiling_above_the_ladder_lets_the_unquantized_weights_in(ceiling: str) -> None:
+    rig, model = Rig.of(get_card("RTX 4090")), get_model("Llama 2-7B")
+    assert engine.estimate(model, rig, Query()).quant == "Q8_0"  # the ladder tops at Q8_0
+    assert engine.estimate(model, rig, Query(max_quality=ceiling)).quant == ceiling
+
+
+def test_f16_is_a_ceiling_not_a_floor() -> None:
+    from tpscalc.estimate.query import EstimateInputError
+
+    with pytest.raises(EstimateInputError):
+        Query(min_quality="F16")

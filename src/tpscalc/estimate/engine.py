@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpscalc.catalog.quants import UnknownQuantizationError, get_quant, ladder_names
+from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
-from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -200,8 +200,13 @@ def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
                     held.source if held is not None else "")
 
 
-def _ladder(model: Model) -> tuple[str, ...]:
-    return runtime.formats(model)
+def _ladder(model: Model, query: Query) -> tuple[str, ...]:
+    """The formats to walk: the runtime's, with F16/BF16 on top when the ceiling asks for them
+    (not above a native format: a quantized release has no unquantized file of its own)."""
+    formats = runtime.formats(model)
+    if query.max_quality in ABOVE_LADDER and runtime.native_format(model) is None:
+        return (query.max_quality, *formats)
+    return formats
 
 
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
@@ -209,14 +214,14 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
     if quant is not None:
         q = _quant_name(quant)
         return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
-    ladder = _ladder(model)
+    ladder = _ladder(model, query)
     return _evaluate([model], [_terms(model, ladder, query)], [rig], query,
                      _bounds(model, ladder, query))[0]
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on every rig, in the order of `rigs` (vectorised over rigs)."""
-    ladder = _ladder(model)
+    ladder = _ladder(model, query)
     terms = _terms(model, ladder, query)
     return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query,
                      _bounds(model, ladder, query))
@@ -227,7 +232,7 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
     that share a ladder: a model offered in its native format has its own)."""
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
     for i, m in enumerate(models):
-        groups.setdefault((_ladder(m), runtime.native_format(m)), []).append(i)
+        groups.setdefault((_ladder(m, query), runtime.native_format(m)), []).append(i)
     out: list[Estimate | None] = [None] * len(models)
     for (ladder, _), rows in groups.items():
         some = [models[i] for i in rows]
@@ -244,8 +249,8 @@ def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | No
     ceiling, floor = query.ladder_bounds()
     if ceiling is None and floor is None:
         return None, None
-    native, names = runtime.native_format(model), ladder_names()
-    rank = [0 if q == native else names.index(q) for q in ladder]
+    native = runtime.native_format(model)
+    rank = [0 if q == native else ladder_position(q) for q in ladder]
     top = next((i for i, r in enumerate(rank) if ceiling is None or r >= ceiling), len(ladder))
     bottom = max((i for i, r in enumerate(rank) if floor is None or r <= floor), default=-1)
     return top, bottom

@@ -11,7 +11,7 @@ from dataclasses import replace
 from tpscalc.catalog import get_model, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import EstimateInputError, Rig, query_for_model
+from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Rig, query_for_model
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
@@ -34,7 +34,7 @@ def summarize(
     small = common.smallest_first(rows)
     misses = [r for r in by_speed if not r.estimate.fits and r.estimate.short_by_gib is not None]
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
-    ladder = {name: i for i, name in enumerate(common.quant_names())}
+    ladder = {name: i for i, name in enumerate([*ABOVE_LADDER, *common.quant_names()])}
     used = {r.estimate.quant for r in fit if r.estimate.quant}
     quants = tuple(sorted(used, key=lambda q: (ladder.get(q, len(ladder)), q)))
     return ModelSummary(

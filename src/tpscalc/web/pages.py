@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tpscalc.catalog.quants import ladder_names
 from tpscalc.estimate.query import (
+    ABOVE_LADDER,
     BACKENDS,
     DEFAULT_MIN_QUALITY,
     KV_TYPES,
@@ -87,6 +88,7 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "contexts": contexts,
         "quants": ladder_names(),
         "default_min_quality": DEFAULT_MIN_QUALITY,
+        "above_ladder": list(ABOVE_LADDER),
         "backends": BACKENDS,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
