@@ -88,3 +88,18 @@ def test_max_quality_f16_on_the_command_line_and_in_the_api() -> None:
 
     (ceiling,) = [p for p in openapi_parameters(MODEL_REPORT_PARAMS) if p["name"] == "max_quality"]
     assert ceiling["schema"]["enum"][:3] == ["F16", "BF16", "Q8_0"]
+
+
+def test_one_parameter_count_on_the_page() -> None:
+    """WizardCoder-15.5B: Epoch records 15.5 B; its StarCoder architecture counts 15.77 B."""
+    from tpscalc.web.render import parameters
+
+    done = _run("model", "WizardCoder-15.5B", "--json")
+    data = json.loads(done.stdout)
+    counted = data["model"]["parameters_total"]
+    assert parameters(counted, "en") == "15.8B"
+    (size,) = [f["value"] for s in data["record_sections"] for f in s["fields"]
+               if f["name"] == "Parameters"]
+    assert "15,500,000,000 as recorded" in size and f"{int(counted):,}" in size
+    answer = next(q["answer"] for q in data["faq"] if "how many parameters" in q["question"])
+    assert "15.8B" in answer
