@@ -12,7 +12,13 @@ from typing import Any
 
 from tpscalc.catalog import Card, get_card
 from tpscalc.catalog.lookup import NameNotFoundError
-from tpscalc.estimate.query import DEFAULT_CONTEXT, EstimateInputError, Rig
+from tpscalc.estimate.query import (
+    DEFAULT_CONTEXT,
+    DEFAULT_MIN_QUALITY,
+    EstimateInputError,
+    Rig,
+    query_for_model,
+)
 from tpscalc.machine import Machine, detect
 from tpscalc.machine.detect import machine_json
 from tpscalc.report import card_report as card_builder
@@ -63,10 +69,11 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
     sm = sourced_model(model, gguf=gguf, config=config, config_index=config_index, hf=hf,
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
+    query = query_for_model(sm.model, request.query)
     rig = (Rig.of(card if isinstance(card, Card) else get_card(card))
            if request.rig.is_default and not is_rig_text(card)
            else build_rig(card, request.rig))
-    result = common.default_engine().estimate(sm.model, rig, request.query, fixed)
+    result = common.default_engine().estimate(sm.model, rig, query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
@@ -88,7 +95,8 @@ def check_file_request(sm: SourcedModel, request: ReportRequest,
     if fw is None:
         return quant
     q = request.query
-    if (quant is not None and quant != fw.format) or q.min_quality or q.max_quality:
+    floor_given = q.min_quality not in (None, DEFAULT_MIN_QUALITY)  # the default floor: no ask
+    if (quant is not None and quant != fw.format) or floor_given or q.max_quality:
         raise SourceError(f"{fw.source} holds {fw.format} weights; --quant and the quality "
                           "bounds do not apply to a GGUF file", "bad_quant")
     return None

@@ -17,4 +17,10 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_api_answers_as_documented(case) -> None:  # type: ignore[no-untyped-def]
-    case.call_and_validate()
+    response = case.call()
+    if response.status_code == 400 and response.json()["error"]["code"] == "context_beyond_model":
+        # The schema bounds the context by the longest any model holds; each model's own limit
+        # is a fact of the catalog the schema cannot state, refused by name (tested in web/).
+        assert "tokens of context" in response.json()["error"]["message"]
+        return
+    case.validate_response(response)

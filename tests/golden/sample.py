@@ -18,7 +18,8 @@ DATA = Path(__file__).parent / "data"
 # (name, path) pairs served by the site and the JSON API.
 HTTP = (
     ("api_model_starcoder", "/api/v1/models/starcoder-2-15b?search=rtx%2040"),
-    ("api_model_ctx_q", "/api/v1/models/llama-3-8b?context=16384&min_quality=Q4_K_M&max_memory=16"),
+    ("api_model_ctx_q",
+     "/api/v1/models/llama-3-1-8b?context=16384&min_quality=Q4_K_M&max_memory=16"),
     ("api_model_all", "/api/v1/models/qwen3-32b?all=1&search=radeon&backend=vulkan"),
     ("api_card_4090", "/api/v1/cards/geforce-rtx-4090?search=qwen&sort=speed"),
     ("api_card_m2", "/api/v1/cards/m2-max-38-core?context=32768&search=llama&sort=date"),
@@ -42,14 +43,16 @@ HTTP = (
 # (name, argv) of CLI calls.
 CLI = (
     ("cli_model_json", ["model", "StarCoder 2 15B", "--search", "rtx 40", "--json"]),
-    ("cli_model_table", ["model", "Llama 3-8B", "--context", "16384", "--max-memory", "16",
+    ("cli_model_table", ["model", "Llama 3.1-8B", "--context", "16384", "--max-memory", "16",
                          "--brief"]),
     ("cli_card_json", ["card", "4090", "--search", "qwen3", "--sort", "speed", "--json"]),
     ("cli_card_table", ["card", "RTX 3060 12 GB", "--search", "llama 3", "--lang", "es"]),
     ("cli_estimate_json", ["estimate", "--model", "starcoder2-15b", "--gpu", "M2 Max 38-core",
                            "--json"]),
-    ("cli_estimate_kv", ["estimate", "--model", "Llama 3-8B", "--gpu", "4090", "--context",
+    ("cli_estimate_kv", ["estimate", "--model", "Llama 3.1-8B", "--gpu", "4090", "--context",
                          "65536", "--kv-type", "q8_0"]),
+    ("cli_context_beyond", ["estimate", "--model", "Llama 3-8B", "--gpu", "4090", "--context",
+                            "65536"]),
     ("cli_bad_quality", ["model", "StarCoder 2 15B", "--min-quality", "Q9"]),
 )
 

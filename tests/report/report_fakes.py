@@ -28,7 +28,9 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
     card, context, backend, min_quality = (rig.single_device, query.context, query.backend,
                                            query.min_quality)
     names = [q for q, _ in LADDER]
-    floor = names.index(min_quality) + 1 if min_quality else len(names)
+    # A floor off this three-rung ladder (the real default IQ4_XS) leaves every rung: the fake
+    # ladder stands for the rungs a default report offers.
+    floor = names.index(min_quality) + 1 if min_quality in names else len(names)
     candidates = [quant] if quant else names[:floor]
     chosen = next((q for q in candidates
                    if memory_at(model, q, context).total_gib <= card.memory_gib), None)

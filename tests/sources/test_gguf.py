@@ -42,9 +42,9 @@ def test_weights_are_the_sum_of_tensor_bytes(tiny_gguf: tuple[Path, int]) -> Non
 
 
 def test_kv_cache_from_the_metadata(tiny_gguf: tuple[Path, int]) -> None:
-    # 2 layers × 2 KV heads × 16 values per head × (K and V) × 8192 tokens × 2 bytes (f16)
-    data = _estimate(tiny_gguf[0], "--context", "8192")
-    assert _memory(data)["kv_cache_gib"] * GIB == 2 * 2 * 16 * 2 * 8192 * 2
+    # 2 layers × 2 KV heads × 16 values per head × (K and V) × 2048 tokens × 2 bytes (f16)
+    data = _estimate(tiny_gguf[0], "--context", "2048")
+    assert _memory(data)["kv_cache_gib"] * GIB == 2 * 2 * 16 * 2 * 2048 * 2
     assert _memory(data)["approximated"] is False
 
 

@@ -49,9 +49,24 @@ def test_model_page_shows_the_report_rows_in_order(client) -> None:
 
 def test_model_page_controls_change_the_table(client) -> None:
     base = client.get("/en/models/starcoder-2-15b").text
-    long = client.get("/en/models/starcoder-2-15b?context=131072&all=1").text
+    long = client.get("/en/models/starcoder-2-15b?context=16384&all=1").text
     assert "Does not fit" not in base and "Does not fit" in long
-    assert 'value="131072" selected' in long
+    assert 'value="16384" selected' in long
+
+
+def test_model_page_offers_only_contexts_the_model_holds(client) -> None:
+    """StarCoder 2 15B's config holds 16,384 tokens: the control stops there."""
+    html = client.get("/en/models/starcoder-2-15b").text
+    assert 'value="16384"' in html and 'value="32768"' not in html
+
+
+@pytest.mark.parametrize("path", ["/en/models/starcoder-2-15b?context=32768",
+                                  "/api/v1/models/starcoder-2-15b?context=32768",
+                                  ("/api/v1/estimate?model=starcoder-2-15b&card=rtx-4090"
+                                   "&context=32768")])
+def test_a_context_beyond_the_model_is_refused(client, path: str) -> None:
+    r = client.get(path, headers={"accept": "application/json"})
+    assert r.status_code == 400 and "16,384" in r.text
 
 
 def test_partial_returns_only_the_results(client) -> None:

@@ -256,6 +256,19 @@ class FileWeights(_Frozen):
     source: str = ""  # "tiny.gguf"
 
 
+# Epoch AI task labels of models that read text but write none: embeddings, rerankers,
+# classifiers, taggers, OCR-only readers. A model whose tasks are all among these (with
+# extractive question answering, for one without a decoder) gets no decode speed.
+NON_GENERATIVE_TASKS = frozenset({
+    "Semantic embedding", "Semantic search", "Entity embedding", "Image embedding",
+    "Document representation", "Text classification", "Document classification",
+    "Sentiment classification", "Named entity recognition (NER)", "Relation extraction",
+    "Part-of-speech tagging", "Character recognition (OCR)", "Search",
+})
+EXTRACTIVE_QA = "Question answering"
+EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
+
+
 class Model(_Frozen):
     """One open-weight language model from Epoch AI's data, with its architecture when known."""
 
@@ -268,6 +281,23 @@ class Model(_Frozen):
     architecture: Architecture | None = None
     record: dict[str, Any] = Field(default_factory=dict)  # every Epoch field, lists kept as lists
     file_weights: FileWeights | None = None  # a user's model file: its one format, exact bytes
+
+    @property
+    def generates(self) -> bool:
+        """False for a model that writes no text (an embedding, reranker, classifier, OCR-only
+        or pre-2019 extractive QA model): it gets no decode speed."""
+        arch = self.architecture
+        if arch is not None and not arch.generates:
+            return False
+        tasks = set(self.record.get("task") or ())
+        if not tasks:
+            return True
+        if tasks <= NON_GENERATIVE_TASKS:
+            return False
+        if arch is None and tasks <= NON_GENERATIVE_TASKS | {EXTRACTIVE_QA}:
+            return (tasks == {EXTRACTIVE_QA}
+                    and (self.publication_date or "9999") >= EXTRACTIVE_QA_BEFORE)
+        return True
 
     @property
     def parameters_total(self) -> float:

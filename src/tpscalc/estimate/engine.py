@@ -18,7 +18,7 @@ from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
-from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
 from tpscalc.estimate.rig_engine import estimate_rig
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
@@ -166,7 +166,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
         if i not in found:
-            shown = floor if floor is not None else len(quants) - 1
+            shown = len(quants) - 1 if floor is None else min(floor, len(quants) - 1)
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
                                 None, None, round(float(choice.short_by_gib[i]), 2), test))
@@ -174,6 +174,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = _low_confidence(d, cal)
+        written = d if model.generates else None  # an embedding model writes no tokens
         measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
         if measured is not None:
             d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
@@ -182,7 +183,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
                                                  backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], d, p, None, test, held))
+                            _FIT_LABELS[str(choice.label[i])], written, p, None, test, held))
     return out
 
 
@@ -200,8 +201,13 @@ def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
                     held.source if held is not None else "")
 
 
-def _ladder(model: Model) -> tuple[str, ...]:
-    return runtime.formats(model)
+def _ladder(model: Model, query: Query) -> tuple[str, ...]:
+    """The formats to walk: the runtime's, with F16/BF16 on top when the ceiling asks for them
+    (not above a native format: a quantized release has no unquantized file of its own)."""
+    formats = runtime.formats(model)
+    if query.max_quality in ABOVE_LADDER and runtime.native_format(model) is None:
+        return (query.max_quality, *formats)
+    return formats
 
 
 def _check_rig(model: Model, rig: Rig) -> None:
@@ -218,10 +224,10 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None) -> Estimate
     _check_rig(model, rig)
     if quant is not None:
         return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
-    ceiling, floor = query.ladder_bounds()
-    ladder = _ladder(model)
+    ladder = _ladder(model, query)
     if len(ladder) > 1:
-        ladder = ladder[ceiling or 0: None if floor is None else floor + 1]
+        top, bottom = _bounds(model, ladder, query)
+        ladder = ladder[top or 0: None if bottom is None else bottom + 1]
     return estimate_rig(model, ladder, rig, query, runtime)
 
 
@@ -232,24 +238,50 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
     if quant is not None:
         q = _quant_name(quant)
         return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
-    return _evaluate([model], [_terms(model, _ladder(model), query)], [rig], query,
-                     query.ladder_bounds())[0]
+    ladder = _ladder(model, query)
+    return _evaluate([model], [_terms(model, ladder, query)], [rig], query,
+                     _bounds(model, ladder, query))[0]
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on every rig, in the order of `rigs` (vectorised over single-card rigs)."""
     if not all(r.is_single_card for r in rigs):
         return [estimate(model, r, query) for r in rigs]
-    terms = _terms(model, _ladder(model), query)
-    return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query, query.ladder_bounds())
+    ladder = _ladder(model, query)
+    terms = _terms(model, ladder, query)
+    return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query,
+                     _bounds(model, ladder, query))
 
 
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
-    """Every model in `models` on `rig`, in the order of `models`."""
+    """Every model in `models` on `rig`, in the order of `models` (vectorised over the models
+    that share a ladder: a model offered in its native format has its own)."""
     if not rig.is_single_card:
         return [estimate(m, rig, query) for m in models]
-    terms = [_terms(m, _ladder(m), query) for m in models]
-    return _evaluate(models, terms, [rig] * len(models), query, query.ladder_bounds())
+    groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
+    for i, m in enumerate(models):
+        groups.setdefault((_ladder(m, query), runtime.native_format(m)), []).append(i)
+    out: list[Estimate | None] = [None] * len(models)
+    for (ladder, _), rows in groups.items():
+        some = [models[i] for i in rows]
+        terms = [_terms(m, ladder, query) for m in some]
+        found = _evaluate(some, terms, [rig] * len(some), query, _bounds(some[0], ladder, query))
+        for i, e in zip(rows, found, strict=True):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
+def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | None, int | None]:
+    """The query's (ceiling, floor) as indexes on `model`'s own ladder: its native format (or a
+    user's file) ranks with the least compressed rung, the others where the ladder has them."""
+    ceiling, floor = query.ladder_bounds()
+    if ceiling is None and floor is None:
+        return None, None
+    native = runtime.native_format(model)
+    rank = [0 if q == native else ladder_position(q) for q in ladder]
+    top = next((i for i, r in enumerate(rank) if ceiling is None or r >= ceiling), len(ladder))
+    bottom = max((i for i, r in enumerate(rank) if floor is None or r <= floor), default=-1)
+    return top, bottom
 
 
 def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.types import SpeedTest
 
 if TYPE_CHECKING:
-    from tpscalc.catalog.schema import Card
+    from tpscalc.catalog.schema import Card, Model
 
 DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
 # model can hold the context, so it is rejected as input.
 MAX_CONTEXT = 10_000_000
+# The most compressed quantization a report offers unless the user lowers it: IQ4_XS, the
+# reference pages' floor (below it perplexity rises steeply: +5 % at Q3_K_M, +30 % at IQ2_XXS
+# on LLaMA 3 8B, catalog/data/quants.json).
+DEFAULT_MIN_QUALITY = "IQ4_XS"
 # llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
 # KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
@@ -60,18 +64,57 @@ def check_choice(value: str | None, choices: Sequence[str], what: str) -> str | 
     return found
 
 
-def check_quality(name: str | None, code: str) -> str | None:
-    """The canonical spelling of a quantization on the ladder (None when empty)."""
+# Unquantized types a quality ceiling may name above the ladder's top (Q8_0): `--max-quality F16`
+# lets them in; the ladder itself stops at Q8_0 (+0.04 % perplexity at half the bytes).
+ABOVE_LADDER = ("F16", "BF16")
+
+
+def check_quality(name: str | None, code: str, *, ceiling: bool = False) -> str | None:
+    """The canonical spelling of a quantization on the ladder (None when empty); a `ceiling` may
+    also be one of ABOVE_LADDER."""
     if name is None or not name.strip():
         return None
     # The quantization table (and pydantic with it) loads on the first quality given, so a
     # command's --help stays light.
-    from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name
+    from tpscalc.catalog.quants import UnknownQuantizationError, ladder_name, ladder_names
 
     try:
-        return ladder_name(name)
+        return ladder_name(name, [*ABOVE_LADDER, *ladder_names()] if ceiling else None)
     except UnknownQuantizationError as exc:
         raise EstimateInputError(str(exc), code, exc.suggestions) from None
+
+
+def ladder_position(name: str) -> int:
+    """Where a quality bound sits: its ladder index, or -1 above the ladder (F16, BF16)."""
+    from tpscalc.catalog.quants import ladder_names
+
+    return -1 if name in ABOVE_LADDER else ladder_names().index(name)
+
+
+def model_context_limit(model: Model) -> int | None:
+    """The longest context `model` was built for, tokens (None when its source does not say)."""
+    arch = model.architecture
+    return arch.max_context if arch is not None else None
+
+
+def query_for_model(model: Model, query: Query) -> Query:
+    """`query` checked against `model`'s own context limit: the one check every interface uses.
+
+    A context beyond the limit is refused with the limit named (EstimateInputError
+    "context_beyond_model"); the default context is lowered to the limit instead, so a model
+    built for 2,048 tokens still gets a page without a context being asked. A llama-bench test
+    (a depth or prompt size given) is replayed as run: llama-bench sizes its context to the test,
+    past the trained length too (ggml-org's Llama 2 7B rows go to depth 32,768).
+    """
+    limit = model_context_limit(model)
+    benchmark = query.depth > 0 or query.n_prompt is not None or query.n_gen is not None
+    if limit is None or query.context <= limit or benchmark:
+        return query
+    if query.context == DEFAULT_CONTEXT:
+        return replace(query, context=limit)
+    raise EstimateInputError(
+        f"{model.name} holds at most {limit:,} tokens of context; {query.context:,} is beyond "
+        "its limit", "context_beyond_model")
 
 
 @dataclass(frozen=True)
@@ -79,13 +122,14 @@ class Query:
     """What to estimate, checked once when made; hashable (it keys the report caches).
 
     context: tokens the conversation may hold. min_quality: the most compressed quantization
-    allowed (the floor). max_quality: the least compressed one allowed (the ceiling). backend:
-    the llama.cpp backend (None: each card's usual one). kv_type: the KV-cache type. text_only:
-    leave out a vision-language model's image encoder (llama.cpp run without --mmproj).
+    allowed (the floor; DEFAULT_MIN_QUALITY unless lowered). max_quality: the least compressed
+    one allowed (the ceiling). backend: the llama.cpp backend (None: each card's usual one).
+    kv_type: the KV-cache type. text_only: leave out a vision-language model's image encoder
+    (llama.cpp run without --mmproj).
     """
 
     context: int = DEFAULT_CONTEXT
-    min_quality: str | None = None
+    min_quality: str | None = DEFAULT_MIN_QUALITY
     max_quality: str | None = None
     backend: str | None = None
     kv_type: str = "f16"
@@ -105,13 +149,10 @@ class Query:
         except SpeedTestError as exc:
             raise EstimateInputError(str(exc), f"bad_{str(exc).split()[0]}") from None
         floor = check_quality(self.min_quality, "bad_quality")
-        ceiling = check_quality(self.max_quality, "bad_quality")
-        if floor is not None and ceiling is not None:
-            from tpscalc.catalog.quants import ladder_names
-
-            names = ladder_names()
-            if names.index(ceiling) > names.index(floor):  # the same range, given end first
-                floor, ceiling = ceiling, floor
+        ceiling = check_quality(self.max_quality, "bad_quality", ceiling=True)
+        if (floor is not None and ceiling is not None
+                and ladder_position(ceiling) > ladder_position(floor)):  # given end first
+            floor, ceiling = ceiling, floor
         kv_type = check_choice(self.kv_type, KV_TYPES, "KV-cache type") or "f16"
         object.__setattr__(self, "min_quality", floor)
         object.__setattr__(self, "max_quality", ceiling)
@@ -128,11 +169,8 @@ class Query:
         """(ceiling, floor) as indexes on the quantization ladder (None: unbounded)."""
         if self.max_quality is None and self.min_quality is None:
             return None, None
-        from tpscalc.catalog.quants import ladder_names
-
-        names = ladder_names()
-        return (None if self.max_quality is None else names.index(self.max_quality),
-                None if self.min_quality is None else names.index(self.min_quality))
+        return (None if self.max_quality is None else ladder_position(self.max_quality),
+                None if self.min_quality is None else ladder_position(self.min_quality))
 
 
 @dataclass(frozen=True)

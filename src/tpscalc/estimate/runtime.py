@@ -22,6 +22,14 @@ from tpscalc.estimate.weights import (
     weights_read_per_token_bytes,
 )
 
+# Models released quantized, by Hugging Face repository prefix, with the GGUF file type of the
+# lab's (or ggml-org's) own conversion of those weights.
+NATIVE_FORMATS: tuple[tuple[str, str], ...] = (
+    # gpt-oss ships its experts in MXFP4 (https://huggingface.co/openai/gpt-oss-120b, "native
+    # MXFP4 quantization"); ggml-org/gpt-oss-120b-GGUF keeps them MXFP4, the rest Q8_0/F32.
+    ("openai/gpt-oss-", "MXFP4_MOE"),
+)
+
 
 class Runtime(Protocol):
     """What the engine needs to know about an inference runtime (all sizes in bytes)."""
@@ -30,6 +38,11 @@ class Runtime(Protocol):
 
     def formats(self, model: Model) -> tuple[str, ...]:
         """The weight formats offered for `model`, least compressed first."""
+        ...
+
+    def native_format(self, model: Model) -> str | None:
+        """The format `model` ships in when it ships quantized (or a user's file holds), else None;
+        the top of its ladder."""
         ...
 
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
@@ -69,7 +82,20 @@ class LlamaCpp:
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds
             return (model.file_weights.format,)
-        return tuple(q.name for q in quantizations())
+        ladder = tuple(q.name for q in quantizations())
+        native = self.native_format(model)
+        if native is None:
+            return ladder
+        # Below its native format, only the conversions that make the file smaller: re-quantizing
+        # up (gpt-oss to Q8_0) would add bytes and no quality.
+        size = self.weights_bytes(model, native)[0]
+        return (native, *(q for q in ladder if self.weights_bytes(model, q)[0] < size))
+
+    def native_format(self, model: Model) -> str | None:
+        if model.file_weights is not None:
+            return model.file_weights.format
+        repo = (model.hf_repo or "").lower()
+        return next((fmt for prefix, fmt in NATIVE_FORMATS if repo.startswith(prefix)), None)
 
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
         fw = model.file_weights

@@ -70,7 +70,8 @@ def assemble_card_report(
     f = request.filters
     fit = [r for r in rows if r.estimate.fits]
     biggest = max(fit, key=lambda r: r.model.parameters_total, default=None)
-    fastest = max(fit, key=lambda r: r.tokens_per_s, default=None)
+    fastest = max((r for r in fit if r.estimate.decode), key=lambda r: r.tokens_per_s,
+                  default=None)
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
     keep = {id(m) for m in filter_by_text([r.model for r in rows], f.search)}
     shown = [r for r in rows if id(r.model) in keep and (f.show_all or r.estimate.fits)]

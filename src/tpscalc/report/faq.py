@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.runtime import LLAMA_CPP
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
@@ -160,6 +161,17 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
     ]
     if s.model.architecture is None:
         out.append(tr.gettext("Memory is approximated from the parameter count."))
+    if not s.model.generates:
+        out.append(tr.gettext(
+            "{model} writes no text (an embedding, reranker, classifier or reading model): it "
+            "has no decode speed, and the cards are listed by the memory it needs.").format(
+                model=s.model.name))
+    native = LLAMA_CPP.native_format(s.model)
+    if native is not None and s.model.file_weights is None:
+        out.append(tr.gettext(
+            "{model} ships quantized: {quant} is its native format, offered first; below it "
+            "only conversions that make the file smaller.").format(model=s.model.name,
+                                                                  quant=native))
     out.append(tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
     return tuple(out)
 
@@ -317,11 +329,14 @@ def _faq_which(s: ModelSummary) -> list[Text]:
     return [
         _text(
             _q(s, "{model}: which GPU do I need to run it?"),
-            tr.gettext(
+            (tr.gettext(
                 "The smallest card in our catalog that holds it is {gpu}, with {memory} GiB. It "
                 "runs the model at {quant} using about {needs} GiB and produces about {tps} tokens "
                 "per second. Cards able to run it in all: {count}."
-            ).format(count=s.cards_fit, **f),
+            ) if s.model.generates else tr.gettext(
+                "The smallest card in our catalog that holds it is {gpu}, with {memory} GiB. It "
+                "runs the model at {quant} using about {needs} GiB. Cards able to run it in all: "
+                "{count}.")).format(count=s.cards_fit, **f),
         ),
         _text(
             _q(s, "{model}: how fast is it on a GPU?"),
@@ -357,10 +372,12 @@ def _faq_sizes(s: ModelSummary) -> list[Text]:
             model=s.model.name, size=size
         )
         if best is not None:
-            answer = tr.gettext(
+            answer = (tr.gettext(
                 "Yes. The {gpu}, with {memory} GiB, runs it at {quant}, using about {needs} GiB "
                 "and generating about {tps} tokens per second. The fit is {fit}."
-            ).format(**_row_fields(best, lang))
+            ) if s.model.generates else tr.gettext(
+                "Yes. The {gpu}, with {memory} GiB, runs it at {quant}, using about {needs} GiB. "
+                "The fit is {fit}.")).format(**_row_fields(best, lang))
         elif miss is not None and miss.estimate.short_by_gib is not None:
             answer = tr.gettext(
                 "Not entirely. Even the best {size} GB card, the {gpu}, is short by {short} GiB; "

@@ -11,7 +11,7 @@ from dataclasses import replace
 from tpscalc.catalog import get_model, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import EstimateInputError, Rig
+from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Rig, query_for_model
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
@@ -35,7 +35,7 @@ def summarize(
     small = common.smallest_first(rows)
     misses = [r for r in by_speed if not r.estimate.fits and r.estimate.short_by_gib is not None]
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
-    ladder = {name: i for i, name in enumerate(common.quant_names())}
+    ladder = {name: i for i, name in enumerate([*ABOVE_LADDER, *common.quant_names()])}
     used = {r.estimate.quant for r in fit if r.estimate.quant}
     quants = tuple(sorted(used, key=lambda q: (ladder.get(q, len(ladder)), q)))
     return ModelSummary(
@@ -43,11 +43,11 @@ def summarize(
         request=request,
         cards_total=len(rows),
         cards_fit=len(fit),
-        fastest=fit[0] if fit else None,
+        fastest=fit[0] if fit and model.generates else None,  # no speed: no fastest card
         smallest=small[0] if small else None,
-        median_tokens_per_s=common.median_tokens_per_s(fit),
+        median_tokens_per_s=common.median_tokens_per_s(fit) if model.generates else None,
         reading_speed_cards=reading,
-        fastest_ten=tuple(fit[:EXTREMES]),
+        fastest_ten=tuple(fit[:EXTREMES]) if model.generates else (),
         smallest_cards=tuple(small[:EXTREMES]),
         closest_miss=misses[0] if misses else None,
         quant_levels=quants,
@@ -92,6 +92,7 @@ def build_model_report(
 ) -> ModelReport:
     """The model report for `model` against every card (or `cards`), for a checked `request`."""
     eng = engine or common.default_engine()
+    request = replace(request, query=query_for_model(model, request.query))
     cards = list(store.cards() if cards is None else cards)
     estimates = eng.estimate_on_rigs(model, [card_rig(c, request.rig) for c in cards],
                                      request.query)

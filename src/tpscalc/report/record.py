@@ -103,8 +103,21 @@ def sections(model: Model, gettext: Callable[[str], str]) -> tuple[RecordSection
                 text = flop_text(value) if value else None
             else:
                 text = text_field(model, key)
+            if text and key == "parameters":
+                text = _parameters_text(model, text, gettext)
             if text:
                 fields.append(RecordField(gettext(label), text))
         if fields:
             out.append(RecordSection(gettext(title), tuple(fields)))
     return tuple(out)
+
+
+def _parameters_text(model: Model, recorded: str, gettext: Callable[[str], str]) -> str:
+    """Epoch's parameter count, with the architecture's beside it when they differ by over 1 %
+    (the pages' other figures use the architecture's: it is what the weights hold)."""
+    counted = model.parameters_total
+    if abs(counted - model.parameters) <= 0.01 * model.parameters:
+        return recorded
+    return gettext("{recorded} as recorded; {counted} counted from the architecture's tensors, "
+                   "which the other figures on this page use").format(
+                       recorded=recorded, counted=f"{int(counted):,}")

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from tpscalc.estimate.query import (
+    ABOVE_LADDER,
     BACKENDS,
     DEFAULT_CONTEXT,
+    DEFAULT_MIN_QUALITY,
     KV_TYPES,
     MAX_CONTEXT,
     EstimateInputError,
@@ -105,9 +107,11 @@ PARAMS: tuple[Param, ...] = (
     Param("context", "context", "query", "tokens",
           f"Context length, tokens (1 to {MAX_CONTEXT:,}; default {DEFAULT_CONTEXT:,})."),
     Param("min_quality", "min_quality", "query", "quality",
-          "Most compressed quantization allowed, e.g. Q4_K_M (default: any on the ladder)."),
+          f"Most compressed quantization allowed, e.g. Q4_K_M (default {DEFAULT_MIN_QUALITY}; "
+          "IQ2_XXS allows every one)."),
     Param("max_quality", "max_quality", "query", "quality",
-          "Least compressed quantization allowed, e.g. Q6_K (default: any on the ladder)."),
+          "Least compressed quantization allowed, e.g. Q6_K (default: Q8_0, the ladder's top; "
+          "F16 or BF16 lets the unquantized weights in)."),
     Param("backend", "backend", "query", "choice",
           "llama.cpp backend (default: each card's usual one).", BACKENDS),
     Param("kv_type", "kv_type", "query", "choice",
@@ -274,7 +278,7 @@ def _value(param: Param, raw: object) -> Any:
     if param.kind == "text":
         return text.strip()[:MAX_SEARCH_CHARS] or None
     if param.kind == "quality":
-        return check_quality(text, "bad_quality")
+        return check_quality(text, "bad_quality", ceiling=param.name == "max_quality")
     if param.name == "lang":
         try:
             return check_language(text)
@@ -386,7 +390,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
         elif p.kind == "quality":
             from tpscalc.catalog.quants import ladder_names
 
-            schema = {"type": "string", "enum": ladder_names()}
+            above = list(ABOVE_LADDER) if p.name == "max_quality" else []
+            schema = {"type": "string", "enum": above + ladder_names()}
         elif p.kind == "choice":
             schema = {"type": "string", "enum": list(p.choices)}
         else:

@@ -8,7 +8,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tpscalc.catalog.quants import ladder_names
-from tpscalc.estimate.query import BACKENDS, KV_TYPES
+from tpscalc.estimate.query import (
+    ABOVE_LADDER,
+    BACKENDS,
+    DEFAULT_MIN_QUALITY,
+    KV_TYPES,
+    model_context_limit,
+)
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.report.model_report import CURVE_CONTEXTS
 from tpscalc.report.request import (
@@ -70,14 +76,19 @@ def language_home(lang: str) -> Response:
     return RedirectResponse(f"/{check_lang(lang)}/models", status_code=307)
 
 
-def form_options(request: ReportRequest) -> dict[str, object]:
-    """What the control form offers (and which the user chose)."""
+def form_options(request: ReportRequest, max_context: int | None = None) -> dict[str, object]:
+    """What the control form offers (and which the user chose); on a model page only the
+    contexts up to the model's limit, the limit itself included."""
     contexts = sorted(set(CURVE_CONTEXTS) | {request.query.context})
+    if max_context is not None:
+        contexts = sorted({c for c in contexts if c < max_context} | {max_context})
     return {
         "query": request.query,
         "filters": request.filters,
         "contexts": contexts,
         "quants": ladder_names(),
+        "default_min_quality": DEFAULT_MIN_QUALITY,
+        "above_ladder": list(ABOVE_LADDER),
         "backends": BACKENDS,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
@@ -116,6 +127,8 @@ def model_page(
     slug: str, request: ReportRequest, path: str, *, export: bool = False, partial: bool = False
 ) -> str:
     """The model page (or only its results block) as HTML, in the request's language."""
+    model = reports.find_model(slug)
+    request = reports.for_model(model, request)
     report = reports.model_report(slug, request)
     template = "_partials/model_results.html" if partial else "model.html"
     return render_page(
@@ -126,7 +139,7 @@ def model_page(
         report=report,
         **paging(report.get("rows") or [], request, path, export),
         **model_context(report, request.lang),
-        **form_options(request),
+        **form_options(request, model_context_limit(model)),
     )
 
 

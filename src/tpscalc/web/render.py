@@ -27,14 +27,23 @@ def tokens_per_s(value: float | None, lang: str) -> str:
 
 
 def parameters(count: float | None, lang: str) -> str:
-    """A parameter count as "15B", "1.1B", "135M" (localised decimal mark)."""
+    """A parameter count to three significant digits, as the report's texts give it: "15.8B",
+    "7.24B", "671B", "135M" (localised decimal mark)."""
     if not count:
         return "—"
-    if count >= 1e12:
-        return format_number(count / 1e12, lang, 1 if count < 1e13 else 0) + "T"
-    if count >= 1e9:
-        return format_number(count / 1e9, lang, 1 if count < 1e10 else 0) + "B"
-    return format_number(count / 1e6, lang, 0) + "M"
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if count >= scale or unit == "M":
+            value = float(f"{count / scale:.3g}")
+            digits = max(0, 3 - len(str(int(value)))) if value < 1000 else 0
+            text = format_number(value, lang, digits)
+            return _trim_zeros(text, lang) + unit
+    raise AssertionError("unreachable")
+
+
+def _trim_zeros(text: str, lang: str) -> str:
+    """'7.20' → '7.2', '15.0' → '15' (the decimal mark of `lang`)."""
+    mark = format_number(0.5, lang, 1)[1]
+    return text.rstrip("0").rstrip(mark) if mark in text else text
 
 
 def page_file(path: str) -> str:

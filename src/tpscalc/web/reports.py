@@ -8,6 +8,7 @@ from typing import Any
 
 from tpscalc.catalog import NameNotFoundError, get_card, get_model, store
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.query import EstimateInputError, query_for_model
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.serialize import report_json
 from tpscalc.web.cache import ByteLRU
@@ -62,9 +63,17 @@ def _whole(request: ReportRequest) -> ReportRequest:
 
 def model_report_bytes(slug: str, request: ReportRequest) -> bytes:
     """The model report as compact JSON bytes (what the JSON API sends), cached."""
-    request = _whole(request)
+    request = for_model(find_model(slug), _whole(request))
     return CACHE.get_or_make(("model", slug, request),
                              lambda: _encoded(model_builder()(find_model(slug), request)))
+
+
+def for_model(model: Model, request: ReportRequest) -> ReportRequest:
+    """`request` checked against the model's context limit (the default lowered to it), or 400."""
+    try:
+        return replace(request, query=query_for_model(model, request.query))
+    except EstimateInputError as exc:
+        raise WebError(400, exc.code, str(exc)) from None
 
 
 def card_report_bytes(slug: str, request: ReportRequest) -> bytes:
