@@ -50,7 +50,7 @@ __all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine"
            "evaluate_many", "machine_json", "model_report", "report_json", "sourced_model"]
 
 
-def evaluate(model: str | None, card: str | Card, quant: str | None = None,
+def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None,
              context: object = DEFAULT_CONTEXT, backend: str | None = None,
              kv_type: str | None = "f16", *, gguf: str | Path | None = None,
              config: str | Path | None = None, config_index: str | Path | None = None,
@@ -70,9 +70,12 @@ def evaluate(model: str | None, card: str | Card, quant: str | None = None,
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
     query = query_for_model(sm.model, request.query)
-    rig = (Rig.of(card if isinstance(card, Card) else get_card(card))
-           if request.rig.is_default and not is_rig_text(card)
-           else build_rig(card, request.rig))
+    if isinstance(card, Rig):  # a whole rig, e.g. this machine's (tpscalc.detect_machine())
+        rig = card
+    elif request.rig.is_default and not is_rig_text(card):
+        rig = Rig.of(card if isinstance(card, Card) else get_card(card))
+    else:
+        rig = build_rig(card, request.rig)
     result = common.default_engine().estimate(sm.model, rig, query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where

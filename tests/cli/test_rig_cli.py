@@ -62,3 +62,26 @@ def test_bad_rigs_end_with_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     done = _run("--model", "Llama 3.3 70B", *args)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_estimate_here_without_a_gpu_answers_for_the_cpu(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """On a machine with no GPU (like CI), `--here` estimates on its CPU and RAM."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from tpscalc import api
+    from tpscalc.cli.main import app
+    from tpscalc.estimate.query import Rig
+    from tpscalc.machine.detect import Machine
+    from tpscalc.machine.types import SystemInfo
+
+    system = SystemInfo(32.0, 30.0, 51.2, "test CPU", 8, "Linux")
+    machine = Machine((), system, 51.2, Rig((), ram_gib=32.0, ram_bandwidth_gb_s=51.2), ())
+    monkeypatch.setattr(api, "detect_machine", lambda: machine)
+    result = CliRunner().invoke(app, ["estimate", "--model", "Llama 3.1-8B", "--here", "--json",
+                                      "--quant", "Q4_K_M"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["fit"] == "cpu" and data["decode"]["tokens_per_s"] > 0
+    assert "-ngl 0" in data["command"]["llama_server"]

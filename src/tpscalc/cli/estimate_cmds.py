@@ -17,9 +17,10 @@ from tpscalc.cli.file_options import (
     GgufOpt,
     HereOpt,
     HfOpt,
-    here_card,
+    here_rig,
 )
 from tpscalc.cli.options import request_options
+from tpscalc.estimate.query import Rig
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
 
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
@@ -112,7 +113,7 @@ def estimate_cmd(
             fail("use either --input FILE or --model/--card, not both")
         results = api.evaluate_many(read_requests(input_csv))
     else:
-        target: str | Card | None = here_card(card) if here else card
+        target: str | Card | Rig | None = here_rig(card) if here else card
         if not (model or gguf or config or hf) or not target:
             fail("give --model NAME (or --gguf FILE, --config FILE, --hf REPO) and --card NAME "
                  "(or --here, or --input FILE.csv)")

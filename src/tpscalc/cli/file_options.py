@@ -8,6 +8,7 @@ import typer
 
 from tpscalc.catalog.schema import Card
 from tpscalc.cli.app import fail
+from tpscalc.estimate.query import Rig
 
 GgufOpt = Annotated[Path | None, typer.Option(
     "--gguf", help="A local GGUF file (any shard of a split one): exact sizes from its header.")]
@@ -18,16 +19,28 @@ ConfigIndexOpt = Annotated[Path | None, typer.Option(
 HfOpt = Annotated[str | None, typer.Option(
     "--hf", help="A Hugging Face repository id: its config.json, or a GGUF's header.")]
 HereOpt = Annotated[bool, typer.Option(
-    "--here", help="Use this machine's GPU (detected) as the card.")]
+    "--here", help="Use this machine (detected): its GPUs and RAM, or its CPU and RAM alone.")]
 
 
 def here_card(card: str | None) -> Card:
-    """This machine's one matched GPU as a card; one line and exit 2 when there is none."""
+    """This machine's first matched GPU as a card (the reports compare one card); one line and
+    exit 2 when there is none."""
+    if card:
+        fail("give --here or a card name, not both")
+    rig = here_rig(None)
+    if not rig.devices:
+        fail("no GPU found on this machine: the reports compare cards; "
+             "`tpscalc estimate --model M --here` answers for its CPU and RAM")
+    return rig.devices[0]
+
+
+def here_rig(card: str | None) -> Rig:
+    """This machine as a rig: its matched GPUs and its RAM, or its CPU and RAM alone."""
     from tpscalc import api
 
     if card:
         fail("give --here or a card name, not both")
     machine = api.detect_machine()
     if machine.rig is None:
-        fail(" ".join(machine.notes[:1]) or "no GPU found on this machine")
-    return machine.rig.devices[0]
+        fail(" ".join(machine.notes[:1]) or "nothing detected on this machine")
+    return machine.rig

@@ -33,7 +33,7 @@ class FoundGpu:
 
 @dataclass(frozen=True)
 class Machine:
-    """This machine: GPUs, system, the rig of its matched cards (None without one), notes."""
+    """This machine: GPUs, system, its rig (matched cards and RAM, or the CPU and RAM), notes."""
 
     gpus: tuple[FoundGpu, ...]
     system: SystemInfo
@@ -73,16 +73,15 @@ def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
                          "--card).")
     if not found:
         notes.append("No GPU found (NVML, amdgpu/Intel sysfs, system_profiler): this machine is "
-                     f"answered for CPU-only, with {system.ram_gib:.1f} GiB of RAM. CPU-only "
-                     "memory and speed estimates are not available yet (they come with the rig "
-                     "estimates); name a card to compare with one.")
+                     f"answered for CPU-only, with {system.ram_gib:.1f} GiB of RAM "
+                     "(`tpscalc estimate --model M --here`); name a card to compare with one.")
     if system.ram_bandwidth_gb_s is None:
         notes.append("RAM bandwidth unknown (DMI not readable without root): assumed "
                      f"{DEFAULT_RAM_BANDWIDTH_GB_S} GB/s, dual-channel DDR4-3200.")
     cards = [f for f in found if f.card is not None]
     if len(cards) > 1:
-        notes.append("Several GPUs: estimates use the first; splitting a model across devices "
-                     "comes with the rig estimates.")
+        notes.append("Several GPUs: `estimate --here` splits a model across them as llama.cpp "
+                     "does; the model and card reports use the first.")
     return notes
 
 
@@ -105,7 +104,10 @@ def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
         system = SystemInfo(system.ram_gib, system.ram_available_gib, bandwidth, system.cpu,
                             system.cpu_cores, system.os)
     ram_bw = bandwidth if bandwidth is not None else DEFAULT_RAM_BANDWIDTH_GB_S
-    rig = Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw) if devices else None
+    # The machine's own rig: its matched cards, or no card and its RAM (CPU-only); None only
+    # when neither a card nor the RAM size is known.
+    rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw)
+           if devices or system.ram_gib else None)
     return Machine(tuple(found), system, ram_bw, rig, tuple(_notes(found, system)))
 
 
