@@ -19,31 +19,20 @@ from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate.tensors import parameter_counts
-from tpscalc.sources.hf_config import first_value, layer_counts, moe_fields, text_config
+from tpscalc.sources.hf_config import (
+    LAYERNORM_TYPES,
+    POST_NORM_TYPES,
+    QK_NORM_TYPES,
+    UNGATED_TYPES,
+    shape_fields,
+    text_config,
+)
 
 TRUST = ("aiconfigurator", "hfconfig", "litgpt", "mlc", "llmfit")
 VERBATIM = frozenset({"aiconfigurator", "hfconfig"})  # whole config.json files
 
-# HF model_type families whose MLP is up+down only (no gate): GPT-2-style, StarCoder2, Phi-2,
-# Falcon, GPT-NeoX/Pythia, BLOOM, OPT, MPT (transformers' modeling_<type>.py MLP classes).
-UNGATED_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
-                           "gptj", "bloom", "opt", "mpt", "nemotron", "gpt_neo", "codegen"})
-# Families normalised with LayerNorm (weight + bias) rather than RMSNorm.
-LAYERNORM_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
-                             "gptj", "bloom", "opt", "stablelm", "gpt_neo", "codegen", "persimmon"})
-# Families with per-head q/k RMSNorm (transformers modeling_qwen3.py, gemma3, olmo2).
-QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "qwen3_next",
-                           "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
-                           "qwen3_vl_text", "qwen3_vl_moe_text", "olmo3", "mimo"})
-POST_NORM_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "olmo2", "olmo3"})
-# Families with a bias on q, k and v only (transformers modeling_qwen2.py: qkv bias=True).
-QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
-# Families whose HF config class keeps PretrainedConfig's tie_word_embeddings=True default.
-TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode",
-                             "starcoder2"})
-# Configs whose layers are not "attention + FFN" blocks (Mamba hybrids, NAS-pruned stacks).
-# (Nemotron-H, NAS and Llama 4 configs convert through archfamilies.py; the other hybrids come
-# from hand-map rows whose facts name the layer patterns.)
+# Configs whose layers are not "attention + FFN" blocks (Mamba hybrids, encoders, RWKV); the
+# other hybrids come from hand-map rows whose facts name the layer patterns.
 UNSUPPORTED_TYPES = frozenset({"jamba", "mamba", "mamba2", "falcon_h1", "zamba2",
                                "granitemoehybrid", "rwkv", "rwkv5", "t5", "bert", "modernbert",
                                "xlm-roberta"})
@@ -97,64 +86,18 @@ class Candidate:
         return f"{self.source}:{self.key}"
 
 
-def _mla_fields(c: dict[str, Any]) -> dict[str, Any]:
-    if not c.get("kv_lora_rank"):
-        return {}
-    keys = ("kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
-    return {k: int(c[k]) for k in keys if c.get(k)}
-
-
-def _linear_fields(c: dict[str, Any]) -> dict[str, Any]:
-    keys = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
-            "linear_value_head_dim")
-    out: dict[str, Any] = {k: int(c[k]) for k in keys if c.get(k)}
-    if c.get("linear_conv_kernel_dim"):
-        out["linear_conv_kernel"] = int(c["linear_conv_kernel_dim"])
-    return out
-
-
 def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
     """An Architecture from an HF config.json dict, or the reason it cannot be expressed."""
     c = text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
     if mt in UNSUPPORTED_TYPES:
         return f"unsupported layer structure ({mt})"
-    n_layers = first_value(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    hidden = first_value(c, "hidden_size", "n_embd", "d_model")
-    heads = first_value(c, "num_attention_heads", "n_head", "num_heads")
-    vocab = first_value(c, "vocab_size", "padded_vocab_size")
-    if not (n_layers and hidden and heads and vocab):
+    fields = shape_fields(cfg, source)
+    if isinstance(fields, list):
         return "missing layers/hidden/heads/vocab"
-    kv = first_value(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
-    if kv is None:
-        kv = 1 if c.get("multi_query") else heads
-    head_dim = c.get("head_dim") or int(hidden) // int(heads)
-    window, n_slide, n_lin = layer_counts(c, int(n_layers))
-    tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
-    fields: dict[str, Any] = {
-        "num_layers": int(n_layers), "hidden_size": int(hidden), "num_attention_heads": int(heads),
-        "num_kv_heads": int(kv), "head_dim": int(head_dim), "vocab_size": int(vocab),
-        "intermediate_size": first_value(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
-        "max_context": first_value(c, "max_position_embeddings", "n_positions", "seq_length",
-                            "context_window_size"),
-        "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
-        "ffn_gated": mt not in UNGATED_TYPES,
-        "attention_bias": bool(c.get("attention_bias") or c.get("qkv_bias")
-                               or mt in QKV_BIAS_TYPES),
-        "linear_bias": (bool(c.get("use_bias")) if mt == "starcoder2"
-                        else mt in {"phi", "gpt2", "gpt_bigcode"}),
-        "norm_bias": mt in LAYERNORM_TYPES,
-        "qk_norm": mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
-        "post_norms": mt in POST_NORM_TYPES, "attn_output_gate": bool(c.get("attn_output_gate")),
-        "sliding_window": window, "sliding_window_layers": n_slide,
-        "linear_attention_layers": n_lin,
-        "source": source,
-    }
+    n_layers = int(fields["num_layers"])
     fields["vision"] = archvision.vision_from_hf_config(cfg)
-    fields.update(moe_fields(c))
-    fields.update(_mla_fields(c))
-    fields.update(_linear_fields(c))
-    family = _family_fields(c, mt, int(n_layers))
+    family = _family_fields(c, mt, n_layers)
     if isinstance(family, str):
         return family
     if "layer_mixers" in family:  # the schema counts the attention-free layers itself

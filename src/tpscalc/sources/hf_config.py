@@ -18,19 +18,27 @@ from tpscalc.catalog.slug import slugify
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.sources.types import SourcedModel, SourceError
 
-# Family facts, as in tools/archsources.py (transformers' modeling_<type>.py).
+# HF model_type families whose MLP is up+down only (no gate): GPT-2-style, StarCoder2, Phi-2,
+# Falcon, GPT-NeoX/Pythia, BLOOM, OPT, MPT (transformers' modeling_<type>.py MLP classes).
 UNGATED_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
                            "gptj", "bloom", "opt", "mpt", "nemotron", "gpt_neo", "codegen"})
+# Families normalised with LayerNorm (weight + bias) rather than RMSNorm.
 LAYERNORM_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon", "gpt_neox",
                              "gptj", "bloom", "opt", "stablelm", "gpt_neo", "codegen",
                              "persimmon"})
+# Families with per-head q/k RMSNorm (transformers modeling_qwen3.py, gemma3, olmo2).
 QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "qwen3_next",
                            "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
                            "qwen3_vl_text", "qwen3_vl_moe_text", "olmo3", "mimo"})
 POST_NORM_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "olmo2", "olmo3"})
+# Families with a bias on q, k and v only (transformers modeling_qwen2.py: qkv bias=True).
 QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
+# Families whose HF config class keeps PretrainedConfig's tie_word_embeddings=True default.
 TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode",
                              "starcoder2"})
+# Configs whose layers --config does not read: not "attention + FFN" blocks (Mamba hybrids,
+# encoders, RWKV) or per-layer families (Llama 4); the catalog build converts Nemotron-H, NAS
+# and Llama 4 configs itself (tools/archfamilies.py, with its own UNSUPPORTED_TYPES).
 UNSUPPORTED_TYPES = frozenset({"jamba", "mamba", "mamba2", "falcon_h1", "zamba2",
                                "granitemoehybrid", "rwkv", "rwkv5", "t5", "bert", "modernbert",
                                "xlm-roberta", "llama4", "llama4_text"})
@@ -94,48 +102,52 @@ def moe_fields(c: dict[str, Any]) -> dict[str, Any]:
             "num_shared_experts": shared, "first_dense_layers": first_dense}
 
 
-def _mla_and_linear(c: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if c.get("kv_lora_rank"):
-        keys = ("kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
-                "v_head_dim")
-        out.update({k: int(c[k]) for k in keys if c.get(k)})
-    linear = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
-              "linear_value_head_dim")
-    out.update({k: int(c[k]) for k in linear if c.get(k)})
+def mla_fields(c: dict[str, Any]) -> dict[str, Any]:
+    """Multi-head latent attention ranks and head sizes (DeepSeek-V2/V3, Kimi), when present."""
+    if not c.get("kv_lora_rank"):
+        return {}
+    keys = ("kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
+    return {k: int(c[k]) for k in keys if c.get(k)}
+
+
+def linear_fields(c: dict[str, Any]) -> dict[str, Any]:
+    """Gated DeltaNet (linear attention) head counts, sizes and convolution kernel."""
+    keys = ("linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
+            "linear_value_head_dim")
+    out: dict[str, Any] = {k: int(c[k]) for k in keys if c.get(k)}
     if c.get("linear_conv_kernel_dim"):
         out["linear_conv_kernel"] = int(c["linear_conv_kernel_dim"])
     return out
 
 
-def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
-    """The shape a config.json describes, with exact parameter counts (SourceError if not)."""
+REQUIRED_KEYS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
+
+
+def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]:
+    """The Architecture fields of an attention + FFN config (the catalog build and --config
+    share it), or the required keys it lacks."""
     c = text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
-    if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
-        raise SourceError(f"{name}: model_type {mt!r} has a layer structure that --config does "
-                          "not read yet", "bad_config")
     n_layers = first_value(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
     hidden = first_value(c, "hidden_size", "n_embd", "d_model")
     heads = first_value(c, "num_attention_heads", "n_head", "num_heads")
     vocab = first_value(c, "vocab_size", "padded_vocab_size")
-    missing = [k for k, v in (("num_hidden_layers", n_layers), ("hidden_size", hidden),
-                              ("num_attention_heads", heads), ("vocab_size", vocab)) if not v]
+    missing = [k for k, v in zip(REQUIRED_KEYS, (n_layers, hidden, heads, vocab)) if not v]
     if missing:
-        raise SourceError(f"{name}: the config lacks {', '.join(missing)}", "bad_config")
+        return missing
     kv = first_value(c, "num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
     if kv is None:
         kv = 1 if c.get("multi_query") else heads
     window, n_slide, n_lin = layer_counts(c, int(n_layers))
     tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
-    fields: dict[str, Any] = {
+    return {
         "num_layers": int(n_layers), "hidden_size": int(hidden),
         "num_attention_heads": int(heads), "num_kv_heads": int(kv),
         "head_dim": int(c.get("head_dim") or int(hidden) // int(heads)),
         "vocab_size": int(vocab),
         "intermediate_size": first_value(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
         "max_context": first_value(c, "max_position_embeddings", "n_positions", "seq_length",
-                              "context_window_size"),
+                                   "context_window_size"),
         "tied_embeddings": bool(tied) if tied is not None else mt in TIED_BY_DEFAULT,
         "ffn_gated": mt not in UNGATED_TYPES,
         "attention_bias": bool(c.get("attention_bias") or c.get("qkv_bias")
@@ -146,9 +158,21 @@ def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
         "qk_norm": mt in QK_NORM_TYPES or bool(c.get("use_qk_norm")),
         "post_norms": mt in POST_NORM_TYPES, "attn_output_gate": bool(c.get("attn_output_gate")),
         "sliding_window": window, "sliding_window_layers": n_slide,
-        "linear_attention_layers": n_lin, "source": f"config:{name}",
-        **moe_fields(c), **_mla_and_linear(c),
+        "linear_attention_layers": n_lin, "source": source,
+        **moe_fields(c), **mla_fields(c), **linear_fields(c),
     }
+
+
+def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
+    """The shape a config.json describes, with exact parameter counts (SourceError if not)."""
+    c = text_config(cfg)
+    mt = str(c.get("model_type") or cfg.get("model_type") or "")
+    if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
+        raise SourceError(f"{name}: model_type {mt!r} has a layer structure that --config does "
+                          "not read yet", "bad_config")
+    fields = shape_fields(cfg, f"config:{name}")
+    if isinstance(fields, list):
+        raise SourceError(f"{name}: the config lacks {', '.join(fields)}", "bad_config")
     try:
         arch = Architecture(**fields)
     except (ValidationError, TypeError, ValueError) as exc:
