@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, normalise_quant
+from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, normalise_quant, single_gpu_rows
 
 from tpscalc import api
 
@@ -45,21 +44,11 @@ COLUMNS = (
     "n_ubatch",
     "measured_tokens_per_s",
 )
-_TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 
 def replay_rows(path: Path = EXTRA_CSV) -> Iterator[dict[str, str]]:
     """llama-bench rows (one GPU, every layer on it) as `estimate --input` requests."""
-    for r in csv.DictReader(path.open(encoding="utf-8")):
-        m = _TEST.match(r["test"].strip())
-        if (
-            r["n_gpus"] != "1"
-            or r["offload_notes"]
-            or r["ngl"] not in ("99", "")
-            or r["split_mode"] not in ("none", "")
-            or not m
-        ):
-            continue
+    for r, m in single_gpu_rows(path):
         model = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
         if model is None:
             continue
@@ -91,7 +80,7 @@ def to_csv(rows: Sequence[dict[str, str]]) -> str:
 
 def compare(rows: Sequence[dict[str, str]]) -> list[tuple[dict[str, str], dict, float | None]]:
     """(request, estimate, estimated tokens/s of the measured kind or None on error) per row."""
-    results = api.estimate_many(rows)
+    results = api.evaluate_many(rows)
     out = []
     for req, res in zip(rows, results):
         kind = "prefill" if req["n_prompt"] != "0" else "decode"

@@ -264,11 +264,9 @@ def main_rows(
 _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 
-def extra_rows(
-    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = EXTRA_CSV
-) -> Iterator[Obs]:
-    """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth;
-    tg and pp)."""
+def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re.Match[str]]]:
+    """The rows of llamacpp_extra_calibration.csv run on one GPU with every layer on it, each
+    with its parsed test name (tg/pp, tokens, depth)."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         m = _TEST.match(r["test"].strip())
         if (
@@ -279,6 +277,15 @@ def extra_rows(
             or not m
         ):
             continue
+        yield r, m
+
+
+def extra_rows(
+    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = EXTRA_CSV
+) -> Iterator[Obs]:
+    """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth;
+    tg and pp)."""
+    for r, m in single_gpu_rows(path):
         name = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
         size = float(r["size_gib"]) if r["size_gib"] else None
         quant = normalise_quant(r["quant"])
