@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from serving import start_server
+from serving import running_server
 
 MODELS = ("starcoder-2-15b", "llama-3-8b", "qwen3-32b", "mistral-7b")
 CARDS = ("geforce-rtx-4090", "geforce-rtx-3060-12-gb", "m2-max-38-core", "h100-sxm5-80-gb")
@@ -46,8 +46,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    server, base = start_server("--workers", "1")
-    try:
+    with running_server("--workers", "1") as (server, base):
         with httpx.Client(base_url=base, timeout=30) as client:
             for p in paths(8):  # load the catalog, the engine and the templates
                 client.get(p)
@@ -71,9 +70,6 @@ def main() -> None:
               f"{errors} errors")
         print(f"server RSS: {before:.0f} MB after warm-up, {after:.0f} MB at the end, "
               f"peak {peak:.0f} MB; growth {after - before:.0f} MB (target ≤ 150 MB)")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def free_port() -> int:
@@ -28,15 +30,17 @@ def wait_ready(base: str, timeout_s: float = 60) -> None:
     raise RuntimeError("server did not start")
 
 
-def start_server(*options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """`tpscalc serve` with `options` on a free port: (the process, its base URL), ready."""
+@contextmanager
+def running_server(*options: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`tpscalc serve` with `options` on a free port, ready: (the process, its base URL);
+    stopped when the block ends, however it ends."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([sys.executable, "-m", "tpscalc", "serve", "--port", str(port),
                                *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ready(base)
-    except RuntimeError:
+        yield server, base
+    finally:
         server.terminate()
-        raise
-    return server, base
+        server.wait(timeout=30)

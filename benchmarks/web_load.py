@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-from serving import start_server
+from serving import running_server
 
 TARGETS = (("model page", "/en/models/starcoder-2-15b"), ("cards index", "/en/cards"),
            ("model report API", "/api/v1/models/starcoder-2-15b"))
@@ -56,8 +56,7 @@ def main() -> None:
     options = ["--max-in-flight", "256"]
     if args.workers:
         options += ["--workers", str(args.workers)]
-    server, base = start_server(*options)
-    try:
+    with running_server(*options) as (_server, base):
         print(f"wrk, {args.connections} connections, {args.duration} s each, "
               f"workers: {args.workers or 'one per core'}")
         for label, path in TARGETS:
@@ -70,9 +69,6 @@ def main() -> None:
             r = parse(out)
             print(f"{label:18s} {r['rps']:8.0f} req/s   p50 {r['p50_ms']:7.1f} ms   "
                   f"p99 {r['p99_ms']:7.1f} ms   errors {r['errors']:.0f}")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 if __name__ == "__main__":
