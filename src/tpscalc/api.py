@@ -5,12 +5,11 @@ Every function parses its keyword arguments with the same rules as the site and 
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tpscalc.catalog import Card, get_card
+from tpscalc.catalog import Card
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate.query import (
     DEFAULT_CONTEXT,
@@ -36,7 +35,7 @@ from tpscalc.report.request import (
     parse_request,
     parse_tokens,
 )
-from tpscalc.report.rigs import NO_GPU, build_rig
+from tpscalc.report.rigs import build_rig
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
 from tpscalc.sources import SourcedModel, SourceError
@@ -70,24 +69,14 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
                        hub=hub)
     fixed = check_file_request(sm, request, fixed)
     query = query_for_model(sm.model, request.query)
-    if isinstance(card, Rig):  # a whole rig, e.g. this machine's (tpscalc.detect_machine())
-        rig = card
-    elif request.rig.is_default and not is_rig_text(card):
-        rig = Rig.of(card if isinstance(card, Card) else get_card(card))
-    else:
-        rig = build_rig(card, request.rig)
+    # A whole rig (this machine's, tpscalc.detect_machine()), or one from a card, a rig text
+    # ("2x …", "A + B", "none") and the request's RAM and placement.
+    rig = card if isinstance(card, Rig) else build_rig(card, request.rig)
     result = common.default_engine().estimate(sm.model, rig, query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     return out
-
-
-def is_rig_text(card: str | Card) -> bool:
-    """A rig written out ("2x …", "A + B", "none"), not one card: the single-card path else."""
-    return not isinstance(card, Card) and bool(
-        "+" in card or re.match(r"^\s*\d+\s*[x×*]", card, re.IGNORECASE)
-        or card.strip().lower() in NO_GPU)
 
 
 def check_file_request(sm: SourcedModel, request: ReportRequest,

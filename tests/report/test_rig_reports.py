@@ -47,3 +47,15 @@ def test_the_default_rig_is_one_card() -> None:
     card = get_card("RTX 4090")
     assert card_rig(card, RigOptions()).is_single_card
     assert len(card_rig(card, RigOptions(gpus=4)).devices) == 4
+
+
+def test_a_card_name_with_a_plus_is_one_card_not_a_rig() -> None:
+    """"Ryzen AI Max+ 395" is one device; "+" joins cards only between names."""
+    from tpscalc import api
+    from tpscalc.report.rigs import is_rig_text, parse_cards
+
+    (card,) = parse_cards("Ryzen AI Max+ 395")
+    assert card.name.startswith("Ryzen AI Max+ 395")
+    assert not is_rig_text("Ryzen AI Max+ 395") and is_rig_text("RTX 3090 + RTX 3060 12 GB")
+    assert len(parse_cards("RTX 3090 + RTX 3060 12 GB")) == 2
+    assert api.evaluate("Llama 3.1-8B", "Ryzen AI Max+ 395")["gpu"] == card.name

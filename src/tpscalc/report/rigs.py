@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tpscalc.catalog import Card, get_card
+from tpscalc.catalog import Card, NameNotFoundError, get_card
 from tpscalc.estimate.query import EstimateInputError, Rig
 from tpscalc.report.request import MAX_GPUS, RigOptions
 
@@ -12,10 +12,33 @@ _COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
 
 
+def _one_card(text: str) -> Card | None:
+    """The card `text` names when it is one card's name with a "+" in it ("Ryzen AI Max+ 395"),
+    else None: then the "+" joins the cards of a rig."""
+    if "+" not in text or _COUNT.match(text):
+        return None
+    try:
+        card = get_card(text.strip())
+    except NameNotFoundError:
+        return None
+    return card if "+" in card.name else None
+
+
+def is_rig_text(text: str) -> bool:
+    """A rig written out ("2x …", "A + B", "none"), not the name of one card."""
+    return bool(text.strip().lower() in NO_GPU or _COUNT.match(text)
+                or ("+" in text and _one_card(text) is None))
+
+
 def parse_cards(text: str) -> tuple[Card, ...]:
     """The cards a rig text names, in order; () for "none"; unknown names raise."""
     if text.strip().lower() in NO_GPU:
         return ()
+    if not text.strip():
+        return (get_card(text),)  # the lookup's own message for an empty name
+    whole = _one_card(text)
+    if whole is not None:
+        return (whole,)
     cards: list[Card] = []
     for part in text.split("+"):
         part = part.strip()

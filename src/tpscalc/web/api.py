@@ -21,6 +21,7 @@ from tpscalc.report.request import (
     ReportRequest,
     openapi_parameters,
 )
+from tpscalc.report.rigs import is_rig_text
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
 from tpscalc.web.params import quant_from, request_from
@@ -160,7 +161,7 @@ def api_estimate(request: Request) -> dict[str, Any]:
     m = reports.find_model(model_name)
     asked = request_from(params, ESTIMATE_PARAMS)
     # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
-    target = card_name if api.is_rig_text(card_name) else reports.find_card(card_name).slug
+    target = card_name if is_rig_text(card_name) else reports.find_card(card_name).slug
     q = asked.query
     try:
         return api.evaluate(
