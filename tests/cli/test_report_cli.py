@@ -143,3 +143,13 @@ def test_tables_read_whole_at_80_columns() -> None:
     wide = Console(width=200, record=True)
     render_model_report(model_report("Test Coder 8B"), wide, wide=True)
     assert "Bandwidth (GB/s)" in wide.export_text()
+
+
+def test_help_loads_neither_the_catalog_nor_the_engine() -> None:
+    """Start-up: `tpscalc --help` imports the commands, not pydantic, numpy or gguf."""
+    code = ("import sys, tpscalc.cli.main\n"
+            "print(sorted(m for m in ('pydantic', 'numpy', 'gguf') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -4,11 +4,10 @@ from __future__ import annotations
 import csv
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from tpscalc.catalog.schema import Card
 from tpscalc.cli import jsonout
 from tpscalc.cli.app import app, fail
 from tpscalc.cli.file_options import (
@@ -22,6 +21,9 @@ from tpscalc.cli.file_options import (
 from tpscalc.cli.options import request_options
 from tpscalc.estimate.query import Rig
 from tpscalc.report.request import ESTIMATE_PARAMS, ReportRequest
+
+if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for --help
+    from tpscalc.catalog.schema import Card
 
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.

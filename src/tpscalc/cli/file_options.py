@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tpscalc.catalog.schema import Card
 from tpscalc.cli.app import fail
 from tpscalc.estimate.query import Rig
+
+if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for --help
+    from tpscalc.catalog.schema import Card
 
 GgufOpt = Annotated[Path | None, typer.Option(
     "--gguf", help="A local GGUF file (any shard of a split one): exact sizes from its header.")]
