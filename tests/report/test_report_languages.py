@@ -27,3 +27,13 @@ def test_card_reports_in_every_language_match_one_at_a_time() -> None:
     for lang, report in zip(LANGUAGES, together, strict=True):
         alone = build_card_report(card, replace(request, lang=lang))
         assert report_json(report) == report_json(alone)
+
+
+def test_the_exported_reports_keep_the_model_context_limit() -> None:
+    """A model that holds fewer tokens than the default context: every language's report (the
+    static export's path) uses its limit, as the served page does."""
+    model = get_model("GPT-2 (124M)")
+    limit = model.architecture.max_context  # type: ignore[union-attr]
+    assert limit is not None and limit < ReportRequest().query.context
+    for report in build_model_reports(model, ReportRequest(), LANGUAGES):
+        assert report_json(report)["context"] == limit

@@ -38,21 +38,22 @@ def sort_rows(rows: Sequence[ModelRow], sort: str) -> list[ModelRow]:
 def build_card_report(card: Card, request: ReportRequest, *, models: Sequence[Model] | None = None,
                       engine: Engine | None = None) -> CardReport:
     """The card report for `card` against every model (or `models`), for a checked `request`."""
-    eng = engine or common.default_engine()
-    models = list(store.models() if models is None else models)
-    estimates = eng.estimate_models_on_rig(models, card_rig(card, request.rig), request.query)
-    rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
-    return assemble_card_report(card, rows, request)
+    return build_card_reports(card, request, [request.lang], models=models, engine=engine)[0]
 
 
 def build_card_reports(
-    card: Card, request: ReportRequest, languages: Sequence[str], *, engine: Engine | None = None
+    card: Card,
+    request: ReportRequest,
+    languages: Sequence[str],
+    *,
+    models: Sequence[Model] | None = None,
+    engine: Engine | None = None,
 ) -> list[CardReport]:
-    """`build_card_report` for one question in several languages, estimating only once.
+    """The card report in each of `languages`, estimating only once.
 
     Only the texts depend on the language (the static export writes three pages per estimate)."""
     eng = engine or common.default_engine()
-    models = list(store.models())
+    models = list(store.models() if models is None else models)
     estimates = eng.estimate_models_on_rig(models, card_rig(card, request.rig), request.query)
     rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]

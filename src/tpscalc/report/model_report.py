@@ -91,35 +91,31 @@ def build_model_report(
     engine: Engine | None = None,
 ) -> ModelReport:
     """The model report for `model` against every card (or `cards`), for a checked `request`."""
-    eng = engine or common.default_engine()
-    request = replace(request, query=query_for_model(model, request.query))
-    cards = list(store.cards() if cards is None else cards)
-    estimates = eng.estimate_on_rigs(model, [card_rig(c, request.rig) for c in cards],
-                                     request.query)
-    rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
-    summary = summarize(model, rows, request)
-    summary = _with_kv_points(summary, eng)
-    return assemble(summary, rows, context_curve(summary, rows, eng))
+    return build_model_reports(model, request, [request.lang], cards=cards, engine=engine)[0]
 
 
 def build_model_reports(
-    model: Model, request: ReportRequest, languages: Sequence[str], *, engine: Engine | None = None
+    model: Model,
+    request: ReportRequest,
+    languages: Sequence[str],
+    *,
+    cards: Sequence[Card] | None = None,
+    engine: Engine | None = None,
 ) -> list[ModelReport]:
-    """`build_model_report` for one question in several languages, estimating only once.
+    """The model report in each of `languages`, estimating only once.
 
     The figures do not depend on the language, only the texts do: the static export uses this
     to write the three languages of a page for the price of one estimate."""
     eng = engine or common.default_engine()
-    cards = list(store.cards())
+    request = replace(request, query=query_for_model(model, request.query))
+    cards = list(store.cards() if cards is None else cards)
     rigs = [card_rig(c, request.rig) for c in cards]
     estimates = eng.estimate_on_rigs(model, rigs, request.query)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
     curve = context_curve(summary, rows, eng)
-    out = []
-    for lang in languages:
-        out.append(assemble(replace(summary, request=replace(request, lang=lang)), rows, curve))
-    return out
+    return [assemble(replace(summary, request=replace(request, lang=lang)), rows, curve)
+            for lang in languages]
 
 
 def model_report(name: str, request: ReportRequest) -> ModelReport:
