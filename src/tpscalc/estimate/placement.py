@@ -15,7 +15,8 @@ Pure: bytes in, a frozen `Placement` out.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 GIB = 2**30
@@ -116,18 +117,26 @@ class Placement:
 
 def _proportional(total: int, weights: Sequence[float]) -> list[int]:
     """`total` layers split by `weights` as llama.cpp does (llama-model.cpp): with the
-    cumulative shares s, layer i goes to the first device whose s exceeds i / total."""
+    cumulative shares s, layer i goes to the first device whose s exceeds i / total.
+
+    Counted per device rather than per layer: the layers before boundary b are the i with
+    i / total < b, i.e. the first ceil(b × total) (checked against the exact comparison)."""
     s = sum(weights)
     counts = [0] * len(weights)
     if total <= 0 or s <= 0:
         return counts
-    bounds, acc = [], 0.0
-    for w in weights:
+    acc, before = 0.0, 0
+    for j, w in enumerate(weights[:-1]):
         acc += w
-        bounds.append(acc / s)
-    for i in range(total):
-        d = next((j for j, b in enumerate(bounds) if b > i / total), len(weights) - 1)
-        counts[d] += 1
+        b = acc / s
+        c = min(total, max(before, math.ceil(b * total)))
+        while c > before and not (c - 1) / total < b:
+            c -= 1
+        while c < total and c / total < b:
+            c += 1
+        counts[j] = c - before
+        before = c
+    counts[-1] = total - before
     return counts
 
 
@@ -148,20 +157,35 @@ def _assign(m: ModelLayout, slots: Sequence[DeviceSlot], gpu_layers: int, expert
     free[-1] -= m.output_bytes
     target = _proportional(gpu_layers, split if split is not None else free)
     counts = [0] * len(slots)
-    layer = m.n_layers - 1
+    top, lowest = m.n_layers - 1, m.n_layers - gpu_layers  # the next layer to place, the last
+    full = m.layer_bytes + m.kv_per_layer_bytes  # a layer at index >= experts_on_cpu
+    light = full - m.expert_bytes  # a layer whose experts stay on the CPU
     carry = 0
     for d in range(len(slots) - 1, -1, -1):
         want = target[d] + carry
-        used = 0.0
-        while counts[d] < want and layer >= m.n_layers - gpu_layers:
-            cost = _layer_cost(m, layer, experts_on_cpu)
-            if fill and used + cost > free[d]:
-                break
-            used += cost
-            counts[d] += 1
-            layer -= 1
-        carry = want - counts[d] if fill else 0
+        room = free[d] if fill else math.inf
+        # Back to front: first the layers that keep their experts, then the lighter ones.
+        heavy = _take(min(want, max(0, top - max(experts_on_cpu, lowest) + 1)), full, room)
+        taken = heavy
+        if heavy == min(want, max(0, top - max(experts_on_cpu, lowest) + 1)):
+            rest = min(want - heavy, max(0, top - heavy - lowest + 1))
+            taken += _take(rest, light, room - heavy * full)
+        counts[d] = taken
+        top -= taken
+        carry = want - taken if fill else 0
     return counts if sum(counts) == gpu_layers else None
+
+
+def _take(wanted: int, cost: float, room: float) -> int:
+    """How many of `wanted` layers of `cost` bytes each fit in `room` bytes."""
+    if wanted <= 0 or room == math.inf or cost <= 0:
+        return max(0, wanted)
+    if room < cost:
+        return 0
+    t = min(wanted, int(room // cost))
+    while t > 0 and t * cost > room:
+        t -= 1
+    return t
 
 
 def _build(m: ModelLayout, slots: Sequence[DeviceSlot], counts: Sequence[int],
@@ -211,16 +235,31 @@ def place(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
     if counts is not None or not offload_allowed:
         return _build(m, slots, counts or _best_effort(m, slots, n, split), 0, True, ram_bytes)
     if m.expert_bytes > 0:
-        for k in range(1, n + 1):
-            counts = _assign(m, slots, n, k, split, True)
-            if counts is not None:
-                return _build(m, slots, counts, k, True, ram_bytes)
+        k = _fewest(1, n, lambda k: _assign(m, slots, n, k, split, True) is not None)
+        if k is not None:
+            return _build(m, slots, _assign(m, slots, n, k, split, True) or [], k, True,
+                          ram_bytes)
     experts = n if m.expert_bytes > 0 else 0
-    for g in range(n - 1, -1, -1):
-        counts = _assign(m, slots, g, experts, split, True)
-        if counts is not None:
-            return _build(m, slots, counts, experts, True, ram_bytes)
+    # The most GPU layers that fit: the fewest CPU layers c, with g = n - c.
+    c = _fewest(1, n, lambda c: _assign(m, slots, n - c, experts, split, True) is not None)
+    if c is not None:
+        return _build(m, slots, _assign(m, slots, n - c, experts, split, True) or [], experts,
+                      True, ram_bytes)
     return _build(m, slots, [0] * len(slots), experts, False, ram_bytes)
+
+
+def _fewest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
+    """The smallest k in lo..hi with ok(k), None if none; by bisection, since moving more to
+    the CPU (more --n-cpu-moe layers, fewer GPU layers) never makes a placement stop fitting."""
+    if not ok(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _best_effort(m: ModelLayout, slots: Sequence[DeviceSlot], g: int,

@@ -74,6 +74,9 @@ class Runtime(Protocol):
         ...
 
 
+WEIGHTS_MEMO_SIZE = 4096  # (model, format) sizes kept; a card report asks ~1,000 models × ~20
+
+
 class LlamaCpp:
     """llama.cpp with GGUF files: the quantization ladder, its KV cache and its buffers."""
 
@@ -97,7 +100,24 @@ class LlamaCpp:
         repo = (model.hf_repo or "").lower()
         return next((fmt for prefix, fmt in NATIVE_FORMATS if repo.startswith(prefix)), None)
 
+    def __init__(self) -> None:
+        # (id(model), format) -> (model, result): the formulas take milliseconds for a model
+        # outside the precomputed table (a native format such as MXFP4), and a report asks
+        # for the same model on every card. The model is kept so an id is never reused.
+        self._weights_memo: dict[tuple[int, str], tuple[Model, tuple[float, float]]] = {}
+
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
+        key = (id(model), fmt)
+        held = self._weights_memo.get(key)
+        if held is not None and held[0] is model:
+            return held[1]
+        result = self._weights_bytes(model, fmt)
+        if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
+            self._weights_memo.clear()
+        self._weights_memo[key] = (model, result)
+        return result
+
+    def _weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
         fw = model.file_weights
         if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
             return float(fw.bytes_stored), fw.bytes_read_per_token
