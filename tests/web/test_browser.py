@@ -134,3 +134,28 @@ def test_exported_page_search_filters_the_table(browser, tmp_path) -> None:
     shown = [r for r in rows if r.is_displayed()]
     assert shown and len(shown) < len(rows)
     assert all("starcoder" in r.text.lower() for r in shown)
+
+
+def test_rig_controls_change_the_table(browser, server_url: str) -> None:
+    """"cards: 2" and "system RAM: 64" on a model page: the GTX 1650 (4 GiB) that could not
+    hold StarCoder 2 15B now runs it with part of the weights in RAM, and the row says so."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def table_text() -> str:
+        return str(browser.find_element(By.ID, "results-table").text)
+
+    browser.get(f"{server_url}/en/models/starcoder-2-15b")
+    before = table_text()
+    assert "in RAM" not in before and "GTX 1650" not in before  # it does not fit alone
+    Select(browser.find_element(By.NAME, "gpus")).select_by_value("2")
+    WebDriverWait(browser, 15).until(lambda d: "gpus=2" in d.current_url)
+    Select(browser.find_element(By.NAME, "ram")).select_by_value("64")
+    WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: "in RAM" in table_text())
+    after = table_text()
+    assert after != before
+    assert "GTX 1650" in after and "Offload" in after
+    assert browser.current_url.endswith("gpus=2&ram=64")

@@ -142,3 +142,20 @@ def test_head_answers_like_get_without_a_body(client) -> None:  # type: ignore[n
     assert head.status_code == get.status_code == 200
     assert head.content == b""
     assert head.headers["content-type"] == get.headers["content-type"]
+
+
+def test_rig_controls_work_as_a_plain_get_form(client) -> None:
+    """Without JavaScript the "cards" and "system RAM" selects are query-string fields: the page
+    shows them chosen, an offloaded row its split, and the pager keeps them."""
+    page = client.get("/en/models/starcoder-2-15b?gpus=2&ram=64&all=1")
+    assert page.status_code == 200
+    html = page.text
+    assert '<option value="2" selected>2</option>' in html
+    assert '<option value="64" selected>64</option>' in html
+    assert "% in RAM" in html and "Offload" in html  # the GTX 1650 pair offloads
+    alone = client.get("/en/models/starcoder-2-15b?all=1").text
+    assert "% in RAM" not in alone
+    es = client.get("/es/cards/geforce-gtx-1650?ram=64").text
+    assert "RAM del sistema (GiB)" in es and "en la RAM" in es
+    assert client.get("/en/models/starcoder-2-15b?ram=0").status_code == 400
+    assert client.get("/en/models/starcoder-2-15b?gpus=99").status_code == 400

@@ -146,6 +146,16 @@ def rig_json(e: Estimate) -> dict[str, Any]:
             "command": command_json(e, p)}
 
 
+def rig_row_json(e: Estimate) -> dict[str, Any]:
+    """A report row's split on a rig (empty on one card alone): the share of the weights in
+    system RAM, the layers left on the CPU and the --n-cpu-moe layers."""
+    p = e.placement
+    if p is None:
+        return {}
+    return {"offload_share": e.offload_share, "cpu_layers": p.cpu_layers,
+            "n_cpu_moe": p.n_cpu_moe, "n_gpu_layers": p.n_gpu_layers}
+
+
 def placement_json(p: Placement) -> dict[str, Any]:
     """Where the model sits: per GPU and in system RAM, GiB."""
     return {

@@ -163,6 +163,9 @@ CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_ty
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "n_gpu_layers", "n_cpu_moe", "tensor_split")
 REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth")  # the CLI's model and card commands
+SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" controls
+SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
+SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                    *SPEED_TEST_PARAMS, *RIG_PARAMS)
 PAGE_PARAMS = ("page",)  # the site's pages take these too
@@ -318,6 +321,8 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         raise RequestError("ram must be more than 0 GiB", "bad_ram")
     if not 1 <= rig_values.get("gpus", 1) <= MAX_GPUS:
         raise RequestError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
+    if rig_values.get("gpus") == 1:  # one card is the default: the same request, one cache key
+        del rig_values["gpus"]
     return ReportRequest(Query(**query_values), filters,
                          values["request"].get("lang") or DEFAULT_LANGUAGE,
                          RigOptions(**rig_values))

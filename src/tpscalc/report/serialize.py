@@ -10,6 +10,7 @@ from tpscalc.report.common import (
     highlight_json,
     memory_json,
     prefill_json,
+    rig_row_json,
 )
 from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row
 
@@ -58,7 +59,7 @@ def row_json(row: Row) -> dict[str, Any]:
         "backend": e.backend,
         "decode": decode_json(e),
         "prefill": prefill_json(e),
-    }
+    } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out
@@ -194,7 +195,7 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
         "fits": e.fits,
         "decode": decode_json(e),
         "prefill": prefill_json(e),
-    }
+    } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out

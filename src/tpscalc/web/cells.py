@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ "}
+FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ ", "offload": "◐ ", "cpu": "◐ "}
 
 
 def speed_cell(decode: Mapping[str, Any] | None, tps: Callable[[Any], str],
@@ -32,10 +32,12 @@ def fit_cell(
     gib: Callable[[Any], str],
     label: Callable[[Any], str],
     gettext: Callable[[str], str],
+    split: Mapping[str, Any] | None = None,
 ) -> Markup:
-    """The fit badge (comfortable / tight / no).
+    """The fit badge (comfortable / tight / offload / cpu / no).
 
-    With how much memory is missing when it does not fit.
+    With how much memory is missing when it does not fit, and an offloaded row's split
+    (`split`: the row, with offload_share, n_cpu_moe and n_gpu_layers).
     """
     html = (
         f'<span class="fit fit-{escape(fit)}">{FIT_ICONS.get(fit, "✗ ")}'
@@ -44,4 +46,17 @@ def fit_cell(
     if short_by:
         short = gettext("short by %(gib)s GiB") % {"gib": gib(short_by)}
         html += f'<span class="short">{escape(short)}</span>'
+    if split and fit == "offload":
+        html += f'<span class="split">{escape(split_text(split, gettext))}</span>'
     return Markup(html)
+
+
+def split_text(row: Mapping[str, Any], gettext: Callable[[str], str]) -> str:
+    """Where an offloaded row's weights are: "42 % in RAM · --n-cpu-moe 20" or "… · -ngl 50"."""
+    share = round(100 * float(row.get("offload_share") or 0.0))
+    text = gettext("%(percent)s %% in RAM") % {"percent": share}
+    if row.get("n_cpu_moe"):
+        return f"{text} · --n-cpu-moe {int(row['n_cpu_moe'])}"
+    if row.get("n_gpu_layers") is not None:
+        return f"{text} · -ngl {int(row['n_gpu_layers'])}"
+    return text

@@ -22,6 +22,9 @@ from tpscalc.report.request import (
     MODEL_REPORT_PARAMS,
     PAGE_PARAMS,
     ROWS_PER_PAGE,
+    SITE_GPU_COUNTS,
+    SITE_RAM_GIB,
+    SITE_RIG_PARAMS,
     SORTS,
     ReportRequest,
     to_query,
@@ -92,6 +95,10 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "backends": BACKENDS,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
+        "rig": request.rig,
+        "gpu_counts": sorted(set(SITE_GPU_COUNTS) | {request.rig.gpus or 1}),
+        "ram_sizes": sorted(set(SITE_RAM_GIB) | ({request.rig.ram_gib} if request.rig.ram_gib
+                                                  else set())),
     }
 
 
@@ -187,7 +194,7 @@ def _detail_route(
         query = request.url.query
         target = f"/{lang}/{kind}/{canonical}" + (f"?{query}" if query else "")
         return RedirectResponse(target, status_code=308)
-    names = tuple(n for n in allowed if n != "lang") + PAGE_PARAMS
+    names = tuple(n for n in allowed if n != "lang") + SITE_RIG_PARAMS + PAGE_PARAMS
     asked = request_from(request.query_params, names, lang)
     partial = request.query_params.get("partial") == "1"
     key = (kind, slug, asked, partial)

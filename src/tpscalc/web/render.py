@@ -112,8 +112,8 @@ def environment(lang: str) -> Environment:
         labels=labels,
         language_names=labels.LANGUAGE_NAMES,
         speed=lambda decode: cells.speed_cell(decode, f["tps"], f["label"], tr.gettext),
-        fit_badge=lambda fit, short_by=None: cells.fit_cell(
-            fit, short_by, f["gib"], f["label"], tr.gettext
+        fit_badge=lambda fit, short_by=None, row=None: cells.fit_cell(
+            fit, short_by, f["gib"], f["label"], tr.gettext, row
         ),
     )
     return env
