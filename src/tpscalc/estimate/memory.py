@@ -181,6 +181,27 @@ def compute_buffer_bytes(arch: Architecture, context_tokens: int, n_ubatch: int 
     return max(logits, scores) + ub * _ffn_width(arch) * F32_BYTES
 
 
+def offload_buffer_bytes(arch: Architecture, bytes_per_weight: float) -> float:
+    """What a partial offload adds to the main GPU's compute buffer, bytes.
+
+    With layers or experts in system RAM, llama.cpp runs a large batch's matrix products of
+    those layers on the GPU anyway (ggml-backend's op offload), copying one CPU-resident weight
+    at a time into the compute buffer. The buffer grows by about one weight matrix: for a
+    mixture of experts one expert tensor of a layer (n_experts × hidden × expert FFN width:
+    ffn_gate_exps, ffn_up_exps and ffn_down_exps are each that size), for a dense model one
+    FFN projection (hidden × FFN width), at the quantization's bytes per weight.
+    Fitted to nothing: compared with the ~30 rows of gguf-parser-go's compute-buffer sweep
+    (tools/data/compute_buffer_sweep.csv) the catalog can map, it is within 27 % (median) of
+    the measured partial − full difference (tests/estimate/test_offload_buffer.py).
+    """
+    if arch.is_moe and arch.num_experts:
+        width = arch.moe_intermediate_size or arch.intermediate_size or 4 * arch.hidden_size
+        weights = arch.num_experts * arch.hidden_size * width
+    else:
+        weights = arch.hidden_size * (arch.intermediate_size or 4 * arch.hidden_size)
+    return weights * bytes_per_weight
+
+
 def backend_overhead_bytes(backend: str) -> int:
     """Fixed GPU memory the backend itself takes (driver context, kernels), bytes."""
     try:

@@ -33,6 +33,9 @@ class ModelLayout:
     kv_per_layer_bytes: float  # one layer's KV cache at the context
     output_bytes: float  # output head (and its norm)
     embedding_bytes: float  # token embeddings (always in system RAM)
+    # What a partial offload adds to the first GPU's compute buffer (llama.cpp copies a
+    # CPU-resident weight there for a large batch; memory.offload_buffer_bytes)
+    offload_buffer_bytes: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,7 @@ def place(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
     counts = _assign(m, slots, n, 0, split, True)
     if counts is not None or not offload_allowed:
         return _build(m, slots, counts or _best_effort(m, slots, n, split), 0, True, ram_bytes)
+    slots = _offloading(m, slots)
     if m.expert_bytes > 0:
         k = _fewest(1, n, lambda k: _assign(m, slots, n, k, split, True) is not None)
         if k is not None:
@@ -246,6 +250,17 @@ def place(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
         return _build(m, slots, _assign(m, slots, n - c, experts, split, True) or [], experts,
                       True, ram_bytes)
     return _build(m, slots, [0] * len(slots), experts, False, ram_bytes)
+
+
+def _offloading(m: ModelLayout, slots: Sequence[DeviceSlot]) -> list[DeviceSlot]:
+    """`slots` with the first GPU's compute buffer grown by the partial-offload copy (the
+    device that runs the CPU layers' large batches)."""
+    out = list(slots)
+    if out and m.offload_buffer_bytes > 0:
+        first = out[0]
+        out[0] = DeviceSlot(first.name, first.usable_bytes,
+                            first.buffer_bytes + m.offload_buffer_bytes)
+    return out
 
 
 def _fewest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
@@ -277,6 +292,8 @@ def _given(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
     g = min(ngl, m.n_layers)
     experts = min(user.n_cpu_moe or 0, m.n_layers) if m.expert_bytes > 0 else 0
     split = user.tensor_split
+    if g < m.n_layers or experts > 0:
+        slots = _offloading(m, slots)
     counts = _assign(m, slots, g, experts, split, split is None)
     if counts is None:
         counts = _best_effort(m, slots, g, split)

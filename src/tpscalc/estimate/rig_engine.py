@@ -32,6 +32,7 @@ from tpscalc.estimate.placement import (
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.speed_terms import attention_flops_per_token, attention_score_bytes
+from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
     Bound,
     DecodeEstimate,
@@ -85,6 +86,12 @@ def _roles(arch: Architecture, quant: str) -> dict[str, float]:
         return role_bytes(arch, "Q8_0")
 
 
+@functools.lru_cache(maxsize=4096)
+def _parameters(arch: Architecture) -> float:
+    """All parameters of `arch` (cached like `_roles`)."""
+    return float(parameter_counts(arch)[0])
+
+
 def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float) -> _Layout:
     """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
     roles = _roles(arch, quant)
@@ -95,7 +102,9 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
     n = arch.num_layers
     emb, out = roles.get("embedding", 0.0) * scale, roles.get("output", 0.0) * scale
     layers, experts = roles.get("layers", 0.0) * scale, roles.get("experts", 0.0) * scale
-    m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb)
+    per_weight = weights / params if (params := _parameters(arch)) > 0 else 0.0
+    m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb,
+                    mem.offload_buffer_bytes(arch, per_weight))
     active = ((arch.num_experts_active or 0) / arch.num_experts
               if arch.num_experts else 0.0)
     return _Layout(m, weights, read, out * read / weights if weights else 0.0,
