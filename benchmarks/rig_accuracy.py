@@ -101,6 +101,91 @@ def cpu_cases() -> list[Case]:
                  Rig((), 64, 34.1), "DeepSeek-V2-Lite", "Q6_K", 4096, 9.51)]
 
 
+@dataclass(frozen=True)
+class MemoryCase:
+    """One load log of llamacpp_memory_logs.csv (mainline llama.cpp, a model the catalog
+    holds): the rig and settings, and the MiB llama.cpp printed."""
+
+    label: str
+    model: str
+    quant: str
+    cards: tuple[str, ...]
+    context: int
+    n_ubatch: int
+    flash_attn: bool
+    kv_type: str
+    n_cpu_moe: int | None
+    logged: dict[str, float]  # gpu_weights, cpu_weights, kv, compute (MiB); absent: not printed
+
+
+def memory_cases() -> list[MemoryCase]:
+    """The logs whose model, quant, context, micro-batch, flash attention and KV type are all
+    stated and whose placement tpscalc can express (all layers on the GPUs, or all experts in
+    RAM with --n-cpu-moe); the row number of llamacpp_memory_logs.csv in each label."""
+    return [
+        MemoryCase("#10 Pythia 2.8B Q4_0, V100, 2k ctx, no FA", "Pythia-2.8b", "Q4_0",
+                   ("Tesla V100 PCIe 16 GB",), 2048, 512, False, "f16", None,
+                   {"gpu_weights": 1454.83, "cpu_weights": 69.08, "kv": 640.0, "compute": 162.0}),
+        MemoryCase("#43 Llama 3.1 8B Q4_0, RTX 4080, 16k ctx, ub 1024, FA", "Llama 3.1-8B",
+                   "Q4_0", ("GeForce RTX 4080",), 16384, 1024, True, "f16", None,
+                   {"gpu_weights": 4155.99, "cpu_weights": 281.81, "kv": 2048.0,
+                    "compute": 613.01}),
+        MemoryCase("#90 GLM-Z1 32B 0414 IQ4_XS, RTX 3090 Ti, 32k ctx, FA", "GLM-4-32B-0414",
+                   "IQ4_XS", ("GeForce RTX 3090 Ti",), 32768, 512, True, "f16", None,
+                   {"gpu_weights": 16303.48, "cpu_weights": 471.75, "kv": 1952.0,
+                    "compute": 353.0}),
+        # #8 (c4ai-command-r-v01 on a 4070 Ti + 3090 Ti) is left out: the catalog's "Command R"
+        # carries Command R+'s shape (104B, hf_repo c4ai-command-r-plus), not v01's 35B.
+        MemoryCase("#65 Qwen3-30B-A3B Q4_K_M, RTX 4090 + RTX 5090, exps=CPU, 16k, no FA",
+                   "Qwen3-30B-A3B", "Q4_K_M", ("GeForce RTX 4090", "GeForce RTX 5090"), 16384,
+                   512, False, "f16", 48,
+                   {"gpu_weights": 784.42, "cpu_weights": 17447.91, "kv": 1536.0,
+                    "compute": 2160.0}),
+    ]
+
+
+def memory_rows() -> list[tuple[str, str, float, float]]:
+    """(case, quantity, ours MiB, logged MiB) for every logged quantity of `memory_cases`:
+    gpu_weights, cpu_weights, kv and compute (the compute buffers without the backend's own
+    overhead, which the logs never print)."""
+    from tpscalc.estimate import memory as mem
+
+    out = []
+    for case in memory_cases():
+        model = get_model(case.model)
+        arch = model.architecture
+        assert arch is not None
+        rig = Rig(tuple(get_card(c) for c in case.cards), 1024, 100,  # type: ignore[misc]
+                  n_cpu_moe=case.n_cpu_moe,
+                  n_gpu_layers=arch.num_layers + 1 if case.n_cpu_moe else None)
+        e = engine.estimate(model, rig, Query(context=case.context, kv_type=case.kv_type,
+                                              n_ubatch=case.n_ubatch,
+                                              flash_attn=case.flash_attn), case.quant)
+        p = e.placement
+        assert p is not None
+        overhead = len(p.devices) * mem.backend_overhead_bytes(e.backend)
+        ours = {"gpu_weights": sum(d.weights_bytes for d in p.devices),
+                "cpu_weights": p.cpu_weights_bytes,
+                "kv": sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes,
+                "compute": sum(d.buffer_bytes for d in p.devices) - overhead}
+        out += [(case.label, key, ours[key] / 2**20, logged)
+                for key, logged in case.logged.items()]
+    return out
+
+
+def memory_check() -> None:
+    """Print our placement's weights, KV cache and compute buffers against the logged MiB."""
+    print("\nper-device memory against llama.cpp's load logs (MiB, ours / logged):")
+    errs: dict[str, list[float]] = {}
+    for label, key, mine, logged in memory_rows():
+        err = mine / logged - 1
+        errs.setdefault(key, []).append(abs(err))
+        print(f"  {label[:62]:62} {key:12} {mine:8.0f} / {logged:8.0f} ({err:+.1%})")
+    for key, values in errs.items():
+        print(f"  {key:12} rows {len(values):2}  median |error| {statistics.median(values):5.1%}"
+              f"  max {max(values):5.1%}")
+
+
 def crossing_fit(rows: list[tuple[str, int, float, float]]) -> None:
     """Fit the per-crossing cost (rig_engine.CROSSING_US) on the multi-GPU rows and check it
     leave-one-device-out. rows: (device, cards, estimated s/token without crossings, measured
@@ -150,6 +235,7 @@ def main() -> None:
             continue
         print(f"{scenario:12}  {len(errs):4}  {statistics.median(errs):13.0%}  {max(errs):10.0%}")
     crossing_fit(crossings)
+    memory_check()
 
 
 if __name__ == "__main__":

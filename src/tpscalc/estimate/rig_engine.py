@@ -113,7 +113,8 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
 
 def _slots(rig: Rig, arch: Architecture, query: Query, runtime: Runtime,
            context: int) -> list[DeviceSlot]:
-    buffers = runtime.compute_buffer_bytes(arch, context)
+    buffers = runtime.compute_buffer_bytes(arch, context, query.test.n_ubatch,
+                                           query.test.flash_attn)
     return [DeviceSlot(c.name, c.usable_memory_gib * GIB,
                        buffers + runtime.overhead_bytes(query.backend
                                                         or runtime.default_backend(c)))

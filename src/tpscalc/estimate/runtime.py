@@ -53,8 +53,9 @@ class Runtime(Protocol):
         """The KV cache (and recurrent state) for `context_tokens` tokens."""
         ...
 
-    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int) -> float:
-        """The scratch buffers of one forward pass at `context_tokens`."""
+    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int, n_ubatch: int = 512,
+                             flash_attn: bool = True) -> float:
+        """The scratch buffers of one forward pass of `n_ubatch` tokens at `context_tokens`."""
         ...
 
     def overhead_bytes(self, backend: str) -> float:
@@ -136,8 +137,9 @@ class LlamaCpp:
     def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
         return float(mem.kv_cache_bytes(arch, context_tokens, kv_type))
 
-    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int) -> float:
-        return float(mem.compute_buffer_bytes(arch, context_tokens))
+    def compute_buffer_bytes(self, arch: Architecture, context_tokens: int, n_ubatch: int = 512,
+                             flash_attn: bool = True) -> float:
+        return float(mem.compute_buffer_bytes(arch, context_tokens, n_ubatch, flash_attn))
 
     def overhead_bytes(self, backend: str) -> float:
         return float(mem.backend_overhead_bytes(backend))
