@@ -85,3 +85,17 @@ def test_estimate_here_without_a_gpu_answers_for_the_cpu(monkeypatch) -> None:  
     data = json.loads(result.stdout)
     assert data["fit"] == "cpu" and data["decode"]["tokens_per_s"] > 0
     assert "-ngl 0" in data["command"]["llama_server"]
+
+
+def test_ram_type_and_pcie_options() -> None:
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--ram-type",
+                "DDR5-6000", "--ram-channels", "2", "--pcie", "4x16", "--quant", "Q4_K_M",
+                "--json")
+    assert done.returncode == 0, done.stderr
+    by_rate = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32",
+                   "--ram-bandwidth", "96", "--quant", "Q4_K_M", "--json")
+    assert json.loads(done.stdout)["decode"] == json.loads(by_rate.stdout)["decode"]
+    for bad in (["--ram-type", "DDR9-1"], ["--pcie", "4x3"],
+                ["--ram-type", "DDR5-6000", "--ram-channels", "0"]):
+        failed = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", *bad)
+        assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1, bad

@@ -67,3 +67,22 @@ def test_html_and_api_render_the_same_report(client) -> None:
                                   "/api/v1/cards/{slug}", "/api/v1/estimate"])
 def test_openapi_lists_routes(client, path: str) -> None:
     assert path in client.get("/openapi.json").json()["paths"]
+
+
+@pytest.mark.parametrize(("params", "code"), [
+    ({"ram_type": "DDR9-100"}, "bad_ram_type"), ({"pcie": "4x3"}, "bad_pcie"),
+    ({"ram_type": "DDR5-6000", "ram_channels": "99"}, "bad_ram_channels"),
+])
+def test_estimate_rejects_bad_ram_type_and_pcie(client, params: dict[str, str], code: str) -> None:
+    response = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B",
+                                                      "gpu": "geforce-rtx-4090", "ram": "64",
+                                                      **params})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+
+
+def test_estimate_takes_ram_type_and_pcie(client) -> None:
+    body = client.get("/api/v1/estimate", params={
+        "model": "StarCoder 2 15B", "gpu": "geforce-gtx-1650", "ram": "64",
+        "ram_type": "DDR5-6000", "ram_channels": "2", "pcie": "3x16"}).json()
+    assert body["fit"] == "offload" and body["decode"]["tokens_per_s"] > 0

@@ -188,12 +188,14 @@ class Rig:
     n_gpu_layers: int | None = None
     n_cpu_moe: int | None = None
     tensor_split: tuple[float, ...] | None = None
+    pcie_gb_s: float | None = None  # each card's PCIe link per direction; None: PCIe 4.0 x16
 
     def __post_init__(self) -> None:
         if not self.devices and self.ram_gib is None:
             raise EstimateInputError("a rig needs at least one device, or system RAM (--ram) "
                                      "to run on the CPU", "bad_rig")
-        for value, what in ((self.ram_gib, "ram"), (self.ram_bandwidth_gb_s, "ram_bandwidth")):
+        for value, what in ((self.ram_gib, "ram"), (self.ram_bandwidth_gb_s, "ram_bandwidth"),
+                            (self.pcie_gb_s, "pcie")):
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise EstimateInputError(f"{what} must be more than 0, not {value:g}",
                                          f"bad_{what}")

@@ -57,9 +57,11 @@ CPU_TOKEN_US = 2000.0
 # over the 89 multi-GPU llama.cpp decode rows of all_sources_public.csv of (measured − estimated
 # time without crossings) / crossings; leave-one-device-out median error 18 %.
 CROSSING_US = 1150.0
-# PCIe 4.0 ×16: 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s (PCI-SIG); the copies of CPU weights
+# The link when none is given (--pcie): PCIe 4.0 ×16, 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s
+# (PCI-SIG), the catalog holding no card's own link; the copies of CPU weights
 # in a partially offloaded prefill run at about 80 % of it.
-PCIE_GB_S = 31.5 * 0.8
+DEFAULT_PCIE_GB_S = 31.5
+PCIE_EFFICIENCY = 0.8
 # Effective CPU rate of llama.cpp's quantized matrix kernels for a prompt: an assumed
 # 1 TFLOPS (a desktop 8-16 core CPU with AVX2/AVX-512), not fitted.
 CPU_TFLOPS = 1.0
@@ -280,7 +282,8 @@ def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placemen
         compute = sum(prompt / e.tokens_per_s for e in ests if e is not None)
         passes = math.ceil(prompt / test.n_ubatch)
         moved = p.cpu_weights_bytes - p.embedding_bytes
-        pcie = passes * moved / (PCIE_GB_S * 1e9) if moved > 0 else 0.0
+        link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
+        pcie = passes * moved / (link * 1e9) if moved > 0 else 0.0
         seconds = compute + pcie
         bound = "pcie" if pcie > compute else "compute"
     tps = prompt / seconds

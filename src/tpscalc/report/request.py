@@ -11,6 +11,7 @@ here once; the report builders and the engine take the result as given.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
@@ -36,6 +37,21 @@ MAX_GPUS = 16  # more cards than one llama.cpp host takes are a typo
 ROWS_PER_PAGE = 50  # table rows on one site page
 MAX_PAGE = 1000
 NO_CONTROL_CHARACTERS = "^[^\\x00-\\x1f\\x7f]*$"  # the text rule, as an OpenAPI pattern
+DEFAULT_RAM_CHANNELS = 2  # a desktop's dual channel
+MAX_RAM_CHANNELS = 24  # two 12-channel server sockets
+# PCIe bandwidth per lane and direction, GB/s, after line coding (PCI-SIG: 2.5, 5 GT/s with
+# 8b/10b; 8, 16, 32 GT/s with 128b/130b; 64 GT/s PAM4 with FLIT, ~242/256)
+PCIE_LANE_GB_S = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
+PCIE_LANES = (1, 2, 4, 8, 16)
+# What --ram-type and --pcie accept, as OpenAPI patterns too (ECMA and Python read them alike):
+# "DDR5-6000", "ddr4 3200", "LPDDR5X-8533 MT/s"; "4x16", "gen3 x8", "PCIe 5.0 x16".
+RAM_TYPE_TEXT = ("(?:[Ll][Pp])?[Dd][Dd][Rr][345][Xx]? *[- ]? *([1-9][0-9]{2,4}) *"
+                 "(?:[Mm][Tt]/?[Ss])?")
+PCIE_TEXT = "(?:[Gg][Ee][Nn] *|[Pp][Cc][Ii][Ee] *)?([1-6])(?:[.]0)? *[xX×] *(16|1|2|4|8)"
+RAM_TYPE_PATTERN = f"^ *{RAM_TYPE_TEXT} *$|^ *$"
+PCIE_PATTERN = f"^ *{PCIE_TEXT} *$|^ *$"
+_RAM_TYPE = re.compile(f"^ *({RAM_TYPE_TEXT}) *$")
+_PCIE = re.compile(f"^ *{PCIE_TEXT} *$")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"", "0", "false", "off", "no"})
 
@@ -64,11 +80,26 @@ class RigOptions:
     n_gpu_layers: int | None = None
     n_cpu_moe: int | None = None
     tensor_split: tuple[float, ...] | None = None
+    ram_type: str | None = None  # "DDR5-6000": the RAM bandwidth from type, speed, channels
+    ram_channels: int | None = None  # memory channels populated (default 2 with ram_type)
+    pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
 
     @property
     def is_default(self) -> bool:
         """Nothing given: one card, no system RAM (the single-card estimate)."""
         return self == RigOptions()
+
+    @property
+    def bandwidth_gb_s(self) -> float | None:
+        """The RAM bandwidth given, or derived from ram_type and ram_channels; None if neither."""
+        if self.ram_bandwidth_gb_s is not None or self.ram_type is None:
+            return self.ram_bandwidth_gb_s
+        return ram_bandwidth_gb_s(self.ram_type, self.ram_channels or DEFAULT_RAM_CHANNELS)
+
+    @property
+    def pcie_gb_s(self) -> float | None:
+        """The PCIe link's bandwidth per direction, GB/s (None: the default link)."""
+        return None if self.pcie is None else pcie_gb_s(self.pcie)
 
 
 @dataclass(frozen=True)
@@ -82,7 +113,7 @@ class ReportRequest:
 
 
 Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
-               "rate", "split"]
+               "rate", "split", "ram_type", "pcie"]
 
 
 @dataclass(frozen=True)
@@ -148,6 +179,14 @@ PARAMS: tuple[Param, ...] = (
     Param("ram_bandwidth", "ram_bandwidth_gb_s", "rig", "rate",
           "System RAM bandwidth, GB/s (default 51.2, dual-channel DDR4-3200).",
           aliases=("ram_bandwidth_gb_s",)),
+    Param("ram_type", "ram_type", "rig", "ram_type",
+          "System RAM type and speed, e.g. DDR5-6000 (DDR4, DDR5, LPDDR5, LPDDR5X): the RAM "
+          "bandwidth is MT/s × 8 bytes × channels (--ram-bandwidth, when given, wins)."),
+    Param("ram_channels", "ram_channels", "rig", "count",
+          f"Memory channels populated, with --ram-type (default {DEFAULT_RAM_CHANNELS})."),
+    Param("pcie", "pcie", "rig", "pcie",
+          "Each card's PCIe link as generation x lanes, e.g. 4x16 (default 4x16); bounds the "
+          "prompt speed of a partial offload."),
     Param("n_gpu_layers", "n_gpu_layers", "rig", "count",
           "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit)."),
     Param("n_cpu_moe", "n_cpu_moe", "rig", "count",
@@ -161,8 +200,10 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                       "search", "all", "sort", "lang")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
-RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "n_gpu_layers", "n_cpu_moe", "tensor_split")
-REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth")  # the CLI's model and card commands
+RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie", "n_gpu_layers",
+              "n_cpu_moe", "tensor_split")
+# the CLI's model and card commands
+REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie")
 SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" controls
 SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
@@ -245,6 +286,39 @@ def parse_split(raw: object) -> tuple[float, ...]:
     return shares
 
 
+def parse_ram_type(raw: object) -> str:
+    """RAM type and transfer rate, "DDR5-6000" (also "ddr5 6000", "LPDDR5X-8533"), canonical."""
+    found = _RAM_TYPE.match(_check_text(str(raw), "ram_type"))
+    if found is None:
+        raise RequestError(f"ram_type must be a type and speed like DDR5-6000 (DDR4, DDR5, "
+                           f"LPDDR5, LPDDR5X), not {raw!r}", "bad_ram_type")
+    kind = re.match("[A-Za-z]+[0-9][Xx]?", found.group(1))
+    assert kind is not None  # the pattern starts so
+    return f"{kind.group(0).upper()}-{int(found.group(2))}"
+
+
+def ram_bandwidth_gb_s(ram_type: str, channels: int) -> float:
+    """Peak RAM bandwidth, GB/s: transfers per second × 8 bytes (a 64-bit channel) × channels;
+    DDR5-6000 in two channels: 96 GB/s."""
+    rate = int(parse_ram_type(ram_type).rsplit("-", 1)[1])
+    return rate * 8 * channels / 1000
+
+
+def parse_pcie(raw: object) -> str:
+    """A PCIe link as generation × lanes, "4x16" (also "gen4 x16", "PCIe 5.0 x8"), canonical."""
+    found = _PCIE.match(_check_text(str(raw), "pcie"))
+    if found is None:
+        raise RequestError(f"pcie must be generation x lanes like 4x16 (generation 1-6, lanes "
+                           f"{', '.join(map(str, PCIE_LANES))}), not {raw!r}", "bad_pcie")
+    return f"{found.group(1)}x{found.group(2)}"
+
+
+def pcie_gb_s(link: str) -> float:
+    """Bandwidth of a PCIe link per direction, GB/s (4x16: 31.5)."""
+    gen, lanes = (int(x) for x in parse_pcie(link).split("x"))
+    return PCIE_LANE_GB_S[gen] * lanes
+
+
 def parse_flag(raw: object, name: str) -> bool:
     """True for 1/true/on/yes, False for 0/false/off/no or empty."""
     if isinstance(raw, bool):
@@ -275,6 +349,10 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_rate(raw, param.name)
     if param.kind == "split":
         return None if _is_blank(raw) else parse_split(raw)
+    if param.kind == "ram_type":
+        return None if _is_blank(raw) else parse_ram_type(raw)
+    if param.kind == "pcie":
+        return None if _is_blank(raw) else parse_pcie(raw)
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), param.name)
@@ -321,6 +399,8 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         raise RequestError("ram must be more than 0 GiB", "bad_ram")
     if not 1 <= rig_values.get("gpus", 1) <= MAX_GPUS:
         raise RequestError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
+    if not 1 <= rig_values.get("ram_channels", 1) <= MAX_RAM_CHANNELS:
+        raise RequestError(f"ram_channels must be 1 to {MAX_RAM_CHANNELS}", "bad_ram_channels")
     if rig_values.get("gpus") == 1:  # one card is the default: the same request, one cache key
         del rig_values["gpus"]
     return ReportRequest(Query(**query_values), filters,
@@ -377,6 +457,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
                       "default": DEFAULT_CONTEXT}
         elif p.name == "gpus":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_GPUS}
+        elif p.name == "ram_channels":
+            schema = {"type": "integer", "minimum": 1, "maximum": MAX_RAM_CHANNELS}
         elif p.kind == "count":
             schema = {"type": "integer", "minimum": 1 if p.name == "n_ubatch" else 0,
                       "maximum": MAX_CONTEXT}
@@ -399,6 +481,9 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "string", "enum": above + ladder_names()}
         elif p.kind == "choice":
             schema = {"type": "string", "enum": list(p.choices)}
+        elif p.kind in ("ram_type", "pcie"):
+            schema = {"type": "string",
+                      "pattern": RAM_TYPE_PATTERN if p.kind == "ram_type" else PCIE_PATTERN}
         else:
             schema = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
         out.append({"name": name, "in": "query", "required": False, "description": p.help,

@@ -65,9 +65,9 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
         if options.gpus > MAX_GPUS:
             raise EstimateInputError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
         cards = cards * options.gpus
-    return Rig(cards, options.ram_gib, options.ram_bandwidth_gb_s,
+    return Rig(cards, options.ram_gib, options.bandwidth_gb_s,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
-               tensor_split=options.tensor_split)
+               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s)
 
 
 def card_rig(card: Card, options: RigOptions) -> Rig:
