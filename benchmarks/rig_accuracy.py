@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +24,7 @@ from tpscalc.catalog import get_card, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
-from tpscalc.estimate.rig_engine import CROSSING_US
+from tpscalc.estimate.rig_engine import MULTI_DEVICE_US, RAM_EFFICIENCY
 
 MEASURED = ROOT.parent / "shared" / "data" / "measured"
 MODELS = {"Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B", "LLaMA-1-7B": "LLaMA-7B",
@@ -43,6 +43,7 @@ class Case:
     quant: str
     n_gen: int
     measured: float
+    layer_split: bool = True  # False: a 2023 multi-GPU run (see multi_gpu_cases)
 
 
 def _card(name: str) -> object:
@@ -67,9 +68,13 @@ def multi_gpu_cases() -> list[Case]:
         except NameNotFoundError:
             continue
         n = int(r["n_gpus"])
+        # llama.cpp split a model's layers over GPUs (-sm layer, what tpscalc estimates) from
+        # January 2024 (the ggml-backend scheduler); the December 2023 builds split every
+        # matrix over all GPUs with a synchronisation per operation, a different cost.
         out.append(Case("multi-GPU", f"{n}x {r['gpu']} {r['model']} {r['quant']}",
                         Rig((card,) * n), MODELS[r["model"]], r["quant"],  # type: ignore[arg-type]
-                        _tokens(r["test"]), float(r["tokens_per_s"])))
+                        _tokens(r["test"]), float(r["tokens_per_s"]),
+                        layer_split=r["date"] >= "2024"))
     return out
 
 
@@ -90,15 +95,50 @@ def offload_cases() -> list[Case]:
         Case("MoE offload", "2x P100 + 4ch DDR4-2400, Qwen3-235B-A22B UD-Q2_K_XL, 62 exps=CPU",
              _rig(("Tesla P100 PCIe 16 GB",) * 2, 256, 76.8, n_cpu_moe=62),
              "Qwen3-235B-A22B", "Q2_K", 128, 7.17),
+        # RTX 2080 8 GB, i9-10900X with quad-channel DDR4 "~102 GB/s" (4 × DDR4-3200 is 102.4
+        # GB/s), 62 GB RAM; llmfit's llama-server runs at 4k context (llmfit PRs 774, 775)
+        Case("MoE offload", "RTX 2080 + 4ch DDR4, Qwen3-30B-A3B Q4_K_M, --n-cpu-moe 36",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_cpu_moe=36, n_gpu_layers=49),
+             "Qwen3-30B-A3B", "Q4_K_M", 128, 36.7),
+        Case("MoE offload", "RTX 2080 + 4ch DDR4, gpt-oss-20b MXFP4, --n-cpu-moe 12",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_cpu_moe=12, n_gpu_layers=25),
+             "gpt-oss-20b", "MXFP4", 128, 36.4),
+        Case("partial offload", "RTX 2080 + 4ch DDR4, Mistral Small 3 (24B) Q4_K_M, -ngl 16",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=16),
+             "Mistral Small 3", "Q4_K_M", 128, 5.2),
+        Case("partial offload", "RTX 2080 + 4ch DDR4, Gemma 3 12B Q4_K_M, -ngl 44",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=44),
+             "Gemma 3 12B", "Q4_K_M", 128, 26.1),
+        Case("partial offload", "RTX 2080 + 4ch DDR4, Qwen3-14B Q4_K_M, -ngl 32",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=32),
+             "Qwen3-14B", "Q4_K_M", 128, 16.9),
+        Case("partial offload", "RTX 2080 + 4ch DDR4, Phi-4 Q4_K_M, -ngl 32",
+             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=32),
+             "Phi-4", "Q4_K_M", 128, 16.7),
     ]
 
 
 def cpu_cases() -> list[Case]:
-    """CPU-only rows with the RAM stated (the 3070 of that row is unused: -ngl 0)."""
+    """CPU-only rows with the RAM stated, or the chip whose memory is known (all_sources_public:
+    llama.cpp on the CPU cores of unified-memory chips; -ngl 0)."""
     # Ryzen 7 5800X, 2x DDR4-2133: 2 × 8 B × 2.133 GT/s = 34.1 GB/s; DeepSeek-Coder-V2-Lite is
     # not in the catalog: DeepSeek-V2-Lite has the same shape (deepseek2 16B, 2.4B active).
     return [Case("CPU only", "Ryzen 7 5800X 2x DDR4-2133, DeepSeek-V2-Lite Q6_K",
-                 Rig((), 64, 34.1), "DeepSeek-V2-Lite", "Q6_K", 4096, 9.51)]
+                 Rig((), 64, 34.1), "DeepSeek-V2-Lite", "Q6_K", 4096, 9.51),
+            # Strix Halo: LPDDR5X-8000 on a 256-bit bus, 256 GB/s (the row: ~212-215 measured)
+            Case("CPU only", "Ryzen AI Max+ 395 CPU, LPDDR5X-8000 256-bit, Llama 2-7B Q4_0",
+                 Rig((), 128, 256.0), "Llama 2-7B", "Q4_0", 128, 28.94),
+            # Apple's CPU cores on the SoC's memory: M1 Max and M3 Max 409.6 GB/s, M3 102.4
+            Case("CPU only", "Apple M1 Max CPU, LLaMA-13B F16", Rig((), 32, 409.6),
+                 "LLaMA-13B", "F16", 512, 4.44),
+            Case("CPU only", "Apple M1 Max CPU, Llama 2-13B F16", Rig((), 32, 409.6),
+                 "Llama 2-13B", "F16", 512, 4.40),
+            Case("CPU only", "Apple M3 CPU, LLaMA-7B F16", Rig((), 16, 102.4),
+                 "LLaMA-7B", "F16", 1024, 3.22),
+            Case("CPU only", "Apple M3 CPU, Llama 2-7B F16", Rig((), 16, 102.4),
+                 "Llama 2-7B", "F16", 1024, 3.61),
+            Case("CPU only", "Apple M3 Max CPU, Llama 2-70B Q4_0", Rig((), 48, 409.6),
+                 "Llama 2-70B", "Q4_0", 1024, 3.11)]
 
 
 @dataclass(frozen=True)
@@ -186,27 +226,55 @@ def memory_check() -> None:
               f"  max {max(values):5.1%}")
 
 
-def crossing_fit(rows: list[tuple[str, int, float, float]]) -> None:
-    """Fit the per-crossing cost (rig_engine.CROSSING_US) on the multi-GPU rows and check it
-    leave-one-device-out. rows: (device, cards, estimated s/token without crossings, measured
-    s/token); each row's own value is (measured - estimated) / (cards - 1)."""
-    if not rows:
+def multi_device_fit(rows: list[tuple[str, bool, float, float]]) -> None:
+    """Fit the once-per-token cost of a graph split over several devices
+    (rig_engine.MULTI_DEVICE_US) on the layer-split multi-GPU rows and check it
+    leave-one-device-out. rows: (device, layer split, estimated s/token without it, measured
+    s/token); each row's own value is measured - estimated."""
+    split = [(dev, meas - est) for dev, layer, est, meas in rows if layer]
+    if not split:
         return
-    each = [(dev, (meas - est) / (n - 1)) for dev, n, est, meas in rows]
-    print(f"\ncrossing cost fitted on all {len(rows)} multi-GPU rows (median): "
-          f"{statistics.median(c for _, c in each) * 1e6:.0f} µs")
-    errs = []
-    for dev, n, est, meas in rows:
-        others = [c for d, c in each if d != dev]
-        c = max(0.0, statistics.median(others)) if others else 0.0
-        errs.append(abs(meas / (est + (n - 1) * c) - 1))
-    print(f"multi-GPU leave-one-device-out: median |error| {statistics.median(errs):.0%} "
-          f"over {len(errs)} rows")
+    print(f"\nmulti-device cost fitted on the {len(split)} layer-split rows (median): "
+          f"{statistics.median(c for _, c in split) * 1e6:.0f} µs")
+    for name, chosen in (("layer-split", [r for r in rows if r[1]]), ("all", rows)):
+        errs = []
+        for dev, _layer, est, meas in chosen:
+            others = [c for d, c in split if d != dev]
+            c = max(0.0, statistics.median(others)) if others else 0.0
+            errs.append(abs(meas / (est + c) - 1))
+        print(f"multi-GPU leave-one-device-out, {name} rows: median |error| "
+              f"{statistics.median(errs):.0%} over {len(errs)} rows")
+
+
+def ram_efficiency_check(rows: list[tuple[str, float, float, float]]) -> None:
+    """What the offload rows say about rig_engine.RAM_EFFICIENCY: each row's efficiency that
+    would make its estimate exact, (bytes read from RAM / RAM bandwidth) / (measured time - the
+    rest of the estimate). rows: (scenario: rig, RAM-read seconds at 100 %, other seconds,
+    measured seconds). Printed, not fitted: a handful of rigs, and the dense and MoE rows of
+    the same rig disagree (the MoE rows imply less), so one efficiency cannot be read off."""
+    for kind in ("partial offload", "MoE offload"):
+        each = [(rig, ram / (meas - rest)) for rig, ram, rest, meas in rows
+                if rig.startswith(kind) and meas > rest]
+        if each:
+            print(f"\nRAM efficiency implied by the {len(each)} {kind} rows: median "
+                  f"{statistics.median(e for _, e in each):.2f} (range "
+                  f"{min(e for _, e in each):.2f}-{max(e for _, e in each):.2f}, "
+                  f"{len({r for r, _ in each})} rigs; assumed {RAM_EFFICIENCY})", end="")
+    print()
+
+
+def _seconds(case: Case, rig: Rig) -> float | None:
+    """The estimated decode time per token of `case` on `rig`, None if it does not fit."""
+    e = engine.estimate(get_model(case.model), rig,
+                        Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
+                              n_prompt=512), case.quant)
+    return None if e.decode is None else 1 / e.decode.tokens_per_s
 
 
 def main() -> None:
     results: dict[str, list[float]] = {}
-    crossings: list[tuple[str, int, float, float]] = []
+    multi: list[tuple[str, bool, float, float]] = []
+    ram_rows: list[tuple[str, float, float, float]] = []
     for case in multi_gpu_cases() + offload_cases() + cpu_cases():
         try:
             e = engine.estimate(get_model(case.model), case.rig,
@@ -219,22 +287,34 @@ def main() -> None:
             print(f"skip {case.label}: does not fit ({e.fit})")
             continue
         err = e.decode.tokens_per_s / case.measured - 1
-        n = len(case.rig.devices)
+        seconds = 1 / e.decode.tokens_per_s
         if case.scenario == "multi-GPU":
-            crossings.append((case.rig.devices[0].name, n, 1 / e.decode.tokens_per_s
-                              - (n - 1) * CROSSING_US * 1e-6, 1 / case.measured))
+            multi.append((case.rig.devices[0].name, case.layer_split,
+                          seconds - MULTI_DEVICE_US * 1e-6, 1 / case.measured))
+            if case.layer_split:
+                results.setdefault("multi-GPU, layer split", []).append(abs(err))
+        elif case.rig.ram_bandwidth_gb_s:  # the RAM term: re-estimate at twice the bandwidth
+            faster = replace(case.rig, ram_bandwidth_gb_s=2 * case.rig.ram_bandwidth_gb_s)
+            half = _seconds(case, faster)
+            if half is not None and case.scenario != "CPU only":
+                ram = 2 * (seconds - half)  # at RAM_EFFICIENCY
+                ram_rows.append((f"{case.scenario}: {case.label.split(',')[0]}",
+                                 ram * RAM_EFFICIENCY, seconds - ram, 1 / case.measured))
         results.setdefault(case.scenario, []).append(abs(err))
         print(f"{case.scenario:12} {case.label[:70]:70} measured {case.measured:7.2f} "
               f"estimated {e.decode.tokens_per_s:7.2f} ({err:+.0%}, {e.decode.bound})")
     print()
-    print("scenario      rows  median |error|  max |error|")
-    for scenario in ("multi-GPU", "partial offload", "MoE offload", "CPU only"):
+    print("scenario                 rows  median |error|  max |error|")
+    for scenario in ("multi-GPU", "multi-GPU, layer split", "partial offload", "MoE offload",
+                     "CPU only"):
         errs = results.get(scenario, [])
         if not errs:
-            print(f"{scenario:12}  {0:4}  (no rows with the RAM stated)")
+            print(f"{scenario:23}  {0:4}  (no rows with the RAM stated)")
             continue
-        print(f"{scenario:12}  {len(errs):4}  {statistics.median(errs):13.0%}  {max(errs):10.0%}")
-    crossing_fit(crossings)
+        print(f"{scenario:23}  {len(errs):4}  {statistics.median(errs):13.0%}  "
+              f"{max(errs):10.0%}")
+    multi_device_fit(multi)
+    ram_efficiency_check(ram_rows)
     memory_check()
 
 

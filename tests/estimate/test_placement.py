@@ -73,3 +73,14 @@ def test_cpu_only_needs_the_whole_model_in_ram(ram_gib: float, fits: bool) -> No
     p = place(DENSE, [], ram_gib * G)
     assert p.fits is fits and p.n_gpu_layers == 0 and p.offload_share(11 * G) == 1.0
     assert p.cpu_weights_bytes == pytest.approx(11 * G)
+
+
+def test_a_given_placement_may_use_the_margin_fit_keeps_free() -> None:
+    # 6 layers (6.6 GiB with KV) + 0.5 GiB buffer = 7.1 GiB on an 8 GiB card: --fit keeps
+    # 1,024 MiB free, so it stops at 5 layers; -ngl 6 given by the user loads and runs
+    chosen = place(DENSE, [slot(8)], 64 * G)
+    assert chosen.devices[0].layers == 5
+    given = place(DENSE, [slot(8)], 64 * G, UserPlacement(n_gpu_layers=6))
+    assert given.fits and given.devices[0].layers == 6
+    too_many = place(DENSE, [slot(8)], 64 * G, UserPlacement(n_gpu_layers=8))
+    assert not too_many.fits  # 8.8 GiB of layers and KV: past the card itself

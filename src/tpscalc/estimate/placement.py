@@ -66,6 +66,9 @@ class DevicePlacement:
     kv_bytes: float
     buffer_bytes: float
     usable_bytes: float
+    # memory left free: --fit's 1,024 MiB; 0 for a placement the user gave (llama.cpp loads it
+    # as asked and fails only when the device is full)
+    margin_bytes: float = MARGIN_BYTES
 
     @property
     def total_bytes(self) -> float:
@@ -74,8 +77,8 @@ class DevicePlacement:
 
     @property
     def fits(self) -> bool:
-        """Total plus the 1,024 MiB margin within the usable memory."""
-        return self.total_bytes + MARGIN_BYTES <= self.usable_bytes + 1e-6
+        """Total plus the margin within the usable memory."""
+        return self.total_bytes + self.margin_bytes <= self.usable_bytes + 1e-6
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,8 @@ def _take(wanted: int, cost: float, room: float) -> int:
 
 
 def _build(m: ModelLayout, slots: Sequence[DeviceSlot], counts: Sequence[int],
-           experts_on_cpu: int, output_on_gpu: bool, ram_bytes: float | None) -> Placement:
+           experts_on_cpu: int, output_on_gpu: bool, ram_bytes: float | None,
+           margin: float = MARGIN_BYTES) -> Placement:
     devices = []
     layer = m.n_layers
     for d in range(len(slots) - 1, -1, -1):
@@ -203,7 +207,7 @@ def _build(m: ModelLayout, slots: Sequence[DeviceSlot], counts: Sequence[int],
             weights += m.output_bytes
         devices.append(DevicePlacement(slots[d].name, counts[d], weights,
                                        counts[d] * m.kv_per_layer_bytes, slots[d].buffer_bytes,
-                                       slots[d].usable_bytes))
+                                       slots[d].usable_bytes, margin))
         layer = first
     devices.reverse()
     cpu_layers = m.n_layers - sum(counts)
@@ -297,4 +301,4 @@ def _given(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
     counts = _assign(m, slots, g, experts, split, split is None)
     if counts is None:
         counts = _best_effort(m, slots, g, split)
-    return _build(m, slots, counts, experts, ngl > m.n_layers, ram_bytes)
+    return _build(m, slots, counts, experts, ngl > m.n_layers, ram_bytes, margin=0.0)

@@ -5,7 +5,7 @@ with system RAM, with a user placement or with no GPU comes here. Memory comes f
 `placement.place` (llama.cpp's --fit); speed from the sum of the stages a token passes:
     t(decode) = Σ_devices (bytes read there / (η × bandwidth) + fixed costs)
                 + bytes read from RAM / (η_RAM × RAM bandwidth) + CPU per-token cost
-                + crossings × the cost of handing the activations to the next device
+                + the once-per-token cost of a graph split over several devices
     t(prefill) = Σ_devices (their share of the prompt's compute)
                  + passes × CPU-resident weights / PCIe bandwidth   (partial offload: llama.cpp
                  copies the CPU weights to the GPU for each large batch)
@@ -52,11 +52,15 @@ RAM_EFFICIENCY = 0.65
 # graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
 # tiny model (~500 tok/s), not fitted.
 CPU_TOKEN_US = 2000.0
-# Handing the activations from one device to the next (a copy of n_embd floats and a
-# synchronisation over PCIe), per crossing: fitted by benchmarks/rig_accuracy.py, the median
-# over the 89 multi-GPU llama.cpp decode rows of all_sources_public.csv of (measured − estimated
-# time without crossings) / crossings; leave-one-device-out median error 18 %.
-CROSSING_US = 1150.0
+# What running one token across more than one device costs, once per token: with the graph
+# split over devices llama.cpp's CUDA backend gives up CUDA graphs, so every kernel of every
+# layer is launched one by one, and the devices synchronise at each hand-over (the activations
+# themselves, n_embd floats, take a microsecond over PCIe). The launches are the same in number
+# however many devices share the layers, so the cost hardly grows with the device count: on the
+# 41 layer-split multi-GPU rows of all_sources_public.csv (2024 builds) it is 1.4 ms on 2 cards,
+# 1.7 on 4, 2.3 on 8. Fitted by benchmarks/rig_accuracy.py as the median over those rows of
+# (measured - estimated time without it); leave-one-device-out median error 3 % on them.
+MULTI_DEVICE_US = 1690.0
 # The link when none is given (--pcie): PCIe 4.0 ×16, 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s
 # (PCI-SIG), the catalog holding no card's own link; the copies of CPU weights
 # in a partially offloaded prefill run at about 80 % of it.
@@ -181,7 +185,7 @@ def _estimate(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placeme
     memory = _memory(lay, p, approximated)
     name = rig.name
     if label == "no":
-        short = sum(max(0.0, d.total_bytes + 1024 * 2**20 - d.usable_bytes) for d in p.devices)
+        short = sum(max(0.0, d.total_bytes + d.margin_bytes - d.usable_bytes) for d in p.devices)
         if rig.ram_gib is not None:
             short += max(0.0, p.cpu_weights_bytes + p.cpu_kv_bytes - rig.ram_gib * GIB)
         return Estimate(model.name, name, None, query.context, backend, memory,
@@ -245,7 +249,7 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
         bandwidth = rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S
         terms["ram_bandwidth"] = cpu_read / (RAM_EFFICIENCY * bandwidth * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
-    terms["overhead"] += max(0, stages - 1) * CROSSING_US * 1e-6
+    terms["overhead"] += MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
     seconds = sum(terms.values())
     tps = 1.0 / seconds
     bound = max(terms, key=lambda k: terms[k])
