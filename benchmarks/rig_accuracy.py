@@ -82,6 +82,20 @@ def _rig(cards: tuple[str, ...], ram_gib: float, bw: float, **kw: int) -> Rig:
     return Rig(tuple(get_card(c) for c in cards), ram_gib, bw, **kw)  # type: ignore[arg-type]
 
 
+def _rtx2080(scenario: str, model: str, quant: str, measured: float,
+             placement: dict[str, int]) -> Case:
+    """A row of llmfit PRs 774/775: an RTX 2080 8 GB and an i9-10900X with quad-channel DDR4
+    "~102 GB/s" (4 × DDR4-3200 is 102.4 GB/s), 62 GB RAM, llama-server at 4k context; with
+    --n-cpu-moe every layer is on the GPU (-ngl 99 there: the layers and the output)."""
+    if "n_cpu_moe" in placement:
+        layers = get_model(model).architecture.num_layers  # type: ignore[union-attr]
+        placement = {**placement, "n_gpu_layers": layers + 1}
+    given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in placement.items())
+    return Case(scenario, f"RTX 2080 + 4ch DDR4, {model} {quant}, {given}",
+                _rig(("GeForce RTX 2080",), 62, 102.4, **placement), model, quant, 128,
+                measured)
+
+
 def offload_cases() -> list[Case]:
     """The llamacpp_extra_calibration.csv rows with experts or layers in RAM and RAM stated."""
     return [
@@ -95,26 +109,13 @@ def offload_cases() -> list[Case]:
         Case("MoE offload", "2x P100 + 4ch DDR4-2400, Qwen3-235B-A22B UD-Q2_K_XL, 62 exps=CPU",
              _rig(("Tesla P100 PCIe 16 GB",) * 2, 256, 76.8, n_cpu_moe=62),
              "Qwen3-235B-A22B", "Q2_K", 128, 7.17),
-        # RTX 2080 8 GB, i9-10900X with quad-channel DDR4 "~102 GB/s" (4 × DDR4-3200 is 102.4
-        # GB/s), 62 GB RAM; llmfit's llama-server runs at 4k context (llmfit PRs 774, 775)
-        Case("MoE offload", "RTX 2080 + 4ch DDR4, Qwen3-30B-A3B Q4_K_M, --n-cpu-moe 36",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_cpu_moe=36, n_gpu_layers=49),
-             "Qwen3-30B-A3B", "Q4_K_M", 128, 36.7),
-        Case("MoE offload", "RTX 2080 + 4ch DDR4, gpt-oss-20b MXFP4, --n-cpu-moe 12",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_cpu_moe=12, n_gpu_layers=25),
-             "gpt-oss-20b", "MXFP4", 128, 36.4),
-        Case("partial offload", "RTX 2080 + 4ch DDR4, Mistral Small 3 (24B) Q4_K_M, -ngl 16",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=16),
-             "Mistral Small 3", "Q4_K_M", 128, 5.2),
-        Case("partial offload", "RTX 2080 + 4ch DDR4, Gemma 3 12B Q4_K_M, -ngl 44",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=44),
-             "Gemma 3 12B", "Q4_K_M", 128, 26.1),
-        Case("partial offload", "RTX 2080 + 4ch DDR4, Qwen3-14B Q4_K_M, -ngl 32",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=32),
-             "Qwen3-14B", "Q4_K_M", 128, 16.9),
-        Case("partial offload", "RTX 2080 + 4ch DDR4, Phi-4 Q4_K_M, -ngl 32",
-             _rig(("GeForce RTX 2080",), 62, 102.4, n_gpu_layers=32),
-             "Phi-4", "Q4_K_M", 128, 16.7),
+        *(_rtx2080(*row) for row in (
+            ("MoE offload", "Qwen3-30B-A3B", "Q4_K_M", 36.7, {"n_cpu_moe": 36}),
+            ("MoE offload", "gpt-oss-20b", "MXFP4", 36.4, {"n_cpu_moe": 12}),
+            ("partial offload", "Mistral Small 3", "Q4_K_M", 5.2, {"n_gpu_layers": 16}),
+            ("partial offload", "Gemma 3 12B", "Q4_K_M", 26.1, {"n_gpu_layers": 44}),
+            ("partial offload", "Qwen3-14B", "Q4_K_M", 16.9, {"n_gpu_layers": 32}),
+            ("partial offload", "Phi-4", "Q4_K_M", 16.7, {"n_gpu_layers": 32}))),
     ]
 
 
