@@ -15,6 +15,7 @@ Pure: bytes in, a frozen `Placement` out.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -153,21 +154,34 @@ def _layer_cost(m: ModelLayout, index: int, experts_on_cpu: int) -> float:
 
 
 def _assign(m: ModelLayout, slots: Sequence[DeviceSlot], gpu_layers: int, experts_on_cpu: int,
-            split: Sequence[float] | None, fill: bool) -> list[int] | None:
+            split: Sequence[float] | None, fill: bool,
+            margin: float = MARGIN_BYTES) -> list[int] | None:
     """Layers per device for the last `gpu_layers` layers, back to front; None if they do not fit.
 
     split: the proportions (default: free memory). fill: a device that cannot hold its share
     passes the rest to the device before it (--fit); without it the split is as given.
+    margin: memory each device keeps free.
     """
-    free = [max(0.0, s.usable_bytes - s.buffer_bytes - MARGIN_BYTES) for s in slots]
+    counts = _counts(m, tuple((s.usable_bytes, s.buffer_bytes) for s in slots), gpu_layers,
+                     experts_on_cpu, None if split is None else tuple(split), fill, margin)
+    return None if counts is None else list(counts)
+
+
+@functools.lru_cache(maxsize=65536)
+def _counts(m: ModelLayout, memory: tuple[tuple[float, float], ...], gpu_layers: int,
+            experts_on_cpu: int, split: tuple[float, ...] | None, fill: bool,
+            margin: float) -> tuple[int, ...] | None:
+    """`_assign` on the devices' (usable, buffer) bytes: cached, since a report places the same
+    model on many cards of the same memory."""
+    free = [max(0.0, usable - buffer - margin) for usable, buffer in memory]
     free[-1] -= m.output_bytes
     target = _proportional(gpu_layers, split if split is not None else free)
-    counts = [0] * len(slots)
+    counts = [0] * len(memory)
     top, lowest = m.n_layers - 1, m.n_layers - gpu_layers  # the next layer to place, the last
     full = m.layer_bytes + m.kv_per_layer_bytes  # a layer at index >= experts_on_cpu
     light = full - m.expert_bytes  # a layer whose experts stay on the CPU
     carry = 0
-    for d in range(len(slots) - 1, -1, -1):
+    for d in range(len(memory) - 1, -1, -1):
         want = target[d] + carry
         room = free[d] if fill else math.inf
         # Back to front: first the layers that keep their experts, then the lighter ones.
@@ -179,7 +193,7 @@ def _assign(m: ModelLayout, slots: Sequence[DeviceSlot], gpu_layers: int, expert
         counts[d] = taken
         top -= taken
         carry = want - taken if fill else 0
-    return counts if sum(counts) == gpu_layers else None
+    return tuple(counts) if sum(counts) == gpu_layers else None
 
 
 def _take(wanted: int, cost: float, room: float) -> int:
@@ -298,7 +312,7 @@ def _given(m: ModelLayout, slots: Sequence[DeviceSlot], ram_bytes: float | None,
     split = user.tensor_split
     if g < m.n_layers or experts > 0:
         slots = _offloading(m, slots)
-    counts = _assign(m, slots, g, experts, split, split is None)
+    counts = _assign(m, slots, g, experts, split, split is None, margin=0.0)
     if counts is None:
         counts = _best_effort(m, slots, g, split)
     return _build(m, slots, counts, experts, ngl > m.n_layers, ram_bytes, margin=0.0)

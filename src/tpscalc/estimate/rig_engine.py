@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tpscalc.catalog.schema import Architecture, Model
@@ -131,15 +131,17 @@ def _user(rig: Rig) -> UserPlacement:
     return UserPlacement(rig.n_gpu_layers, rig.n_cpu_moe, rig.tensor_split)
 
 
-def _label(p: Placement, doubled: Placement, rig: Rig) -> FitLabel:
+def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig) -> FitLabel:
+    """The fit of `p`; `doubled` places the model at twice the context (asked for only when `p`
+    is all on the GPUs: comfortable if that still is)."""
     if not p.fits:
         return "no"
     if not rig.devices:
         return "cpu"
     if p.cpu_layers or p.cpu_expert_layers:
         return "offload"
-    return "comfortable" if doubled.fits and not (doubled.cpu_layers
-                                                   or doubled.cpu_expert_layers) else "tight"
+    p2 = doubled()
+    return "comfortable" if p2.fits and not (p2.cpu_layers or p2.cpu_expert_layers) else "tight"
 
 
 def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
@@ -159,8 +161,8 @@ def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
         weights, read = runtime.weights_bytes(model, q)
         lay = _layout(arch, q, weights, read, kv)
         p = place(lay.model, slots, ram, _user(rig))
-        p2 = place(_layout(arch, q, weights, read, kv2).model, slots2, ram, _user(rig))
-        label = _label(p, p2, rig)
+        label = _label(p, functools.partial(
+            place, _layout(arch, q, weights, read, kv2).model, slots2, ram, _user(rig)), rig)
         tried.append((q, lay, p, label))
         if label in ("comfortable", "tight"):
             break
