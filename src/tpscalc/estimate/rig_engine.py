@@ -41,7 +41,7 @@ from tpscalc.estimate.types import (
     MemoryBreakdown,
     PrefillEstimate,
 )
-from tpscalc.estimate.weights import role_bytes
+from tpscalc.estimate.weights import role_bytes, weights_bytes
 
 GIB = 2**30
 # Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
@@ -89,7 +89,7 @@ def _roles(arch: Architecture, quant: str) -> dict[str, float]:
     try:
         return role_bytes(arch, quant)
     except (KeyError, ValueError):  # a format the tensor rules do not know: Q8_0's shares
-        return role_bytes(arch, "Q8_0")
+        return role_bytes(arch, "Q8_0") | {"total": float(weights_bytes(arch, "Q8_0"))}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -101,13 +101,13 @@ def _parameters(arch: Architecture) -> float:
 def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float) -> _Layout:
     """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
     roles = _roles(arch, quant)
-    # "experts" is part of "layers": the whole is embeddings + output + layers
-    total = (roles.get("embedding", 0.0) + roles.get("output", 0.0)
-             + roles.get("layers", 0.0)) or 1.0
-    scale = weights / total
+    emb, out, experts = roles["embedding"], roles["output"], roles["experts"]
+    if "total" in roles or emb + out > weights:  # Q8_0's shares, or a user's smaller file
+        total = roles.get("total") or (emb + out + experts) or 1.0
+        emb, out, experts = (x * weights / total for x in (emb, out, experts))
+    layers = weights - emb - out  # the repeating layers, experts included
     n = arch.num_layers
-    emb, out = roles.get("embedding", 0.0) * scale, roles.get("output", 0.0) * scale
-    layers, experts = roles.get("layers", 0.0) * scale, roles.get("experts", 0.0) * scale
+    experts = min(experts, layers)
     per_weight = weights / params if (params := _parameters(arch)) > 0 else 0.0
     m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb,
                     mem.offload_buffer_bytes(arch, per_weight))

@@ -8,6 +8,8 @@ transformers and hybrids are built here; encoders, encoder-decoders and RWKV blo
 """
 from __future__ import annotations
 
+import functools
+
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate import tensors_nondecoder as nd
 from tpscalc.estimate.tensor_blocks import (
@@ -148,6 +150,7 @@ def _transformer_layer(arch: Architecture, i: int) -> list[TensorSpec]:
     return out
 
 
+@functools.lru_cache(maxsize=16)  # a report asks for one model's several times in a row
 def tensor_inventory(arch: Architecture) -> tuple[TensorSpec, ...]:
     """Every weight tensor of the model, global ones first, then layer by layer."""
     if arch.kind != "decoder" or arch.rwkv_version:

@@ -124,9 +124,14 @@ def _is_attn_v_like(cat: str) -> bool:
 
 def _quantizable(t: TensorSpec) -> bool:
     """tensor_allows_quantization(): 2-D/3-D weights, not norms, router or conv weights."""
-    if t.is_vector or t.name.endswith("_norm") or t.name.endswith(".bias"):
+    return not t.is_vector and _quantizable_name(t.name)
+
+
+@cache  # a pure function of a short string, called once per tensor of every layer
+def _quantizable_name(name: str) -> bool:
+    if name.endswith(("_norm", ".bias")):
         return False
-    return not any(t.name.startswith(p) for p in _NOT_QUANTIZED)
+    return not any(name.startswith(p) for p in _NOT_QUANTIZED)
 
 
 def _use_more_bits(i: int, n: int) -> bool:
@@ -373,16 +378,20 @@ def approx_weights_bytes(parameters: float, ftype: str | Quantization) -> float:
 
 
 def role_bytes(arch: Architecture, ftype: str) -> dict[str, float]:
-    """Stored bytes by where llama.cpp can place them: "embedding" (token_embd), "output"
-    (the output head and the tensors outside the layers), "layers" (every repeating layer,
-    experts included) and "experts" (the ffn_*_exps tensors)."""
-    out = {"embedding": 0.0, "output": 0.0, "layers": 0.0, "experts": 0.0}
-    for t, g in _typed_tensors(arch, ftype, None):
-        size = tensor_bytes(t, g)
+    """Stored bytes of what llama.cpp places apart from the repeating layers: "embedding"
+    (token_embd), "output" (the output head and the tensors outside the layers) and "experts"
+    (the ffn_*_exps tensors of all layers). The layers' own total is the model's total less the
+    first two; the other layer tensors are not typed here (a dense model types 2-3 tensors)."""
+    ftype = canonical_ftype(ftype)
+    s = _shape(arch, ftype, None)
+    out = {"embedding": 0.0, "output": 0.0, "experts": 0.0}
+    for t in tensor_inventory(arch):
         if t.layer is None:
-            out["embedding" if t.name == "token_embd" else "output"] += size
+            role = "embedding" if t.name == "token_embd" else "output"
+        elif t.name.endswith("_exps"):
+            role = "experts"
         else:
-            out["layers"] += size
-            if t.name.endswith("_exps"):
-                out["experts"] += size
+            continue
+        # no attn_v-like tensor is typed here, so their running count (i_wv) does not matter
+        out[role] += tensor_bytes(t, _tensor_type(ftype, t, s, 0, 1))
     return out
