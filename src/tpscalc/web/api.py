@@ -18,6 +18,7 @@ from tpscalc.report.request import (
     ESTIMATE_PARAMS,
     MAX_MEMORY_GIB,
     MODEL_REPORT_PARAMS,
+    REPORT_RIG_PARAMS,
     ReportRequest,
     openapi_parameters,
 )
@@ -106,8 +107,10 @@ def api_cards(request: Request) -> dict[str, Any]:
 
 # The documented query parameters of the two report routes, built once: the OpenAPI document
 # and the check of each request use the same lists.
-MODEL_REPORT_DOC = openapi_parameters(MODEL_REPORT_PARAMS)
-CARD_REPORT_DOC = openapi_parameters(CARD_REPORT_PARAMS)
+MODEL_API_PARAMS = MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS
+CARD_API_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
+MODEL_REPORT_DOC = openapi_parameters(MODEL_API_PARAMS)
+CARD_REPORT_DOC = openapi_parameters(CARD_API_PARAMS)
 
 
 @router.get(
@@ -119,7 +122,7 @@ CARD_REPORT_DOC = openapi_parameters(CARD_REPORT_PARAMS)
 def api_model(slug: str, request: Request) -> Response:
     """The model report's JSON (the HTML model page renders the same object)."""
     only_documented(request, MODEL_REPORT_DOC)
-    asked: ReportRequest = request_from(request.query_params, MODEL_REPORT_PARAMS)
+    asked: ReportRequest = request_from(request.query_params, MODEL_API_PARAMS)
     body = reports.model_report_bytes(reports.find_model(slug).slug, asked)
     return Response(body, media_type="application/json")
 
@@ -133,7 +136,7 @@ def api_model(slug: str, request: Request) -> Response:
 def api_card(slug: str, request: Request) -> Response:
     """The card report's JSON (the HTML card page renders the same object)."""
     only_documented(request, CARD_REPORT_DOC)
-    asked = request_from(request.query_params, CARD_REPORT_PARAMS)
+    asked = request_from(request.query_params, CARD_API_PARAMS)
     body = reports.card_report_bytes(reports.find_card(slug).slug, asked)
     return Response(body, media_type="application/json")
 
