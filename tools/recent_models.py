@@ -4,7 +4,8 @@ Epoch AI's data stops at its last record (December 2025 in the committed CSV). T
 in tools/data/recent_models.csv keep publishing on Hugging Face; llmfit's list (name, release
 date, safetensors parameter count, layer facts) holds those repositories. This module takes
 each lab's OWN releases dated from the month of Epoch's last record on (Epoch's coverage of
-its last month is partial), one entry per model:
+its last month is partial; the rules file's "since" keeps that start when a newer Epoch CSV
+arrives, so a model Epoch still lacks is not dropped), one entry per model:
 
 - base and instruct checkpoints (`-Base`, `-it`, `-Instruct`, `-pt`) are one model, the
   instruct one first; NVIDIA's `-BF16` suffix names the release itself;
@@ -97,6 +98,7 @@ class Rules:
     labs: dict[str, str]
     take: dict[str, str]
     skip: dict[str, str]
+    since: str = "9999"  # releases from this date on are considered (with Epoch's last month)
 
 
 def load_rules(path: Path = RULES_FILE) -> Rules:
@@ -107,7 +109,8 @@ def load_rules(path: Path = RULES_FILE) -> Rules:
     for r in rows:
         by_kind[r["kind"]][r["value"]] = r["note"]
     labs = {k.lower(): v for k, v in by_kind["lab"].items()}
-    return Rules(labs, dict(by_kind["take"]), dict(by_kind["skip"]))
+    since = min(by_kind["since"] or {"9999": ""})
+    return Rules(labs, dict(by_kind["take"]), dict(by_kind["skip"]), since)
 
 
 def split_copy(basename: str) -> tuple[str, list[str]]:
@@ -209,7 +212,7 @@ def select(llmfit: list[dict[str, Any]], epoch_recs: list[dict[str, Any]],
            rules: Rules) -> Selection:
     """The labs' own releases after Epoch's last record, grouped, minus Epoch's models."""
     cutoff = max(str(r.get("publication_date") or "") for r in epoch_recs)
-    since = cutoff[:7] + "-01"
+    since = min(cutoff[:7] + "-01", rules.since)
     epoch_repos = {repo.lower() for r in epoch_recs for repo in hf_repos(r)}
     epoch_names = {k for r in epoch_recs for k in name_keys(r["model"])}
     epoch_names |= {stripped_key(r["model"]) for r in epoch_recs}
