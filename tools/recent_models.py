@@ -225,7 +225,7 @@ def select(llmfit: list[dict[str, Any]], epoch_recs: list[dict[str, Any]],
         repo = str(e["name"])
         org = repo.split("/", 1)[0].lower() if "/" in repo else ""
         base = repo.split("/", 1)[-1]
-        stem, formats = split_copy(base)
+        formats = split_copy(base)[1]
         if formats and not QAT_Q4_0.search(base):
             copies.append((e, model_key(base), formats))
             if org not in rules.labs:
@@ -403,16 +403,17 @@ def record(g: Group, rules: Rules, native_why: str) -> dict[str, Any]:
 def report_lines(sel: Selection, joined: list[Joined], native: list[str | None]) -> list[str]:
     """tools/reports/recent_models.md: what was taken and skipped, with counts and reasons."""
     out = ["# Models after Epoch AI's last record (tools/recent_models.py)", "",
-           f"Epoch AI's last record: {sel.cutoff}. Lab repositories dated from {sel.since} on "
-           f"(or taken by hand): {sel.considered}; models taken: {len(sel.groups)}; repositories "
-           f"skipped: {len(sel.skipped)}.", "",
+           (f"Epoch AI's last record: {sel.cutoff}. Lab repositories dated from {sel.since} on "
+            f"(or taken by hand): {sel.considered}; models taken: {len(sel.groups)}; "
+            f"repositories skipped: {len(sel.skipped)}."), "",
            "## Skipped, by reason", ""]
     kinds = Counter(re.sub(r" \(.*", "", r).split(":")[0] for r in sel.skipped.values())
     out += [f"- {k}: {n}" for k, n in sorted(kinds.items(), key=lambda t: (-t[1], t[0]))]
     arch = sum(1 for j in joined if j.arch is not None)
     flagged = sum(1 for j in joined if j.arch is not None and j.arch.unexpressed)
-    out += ["", f"## Taken ({len(sel.groups)}: architecture for {arch}, of which {flagged} "
-            f"flagged approximated; {len(sel.groups) - arch} sized from the parameter count)", "",
+    out += ["", (f"## Taken ({len(sel.groups)}: architecture for {arch}, of which {flagged} "
+                 f"flagged approximated; {len(sel.groups) - arch} sized from the parameter "
+                 "count)"), "",
             "| model | checkpoints | architecture | native format |", "|---|---|---|---|"]
     for g, j, n in zip(sel.groups, joined, native):
         a = (j.arch.source + (" (approximated: " + ", ".join(j.arch.unexpressed) + ")"

@@ -51,7 +51,8 @@ def test_the_named_2026_models_are_in(name: str) -> None:
 def test_base_and_instruct_are_one_model_and_copies_are_none() -> None:
     names = {m.name for m in recent()}
     gemma = get_model("gemma-4-31B")
-    assert gemma.record["hugging_face_checkpoints"] == ["google/gemma-4-31B-it", "google/gemma-4-31B"]
+    assert gemma.record["hugging_face_checkpoints"] == ["google/gemma-4-31B-it",
+                                                        "google/gemma-4-31B"]
     assert not any(n.endswith(("-FP8", "-NVFP4", "-it", "-Base", "-GGUF")) for n in names)
     assert not any("DFlash" in n or "Eagle" in n or "assistant" in n for n in names)
     assert "NVFP4" in get_model("Qwen3.6-27B").record["published_formats"]
