@@ -189,14 +189,14 @@ def _recent(shared: Path, recs: list[dict[str, Any]], llmfit: list[dict[str, Any
     folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
     natives = [recent_models.native_format(g, folders) for g in sel.groups]
     out = []
-    for g, j, (fmt, why) in zip(sel.groups, joined, natives):
-        rec = recent_models.record(g, rules, why)
+    for g, j, (fmt, basis, shown_by) in zip(sel.groups, joined, natives):
+        rec = recent_models.record(g, rules, basis, shown_by)
         out.append({"name": rec["model"], "parameters": float(rec["parameters"]),
                     "organization": tuple(rec["organization"]),
                     "publication_date": rec.get("publication_date"), "hf_repo": g.repos[0],
                     "architecture": j.arch, "record": rec, "in_epoch_data": False,
                     "native_format": fmt})
-    return out, recent_models.report_lines(sel, joined, [n for n, _ in natives])
+    return out, recent_models.report_lines(sel, joined, [n for n, _, _ in natives])
 
 
 def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join]]:

@@ -351,34 +351,35 @@ def _config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
     return None
 
 
-def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str]:
-    """(llama.cpp file type, why) of a model released quantized; (None, "") otherwise."""
+# Why a model's native format is what it is: a basis (translated on the page by
+# tpscalc.report.provenance.NATIVE_BASES) and the repository that shows it.
+NATIVE_BASES = ("qat_q4_0", "ternary", "fp4_experts", "fp8_config", "fp8_repo")
+
+
+def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str, str]:
+    """(llama.cpp file type, basis, repository) of a model released quantized, else
+    (None, "", ""). Basis: one of NATIVE_BASES."""
     e = g.primary
     repo, org = str(e["name"]), str(e["name"]).split("/", 1)[0]
-    if QAT_Q4_0.search(repo):
-        return "Q4_0", (f"{repo} is a quantization-aware-trained checkpoint for Q4_0: "
-                        "llama.cpp's Q4_0 keeps its quality")
-    if str(e.get("architecture")) == "bitnet":
-        return "TQ2_0", (f"{repo} ships ternary (1.58-bit) weights: llama.cpp's TQ2_0 holds "
-                         "them losslessly (TQ1_0 smaller, slower)")
+    if QAT_Q4_0.search(repo):  # quantization-aware training for Q4_0: Q4_0 keeps its quality
+        return "Q4_0", "qat_q4_0", repo
+    if str(e.get("architecture")) == "bitnet":  # ternary weights: TQ2_0 holds them losslessly
+        return "TQ2_0", "ternary", repo
     for r in g.repos:
         cfg = _config(r, config_folders) or {}
         quant = cfg.get("quantization_config") or {}
         if quant.get("quant_method") == "fp8":
-            if str(cfg.get("expert_dtype", "")).lower() == "fp4":
-                return "MXFP4_MOE", (f"{r} ships FP4 experts and FP8 elsewhere (config.json "
-                                     "expert_dtype, quantization_config): llama.cpp's nearest "
-                                     "file type is MXFP4_MOE (MXFP4 experts, Q8_0 elsewhere)")
-            return "Q8_0", (f"{r} ships FP8 weights (config.json quantization_config): "
-                            "llama.cpp has no FP8 file type, its nearest is Q8_0")
+            if str(cfg.get("expert_dtype", "")).lower() == "fp4":  # MXFP4 experts, Q8_0 rest
+                return "MXFP4_MOE", "fp4_experts", r
+            return "Q8_0", "fp8_config", r  # llama.cpp has no FP8 file type: Q8_0 is nearest
     own_fp8 = [r for r, fmts in g.copies if "FP8" in fmts and r.split("/", 1)[0] == org]
     if own_fp8:
-        return "Q8_0", (f"{org} publishes it in FP8 ({own_fp8[0]}): llama.cpp has no FP8 file "
-                        "type, its nearest is Q8_0")
-    return None, ""
+        return "Q8_0", "fp8_repo", own_fp8[0]
+    return None, "", ""
 
 
-def record(g: Group, rules: Rules, native_why: str) -> dict[str, Any]:
+def record(g: Group, rules: Rules, native_basis: str = "",
+           native_repo: str = "") -> dict[str, Any]:
     """The page's record of a model Epoch does not have yet: what llmfit's list states."""
     e = g.primary
     out: dict[str, Any] = {
@@ -386,7 +387,7 @@ def record(g: Group, rules: Rules, native_why: str) -> dict[str, Any]:
         "organization": [rules.labs[str(e["name"]).split("/", 1)[0].lower()]],
         "publication_date": str(e.get("release_date") or "")[:10] or None,
         "parameters": int(e.get("parameters_raw") or 0),
-        "link": [HF + r for r in g.repos],
+        "link": [HF + g.repos[0]],  # one URL: the page links it (the others are listed)
         "hugging_face_checkpoints": list(g.repos),
         "architecture_family": e.get("architecture"),
         "max_context": e.get("context_length"),
@@ -394,7 +395,8 @@ def record(g: Group, rules: Rules, native_why: str) -> dict[str, Any]:
         "license": e.get("license"),
         "published_formats": sorted({f for _, fmts in g.copies for f in fmts}),
         "quantized_copies": [r for r, _ in g.copies],
-        "native_format_reason": native_why or None,
+        "native_format_basis": native_basis or None,
+        "native_format_repo": native_repo or None,
         "source": "llmfit HF model list v1.1.17 (not yet in Epoch AI's data)",
     }
     return {k: v for k, v in out.items() if v not in (None, [], "")}

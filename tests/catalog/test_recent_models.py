@@ -138,7 +138,11 @@ def test_a_qat_model_defaults_to_q4_0() -> None:
 def test_fp8_releases_top_their_ladder_with_q8_0_and_say_why() -> None:
     model = get_model("MiniMax-M2.5")
     assert LLAMA_CPP.native_format(model) == "Q8_0"
-    assert "FP8" in model.record["native_format_reason"]
+    assert model.record["native_format_basis"] == "fp8_config"
+    from tpscalc.report import provenance
+
+    why = provenance.native_reason(model, lambda text: text)
+    assert why is not None and "FP8" in why and "Q8_0" in why
 
 
 def test_tq1_0_is_accepted_for_a_bitnet_model() -> None:

@@ -286,7 +286,8 @@ class Model(_Frozen):
     # record holds what Hugging Face states, and the pages link the repository instead.
     in_epoch_data: bool = True
     # The llama.cpp file type nearest to the format the lab ships (QAT Q4_0, FP8 → Q8_0,
-    # ternary → TQ2_0), set by the catalog build; record["native_format_reason"] says why.
+    # ternary → TQ2_0), set by the catalog build; record["native_format_basis"] and
+    # record["native_format_repo"] say why (tpscalc.report.provenance words it).
     native_format: str | None = None
 
     @property

@@ -177,8 +177,8 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
             "{model} ships quantized: {quant} is its native format, offered first; below it "
             "only conversions that make the file smaller.").format(model=s.model.name,
                                                                   quant=native))
-        why = provenance.native_reason(s.model)
-        if why is not None:  # the build's reason, as recorded (repository names, file types)
+        why = provenance.native_reason(s.model, tr.gettext)
+        if why is not None:  # what the model ships, as the catalog build found it
             out.append(tr.gettext("Why {quant}: {reason}.").format(quant=native, reason=why))
     out.append(tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
     return tuple(out)

@@ -63,7 +63,27 @@ def approximation_reasons(model: Model, gettext: Callable[[str], str]) -> tuple[
         reason=gettext(REASONS[f])) for f in arch.unexpressed if f in REASONS)
 
 
-def native_reason(model: Model) -> str | None:
-    """Why the catalog build chose the model's native format (tools/recent_models.py), as built."""
-    value = model.record.get("native_format_reason")
-    return str(value) if value else None
+# Model.record["native_format_basis"] (tools/recent_models.py) → why that format, with the
+# repository that shows it ({repo}) and the file type ({quant}).
+NATIVE_BASES: dict[str, str] = {
+    "qat_q4_0": N_("{repo} is trained for Q4_0 (quantization-aware training), so {quant} keeps "
+                   "its quality"),
+    "ternary": N_("{repo} ships ternary (1.58-bit) weights, which {quant} holds without loss "
+                  "(TQ1_0 is smaller and slower)"),
+    "fp4_experts": N_("{repo} ships FP4 experts and FP8 elsewhere; llama.cpp's nearest file type "
+                      "is {quant} (MXFP4 experts, Q8_0 elsewhere)"),
+    "fp8_config": N_("{repo} ships FP8 weights; llama.cpp has no FP8 file type, and its nearest "
+                     "is {quant}"),
+    "fp8_repo": N_("the lab publishes it in FP8 ({repo}); llama.cpp has no FP8 file type, and "
+                   "its nearest is {quant}"),
+}
+
+
+def native_reason(model: Model, gettext: Callable[[str], str]) -> str | None:
+    """Why the catalog build chose the model's native format, in the report's language."""
+    basis = model.record.get("native_format_basis")
+    if basis not in NATIVE_BASES or model.native_format is None:
+        return None
+    return gettext(NATIVE_BASES[str(basis)]).format(
+        repo=model.record.get("native_format_repo") or model.hf_repo or "?",
+        quant=model.native_format)
