@@ -1,5 +1,7 @@
 """Build src/tpscalc/catalog/data/models.json: Epoch AI's open-weight language models joined
-with architecture facts (see tools/matching.py for the join rules and the guard).
+with architecture facts (see tools/matching.py for the join rules and the guard), then the
+labs' releases after Epoch's last record (tools/recent_models.py; its report goes to
+tools/reports/recent_models.md).
 
 Run: python tools/build_models.py [--shared ../shared] [--out PATH] [--quiet]
 """
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import archsources
 import epoch
+import recent_models
 from matching import (
     Index,
     MapRow,
@@ -39,6 +42,7 @@ DEFAULT_SHARED = ROOT.parent / "shared"  # the shared data checkout beside this 
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
 HF_CONFIGS = ROOT / "tools" / "data" / "hf_configs"  # config.json files cited in SOURCES.csv
 OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"
+RECENT_REPORT = ROOT / "tools" / "reports" / "recent_models.md"
 MAX_TRIES = 25  # direct candidates tried per model before giving up
 
 
@@ -175,8 +179,35 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _recent(shared: Path, recs: list[dict[str, Any]], llmfit: list[dict[str, Any]],
+            idx: Index) -> tuple[list[dict[str, Any]], list[str]]:
+    """The models after Epoch's last record (unslugged Model fields) and their report."""
+    rules = recent_models.load_rules()
+    sel = recent_models.select(llmfit, recs, rules)
+    configs = recent_models.config_repos(idx)
+    joined = [recent_models.join(g, idx, configs) for g in sel.groups]
+    folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
+    natives = [recent_models.native_format(g, folders) for g in sel.groups]
+    out = []
+    for g, j, (fmt, basis, shown_by) in zip(sel.groups, joined, natives):
+        rec = recent_models.record(g, rules, basis, shown_by)
+        out.append({"name": rec["model"], "parameters": float(rec["parameters"]),
+                    "organization": tuple(rec["organization"]),
+                    "publication_date": rec.get("publication_date"), "hf_repo": g.repos[0],
+                    "architecture": j.arch, "record": rec, "in_epoch_data": False,
+                    "native_format": fmt})
+    return out, recent_models.report_lines(sel, joined, [n for n, _, _ in natives])
+
+
 def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join]]:
     """The models.json document, the Epoch records and the join of each."""
+    doc, recs, joins, _ = build_all(shared)
+    return doc, recs, joins
+
+
+def build_all(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join],
+                                     list[str]]:
+    """`build`, and the report of the models after Epoch's last record."""
     src = _sources(shared)
     recs = epoch.open_language_models(src["epoch"])
     fixed = (archsources.load_aiconfigurator(src["aiconfigurator"])
@@ -192,9 +223,12 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
         for k in name_keys(r["model"]):
             by_name.setdefault(k, j)
     _join_bases(idx, recs, joins, hand, by_name)
-    slugs = unique_slugs([r["model"] for r in recs])
+    recent, recent_report = _recent(shared, recs, llmfit, idx)
+    slugs = unique_slugs([r["model"] for r in recs] + [m["name"] for m in recent])
     models = [_model(r, s, j, hand.get(r["model"])).model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]
+    models += [Model(slug=s, **m).model_dump(mode="json", exclude_defaults=True)
+               for m, s in zip(recent, slugs[len(recs):])]
     doc = {
         "generated_by": "tools/build_models.py",
         "sources": [
@@ -214,10 +248,12 @@ def build(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[Join
             {"name": "llmfit HF model list v1.1.17", "license": "MIT",
              "file": "llmfit_hf_models_v1.1.17.json", "sha256": _sha256(src["llmfit"])},
             {"name": "hand-kept map", "file": "tools/data/model_architecture_map.csv"},
+            {"name": "labs and rules for the models after Epoch AI's last record",
+             "file": "tools/data/recent_models.csv"},
         ],
         "models": models,
     }
-    return doc, recs, joins
+    return doc, recs, joins, recent_report
 
 
 def report(recs: list[dict[str, Any]], joins: list[Join], out: Any = sys.stdout) -> float:
@@ -251,10 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT_FILE)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
-    doc, recs, joins = build(args.shared)
+    doc, recs, joins, recent_report = build_all(args.shared)
     if not args.quiet:
         report(recs, joins)
     args.out.write_text(dumps(doc), encoding="utf-8")
+    if args.out == OUT_FILE:  # the committed catalog: its report beside the cross-check's
+        RECENT_REPORT.write_text("\n".join(recent_report) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0
 

@@ -16,11 +16,13 @@ from tpscalc.catalog.quants import quantizations
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data/weights.json"
-EXTRA_TYPES = ("F16",)
+# F16, and the native formats models ship in (estimate/runtime.py): a model offered in its
+# native format is sized at it on every page, so it is read from the table too.
+EXTRA_TYPES = ("F16", "MXFP4_MOE", "Q4_0", "TQ2_0")
 
 
 def table_types() -> list[str]:
-    """The file types the table holds: the ladder, least compressed first, then F16."""
+    """The file types the table holds: the ladder, least compressed first, then EXTRA_TYPES."""
     return [q.name for q in quantizations()] + list(EXTRA_TYPES)
 
 

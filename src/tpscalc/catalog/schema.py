@@ -270,7 +270,8 @@ EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are 
 
 
 class Model(_Frozen):
-    """One open-weight language model from Epoch AI's data, with its architecture when known."""
+    """One open-weight language model, with its architecture when known: from Epoch AI's data,
+    or (in_epoch_data False) a lab's release after Epoch's last record, from llmfit's HF list."""
 
     name: str = Field(min_length=1)
     slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -281,6 +282,18 @@ class Model(_Frozen):
     architecture: Architecture | None = None
     record: dict[str, Any] = Field(default_factory=dict)  # every Epoch field, lists kept as lists
     file_weights: FileWeights | None = None  # a user's model file: its one format, exact bytes
+    # False for a model released after Epoch AI's last record (tools/recent_models.py): its
+    # record holds what Hugging Face states, and the pages link the repository instead.
+    in_epoch_data: bool = True
+    # The llama.cpp file type nearest to the format the lab ships (QAT Q4_0, FP8 → Q8_0,
+    # ternary → TQ2_0), set by the catalog build; record["native_format_basis"] and
+    # record["native_format_repo"] say why (tpscalc.report.provenance words it).
+    native_format: str | None = None
+
+    @property
+    def hf_url(self) -> str | None:
+        """The model's Hugging Face page, when its repository is known."""
+        return f"https://huggingface.co/{self.hf_repo}" if self.hf_repo else None
 
     @property
     def generates(self) -> bool:

@@ -94,7 +94,10 @@ def ladder_position(name: str) -> int:
 def model_context_limit(model: Model) -> int | None:
     """The longest context `model` was built for, tokens (None when its source does not say)."""
     arch = model.architecture
-    return arch.max_context if arch is not None else None
+    if arch is not None:
+        return arch.max_context
+    value = model.record.get("max_context")  # after Epoch's last record: the HF config's figure
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def query_for_model(model: Model, query: Query) -> Query:

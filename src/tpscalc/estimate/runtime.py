@@ -23,7 +23,9 @@ from tpscalc.estimate.weights import (
 )
 
 # Models released quantized, by Hugging Face repository prefix, with the GGUF file type of the
-# lab's (or ggml-org's) own conversion of those weights.
+# lab's (or ggml-org's) own conversion of those weights. The catalog build sets
+# `Model.native_format` for the models after Epoch AI's last record from what they ship
+# (Gemma QAT → Q4_0, FP8 → Q8_0, FP4 experts → MXFP4_MOE, ternary → TQ2_0); it comes first.
 NATIVE_FORMATS: tuple[tuple[str, str], ...] = (
     # gpt-oss ships its experts in MXFP4 (https://huggingface.co/openai/gpt-oss-120b, "native
     # MXFP4 quantization"); ggml-org/gpt-oss-120b-GGUF keeps them MXFP4, the rest Q8_0/F32.
@@ -98,6 +100,8 @@ class LlamaCpp:
     def native_format(self, model: Model) -> str | None:
         if model.file_weights is not None:
             return model.file_weights.format
+        if model.native_format is not None:  # set by the catalog build (tools/recent_models.py)
+            return model.native_format
         repo = (model.hf_repo or "").lower()
         return next((fmt for prefix, fmt in NATIVE_FORMATS if repo.startswith(prefix)), None)
 

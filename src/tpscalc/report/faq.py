@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.runtime import LLAMA_CPP
 from tpscalc.i18n import format_number, format_release, translator
+from tpscalc.report import provenance
 from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
 from tpscalc.report.types import ModelSummary, Row, Text
@@ -159,8 +160,12 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
             "requests and are much higher."
         )
     ]
+    source = provenance.source_note(s.model, tr.gettext)
+    if source is not None:
+        out.append(source)
     if s.model.architecture is None:
         out.append(tr.gettext("Memory is approximated from the parameter count."))
+    out.extend(provenance.approximation_reasons(s.model, tr.gettext))
     if not s.model.generates:
         out.append(tr.gettext(
             "{model} writes no text (an embedding, reranker, classifier or reading model): it "
@@ -172,6 +177,9 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
             "{model} ships quantized: {quant} is its native format, offered first; below it "
             "only conversions that make the file smaller.").format(model=s.model.name,
                                                                   quant=native))
+        why = provenance.native_reason(s.model, tr.gettext)
+        if why is not None:  # what the model ships, as the catalog build found it
+            out.append(tr.gettext("Why {quant}: {reason}.").format(quant=native, reason=why))
     out.append(tr.gettext("Memory in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes/s)."))
     return tuple(out)
 
@@ -209,7 +217,9 @@ def _faq_record(s: ModelSummary) -> list[Text]:
             "comes from memory bandwidth."
         ).format(flop=flop_text(flop))
         if flop
-        else tr.gettext("Epoch AI's record gives no training compute for it.")
+        else tr.gettext("Epoch AI's record gives no training compute for it.") if m.in_epoch_data
+        else tr.gettext("It is not yet in Epoch AI's data, which is where training compute "
+                        "figures come from.")
     )
     return [
         _text(

@@ -24,11 +24,14 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                           ("training_time_hours", "Training time (hours)"))),
     ("Availability", (("open_model_weights", "Weights"), ("model_accessibility", "Model access"),
                       ("training_code_accessibility", "Training code"),
-                      ("accessibility_notes", "Notes"))),
+                      ("accessibility_notes", "Notes"),
+                      # models after Epoch's last record (tools/recent_models.py)
+                      ("published_formats", "Published formats"))),
     ("Classification", (("possibly_over_1e23_flop", "Likely above 10^23 FLOP"),
                         ("confidence", "Record confidence"), ("citations", "Citations"),
                         ("notability_criteria", "Notability criteria"))),
-    ("Sources", (("reference", "Reference"), ("link", "Link"), ("last_modified", "Last updated"))),
+    ("Sources", (("reference", "Reference"), ("link", "Link"), ("last_modified", "Last updated"),
+                 ("hugging_face_checkpoints", "Hugging Face checkpoints"))),
 )
 FLOP_FIELDS = frozenset({"training_compute_flop", "finetune_compute_flop"})
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from tpscalc.catalog.schema import Model
+from tpscalc.i18n import translator
+from tpscalc.report import provenance
 from tpscalc.report.common import (
     READING_SPEED_TOKENS_PER_S,
     decode_json,
@@ -36,6 +38,9 @@ def model_json(model: Model) -> dict[str, Any]:
         "parameters_note": model.parameters_note,
         "publication_date": model.publication_date,
         "hf_repo": model.hf_repo,
+        "in_epoch_data": model.in_epoch_data,
+        "hf_url": model.hf_url,
+        "native_format": model.native_format,
         "architecture": arch,
         "record": dict(model.record),
     }
@@ -73,6 +78,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
     """The whole model report as JSON-ready data."""
     s, q, f = report.summary, report.summary.request.query, report.summary.request.filters
     fastest = s.fastest
+    tr = translator(s.request.lang)
     return {
         "model": model_json(s.model),
         "context": q.context,
@@ -147,6 +153,8 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
         ],
         "architecture_source": s.model.architecture.source if s.model.architecture else None,
         "memory_approximated": s.model.architecture is None,
+        "approximation_reasons": list(provenance.approximation_reasons(s.model, tr.gettext)),
+        "source_note": provenance.source_note(s.model, tr.gettext),
         "explanations": _texts(report.explanations),
         "guide": _texts(report.guide),
         "faq": [{"question": t.title, "answer": t.body} for t in report.faq],

@@ -1,0 +1,198 @@
+"""The models released after Epoch AI's last record (tools/recent_models.py): taken from
+llmfit's HF list, one entry per model, pages that say so, native formats, honest KV caches."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tpscalc.catalog import get_card, get_model, store
+from tpscalc.catalog.schema import Model
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import Query, Rig
+from tpscalc.estimate.runtime import LLAMA_CPP
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tpscalc", *args], capture_output=True,
+                          text=True, timeout=180, check=False)
+
+
+def recent() -> list[Model]:
+    return [m for m in store.models() if not m.in_epoch_data]
+
+
+def test_at_least_100_models_from_2026() -> None:
+    dated = [m for m in recent() if "2026-01" <= (m.publication_date or "") < "2026-11"]
+    assert len(dated) >= 100
+
+
+@pytest.mark.parametrize("name", [
+    "gemma-4-E2B", "gemma-4-E4B", "gemma-4-12B", "gemma-4-26B-A4B", "gemma-4-31B",
+    "Qwen3.5-0.8B", "Qwen3.5-397B-A17B", "Qwen3.6-27B", "Qwen3.6-35B-A3B", "Qwen3.8-27B",
+    "GLM-4.7-Flash", "GLM-5", "GLM-5.1", "DeepSeek-V4-Flash", "DeepSeek-V4-Pro",
+    "MiniMax-M2.5", "MiniMax-M2.7", "Kimi-K2.6", "NVIDIA-Nemotron-3-Nano-30B-A3B",
+    "NVIDIA-Nemotron-3-Super-120B-A12B",
+])
+def test_the_named_2026_models_are_in(name: str) -> None:
+    model = get_model(name)
+    assert model.name == name and not model.in_epoch_data
+    assert model.hf_repo and model.record["link"][0] == f"https://huggingface.co/{model.hf_repo}"
+
+
+def test_base_and_instruct_are_one_model_and_copies_are_none() -> None:
+    names = {m.name for m in recent()}
+    gemma = get_model("gemma-4-31B")
+    assert gemma.record["hugging_face_checkpoints"] == ["google/gemma-4-31B-it",
+                                                        "google/gemma-4-31B"]
+    assert not any(n.endswith(("-FP8", "-NVFP4", "-it", "-Base", "-GGUF")) for n in names)
+    assert not any("DFlash" in n or "Eagle" in n or "assistant" in n for n in names)
+    assert "NVFP4" in get_model("Qwen3.6-27B").record["published_formats"]
+
+
+def test_models_search_lists_gemma_4_and_qwen3_6() -> None:
+    gemma = json.loads(_cli("models", "--search", "gemma 4", "--json").stdout)
+    assert len(gemma) >= 4
+    qwen = json.loads(_cli("models", "--search", "qwen3.6", "--json").stdout)
+    assert len([m for m in qwen if m.get("architecture")]) >= 2
+
+
+def test_the_json_and_the_page_say_not_in_epoch_and_link_hugging_face() -> None:
+    from tpscalc import api
+    from tpscalc.report.serialize import report_json
+
+    report = api.model_report("Qwen3.6-27B", search="RTX 4090")
+    data = report_json(report)
+    assert data["model"]["in_epoch_data"] is False
+    assert data["model"]["hf_url"] == "https://huggingface.co/Qwen/Qwen3.6-27B"
+    assert "Not yet in Epoch AI's data" in data["source_note"]
+    assert any("huggingface.co/Qwen/Qwen3.6-27B" in n for n in data["notes"])
+    epoch = report_json(api.model_report("Llama 3-8B", search="RTX 4090"))
+    assert epoch["model"]["in_epoch_data"] is True and epoch["source_note"] is None
+
+
+def test_the_site_page_says_it_too() -> None:
+    from fastapi.testclient import TestClient
+
+    from tpscalc.web.app import create_app
+
+    with TestClient(create_app(), raise_server_exceptions=False) as client:
+        page = client.get(f"/en/models/{get_model('Qwen3.6-27B').slug}")
+        assert page.status_code == 200
+        assert "Not yet in Epoch AI&#39;s data" in page.text or "Not yet in Epoch AI's data" in \
+            page.text
+        assert 'href="https://huggingface.co/Qwen/Qwen3.6-27B"' in page.text
+        es = client.get(f"/es/models/{get_model('Qwen3.6-27B').slug}").text
+        assert "Aún no está en los datos de Epoch AI" in es
+
+
+def test_gated_deltanet_kv_is_computed_from_the_config() -> None:
+    """Qwen3.5-27B's config states its layer pattern: 48 of 64 layers are Gated DeltaNet."""
+    model = get_model("Qwen3.5-27B")
+    arch = model.architecture
+    assert arch is not None and not arch.approximated
+    assert arch.linear_attention_layers == 48 and arch.linear_num_value_heads
+    full = arch.model_copy(update={"linear_attention_layers": 0})
+    kv, kv_full = (LLAMA_CPP.kv_cache_bytes(a, 32768, "f16") for a in (arch, full))
+    assert kv < kv_full / 3  # 16 attention layers' cache, plus the fixed recurrent state
+
+
+def test_sliding_window_kv_is_computed_where_a_config_states_it() -> None:
+    arch = get_model("gemma-4-26B-A4B").architecture
+    assert arch is not None and not arch.approximated
+    assert arch.sliding_window and arch.sliding_window_layers == 25
+
+
+@pytest.mark.parametrize(("name", "word"), [
+    ("gemma-4-12B", "sliding-window"), ("Qwen3.8-2.4T-A95B", "linear attention"),
+    ("DeepSeek-V4-Flash", "compressed attention"),
+])
+def test_an_unstated_pattern_is_flagged_with_its_reason(name: str, word: str) -> None:
+    from tpscalc import api
+    from tpscalc.report.serialize import report_json
+
+    model = get_model(name)
+    assert model.architecture is not None and model.architecture.approximated
+    estimate = engine.estimate(model, Rig.of(get_card("H100 SXM5 80 GB")), Query())
+    assert estimate.memory.approximated
+    data = report_json(api.model_report(name, search="H100 SXM5"))
+    assert any(word in reason for reason in data["approximation_reasons"])
+
+
+def test_a_qat_model_defaults_to_q4_0() -> None:
+    model = get_model("gemma-4-31B-it-qat-q4_0")
+    assert LLAMA_CPP.native_format(model) == LLAMA_CPP.formats(model)[0] == "Q4_0"
+    assert engine.estimate(model, Rig.of(get_card("H100 SXM5 80 GB")), Query()).quant == "Q4_0"
+    plain = get_model("gemma-4-31B")  # the same shape without QAT tops its ladder at Q8_0
+    assert engine.estimate(plain, Rig.of(get_card("H100 SXM5 80 GB")), Query()).quant == "Q8_0"
+
+
+def test_fp8_releases_top_their_ladder_with_q8_0_and_say_why() -> None:
+    model = get_model("MiniMax-M2.5")
+    assert LLAMA_CPP.native_format(model) == "Q8_0"
+    assert model.record["native_format_basis"] == "fp8_config"
+    from tpscalc.report import provenance
+
+    why = provenance.native_reason(model, lambda text: text)
+    assert why is not None and "FP8" in why and "Q8_0" in why
+
+
+def test_tq1_0_is_accepted_for_a_bitnet_model() -> None:
+    model = get_model("bitnet-b1.58-2B-4T")
+    assert LLAMA_CPP.native_format(model) == "TQ2_0"
+    done = _cli("estimate", "--model", model.name, "--gpu", "GeForce RTX 4090",
+                "--quant", "TQ1_0", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["quant"] == "TQ1_0"
+    tq2 = LLAMA_CPP.weights_bytes(model, "TQ2_0")[0]
+    assert 0 < data["memory"]["weights_gib"] * 2**30 < tq2
+
+
+def test_names_of_checkpoints_and_copies() -> None:
+    import recent_models as rm
+
+    assert rm.split_copy("Qwen3.5-122B-A10B-GPTQ-Int4") == ("Qwen3.5-122B-A10B", ["GPTQ", "INT4"])
+    assert rm.split_copy("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")[1] == []
+    assert rm.model_key("gemma-4-26B-A4B-it") == rm.model_key("gemma-4-26B-A4B") \
+        == rm.model_key("Gemma-4-26B-A4B-NVFP4")
+    assert rm.display_name("gemma-4-31B-it-qat-q4_0-unquantized") == "gemma-4-31B-it-qat-q4_0"
+    assert rm.family_owner("qwen3_5") == "qwen" and rm.family_owner("youtu") is None
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="shared data not present")
+def test_a_newer_epoch_csv_takes_over_a_model(tmp_path: Path) -> None:
+    """Re-running the build with an Epoch CSV that has GLM-5 takes it from Epoch: not twice."""
+    import epoch
+    import recent_models as rm
+
+    source = SHARED / "data" / "sources" / "epoch" / "all_ai_models.csv"
+    with source.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        fields = list(reader.fieldnames or [])
+        row = next(r for r in reader if epoch.is_open_language_model(r))
+    newer = dict(row, **{"Model": "GLM-5", "Publication date": "2026-02-11",
+                         "Link": "https://huggingface.co/zai-org/GLM-5",
+                         "Parameters": "744000000000"})
+    path = tmp_path / "all_ai_models.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows([row, newer])
+    recs = epoch.open_language_models(path, minimum=2)
+    llmfit = json.loads((SHARED / "data" / "sources" / "llmfit_hf_models_v1.1.17.json")
+                        .read_text())
+    sel = rm.select(llmfit, recs, rm.load_rules())
+    names = {rm.display_name(g.primary["name"].split("/", 1)[1]) for g in sel.groups}
+    assert "GLM-5" not in names and "GLM-5.1" in names
+    assert sel.skipped["zai-org/GLM-5"].startswith("already in Epoch AI's data")
+    assert sel.cutoff == "2026-02-11" and sel.since == "2025-12-01"
+    assert "GLM-4.7-Flash" in names  # before the new last record, but Epoch still lacks it
