@@ -212,9 +212,11 @@ def card_table(report: CardReport, wide: bool = False) -> Table:
 def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
     m, e = r.model, r.estimate
     needs = gib(e.memory.total_gib, lang) + ("*" if e.memory.approximated else "")
+    name = m.name if r.max_context is None else m.name + " " + translator(lang).gettext(
+        "(max {tokens} tokens)").format(tokens=format_number(r.max_context, lang))
     return [
         *speed_cells(e, lang),
-        m.name,
+        name,
         ", ".join(m.organization)[:40],
         params_text(m.parameters_total, lang),
         format_release(m.publication_date, "month", lang),

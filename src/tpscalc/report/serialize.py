@@ -168,6 +168,7 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "filters": {"search": f.search, "show_all": f.show_all},
         "models_total": report.models_total,
         "models_fit": report.models_fit,
+        "models_beyond_limit": report.models_beyond_limit,
         "reading_speed_models": report.reading_speed_models,
         "biggest": report.biggest and dict(row_model_json(report.biggest)),
         "fastest": report.fastest and dict(row_model_json(report.fastest)),
@@ -194,6 +195,8 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
         "fits": e.fits,
         "decode": decode_json(e),
         "prefill": prefill_json(e),
+        "max_context": row.max_context,  # set when evaluated at the model's shorter limit
+        "beyond_model_limit": row.left_out,
     }
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
