@@ -140,6 +140,19 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
             }
             for p in report.context_curve
         ],
+        "depth_curve": [
+            {
+                "role": p.role,
+                "gpu": p.gpu,
+                "slug": p.slug,
+                "depth": p.depth,
+                "quant": p.quant,
+                "decode_tokens_per_s": p.decode_tokens_per_s,
+                "prefill_tokens_per_s": p.prefill_tokens_per_s,
+                "fits": p.fits,
+            }
+            for p in report.depth_curve
+        ],
         "record_sections": [
             {"title": sec.title, "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
             for sec in report.record

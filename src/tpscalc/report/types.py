@@ -51,6 +51,21 @@ class ContextPoint:
 
 
 @dataclass(frozen=True)
+class DepthPoint:
+    """Decode and prefill speed of one card after `depth` cached tokens (llama-bench's pp512 and
+    tg128 at -d depth), at the quantization the card runs the model at."""
+
+    role: str  # "fastest", "typical" or "apple"
+    gpu: str
+    slug: str
+    depth: int
+    quant: str | None
+    decode_tokens_per_s: float | None
+    prefill_tokens_per_s: float | None
+    fits: bool
+
+
+@dataclass(frozen=True)
 class KvPoint:
     """KV cache and total memory at one context length for one quantization, GiB."""
 
@@ -99,6 +114,7 @@ class ModelReport:
     guide: tuple[Text, ...]
     faq: tuple[Text, ...]
     notes: tuple[str, ...] = field(default=())
+    depth_curve: tuple[DepthPoint, ...] = ()
 
     @property
     def model(self) -> Model:
