@@ -1,13 +1,16 @@
 """Translations (Babel .po catalogs read directly, no compile step) and locale-aware formatting."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from functools import cache, lru_cache
+from gettext import c2py
 from importlib import resources
 
 from babel import Locale
 from babel.dates import format_date as _babel_format_date
+from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
@@ -57,12 +60,22 @@ class Translator:
         return found if isinstance(found, str) else message
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
-        """The singular or plural translation for count `n`."""
+        """The translation for count `n`: the form the language's Plural-Forms rule picks (Spanish
+        has three: one, many (a multiple of a million), other)."""
         found = self._messages.get(singular)
         if isinstance(found, tuple):
-            index = 0 if Locale.parse(self.lang).plural_form(n) == "one" else 1
-            return found[min(index, len(found) - 1)]
+            return found[min(plural_index(self.lang, n), len(found) - 1)]
         return singular if n == 1 else plural
+
+
+@cache
+def _plural_rule(lang: str) -> Callable[[int], int]:
+    return c2py(get_plural(lang).plural_expr)
+
+
+def plural_index(lang: str, n: int) -> int:
+    """Which msgstr[i] of a plural entry `lang` uses for count `n` (its Plural-Forms rule)."""
+    return int(_plural_rule(lang)(n))
 
 
 @cache

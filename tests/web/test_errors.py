@@ -12,7 +12,7 @@ HTML_ERRORS = [
     ("/en/models/starcoder-2-15b?backend=glide", 400, "unknown backend"),
     ("/en/cards/geforce-rtx-4090?sort=colour", 400, "unknown sort"),
     ("/en/models/no-such-model-xyz", 404, "unknown model"),
-    ("/es/cards/no-such-card-xyz", 404, "unknown card"),
+    ("/es/cards/no-such-card-xyz", 404, "No conocemos ninguna tarjeta gráfica"),  # in Spanish
     ("/fr/models", 404, "unknown language"),
     ("/fr/models/starcoder-2-15b", 404, "unknown language"),
     ("/en/models?since=soon", 400, "year"),

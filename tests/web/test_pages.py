@@ -42,7 +42,8 @@ def test_model_page_shows_the_report_rows_in_order(client) -> None:
     for section in ("The extremes", "What the numbers mean", "Full record", "How to choose a GPU",
                     "common questions", "Looking at it from the other side?"):
         assert section in html
-    assert html.count("<svg") == 4  # breakdown, memory/context, speed/context, speed/memory
+    # breakdown, memory/context, speed/context, decode/depth, prefill/depth, speed/memory
+    assert html.count("<svg") == 6
     for item in report["faq"]:
         assert item["question"].replace("'", "&#39;") in html
 

@@ -61,30 +61,52 @@ def read_requests(path: Path) -> list[dict[str, str]]:
         fail(f"cannot read {path}: {exc.strerror or exc}")
 
 
-def _table(results: list[dict[str, Any]]) -> None:
+def _table(results: list[dict[str, Any]], lang: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from tpscalc.i18n import format_number, translator
+    from tpscalc.report.common import FIT_LABELS, sig
+
+    tr = translator(lang)
     table = Table()
-    for col in ("Model", "Card", "Quantization", "Context (tokens)", "Needs (GiB)", "Fit",
-                "Decode (tok/s, range)", "Prefill (tok/s)", "First token (s)"):
+    for col in (tr.gettext("Model"), tr.gettext("Card"), tr.gettext("Quantization"),
+                tr.gettext("Context (tokens)"), tr.gettext("Needs (GiB)"), tr.gettext("Fit"),
+                tr.gettext("Decode (tok/s, range)"), tr.gettext("Prefill (tok/s)"),
+                tr.gettext("First token (s)")):
         table.add_column(col)
     for r in results:
         if r["error"]:
-            table.add_row(str(r["model"]), str(r["gpu"]), "", "", "", f"error: {r['error']}")
+            table.add_row(str(r["model"]), str(r["gpu"]), "", "", "",
+                          tr.gettext("error: {message}").format(message=r["error"]))
             continue
         d, p = r["decode"], r["prefill"]
-        speed = f"{d['tokens_per_s']:.3g} ({d['low']:.3g}–{d['high']:.3g}, {d['confidence']})" \
-            if d else "—"
-        table.add_row(r["model"], r["gpu"], r["quant"] or "—", f"{r['context']:,}",
-                      f"{r['memory']['total_gib']:.1f}", r["fit"], speed,
-                      f"{p['tokens_per_s']:.0f}" if p else "—",
-                      f"{p['time_to_first_token_s']:.2f}" if p else "—")
+        speed = (f"{sig(d['tokens_per_s'], lang)} ({sig(d['low'], lang)}–{sig(d['high'], lang)}, "
+                 f"{tr.gettext(d['confidence'])})") if d else "—"
+        table.add_row(r["model"], r["gpu"], r["quant"] or "—", format_number(r["context"], lang),
+                      format_number(r["memory"]["total_gib"], lang, 1),
+                      tr.gettext(FIT_LABELS.get(r["fit"], r["fit"])), speed,
+                      format_number(p["tokens_per_s"], lang) if p else "—",
+                      format_number(p["time_to_first_token_s"], lang, 2) if p else "—")
     Console().print(table)
 
 
+def _rig_line(r: dict[str, Any], lang: str) -> str:
+    """The settings that realise a rig's placement, in `lang`."""
+    from tpscalc.i18n import format_number, translator
+
+    tr = translator(lang)
+    return tr.gettext(
+        "{model} on {gpu}: offload {share}%, llama-server {command}; ollama num_ctx {num_ctx}, "
+        "num_gpu {layers}").format(
+            model=r["model"], gpu=r["gpu"],
+            share=format_number(round(r["offload_share"] * 100), lang),
+            command=r["command"]["llama_server"], num_ctx=r["command"]["ollama"]["num_ctx"],
+            layers=r["placement"]["n_gpu_layers"])
+
+
 @app.command("estimate")
-@request_options(ESTIMATE_PARAMS)
+@request_options((*ESTIMATE_PARAMS, "lang"))
 def estimate_cmd(
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
     card: Annotated[
@@ -140,14 +162,10 @@ def estimate_cmd(
         data: Any = results if input_csv is not None else results[0]
         typer.echo(jsonout.dumps(data))
     else:
-        _table(results)
+        _table(results, request.lang)
         for r in results:
             if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
-                placement = r["placement"]
-                typer.echo(f"{r['model']} on {r['gpu']}: offload {r['offload_share']:.0%}, "
-                           f"llama-server {r['command']['llama_server']}; ollama num_ctx "
-                           f"{r['command']['ollama']['num_ctx']}, num_gpu "
-                           f"{placement['n_gpu_layers']}")
+                typer.echo(_rig_line(r, request.lang))
             if r.get("sources"):  # the model came from the user's file
                 typer.echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):

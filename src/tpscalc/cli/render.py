@@ -9,7 +9,7 @@ from rich.text import Text as RichText
 
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
-from tpscalc.report.common import gib, sig
+from tpscalc.report.common import FIT_LABELS, gib, sig
 from tpscalc.report.faq import params_text
 from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row, Text
 
@@ -44,7 +44,7 @@ def fit_cell(estimate: Estimate, lang: str) -> RichText:
         label = (tr.gettext("Short by {short} GiB").format(short=gib(short, lang))
                  if short is not None else tr.gettext("Does not fit"))
     else:
-        label = tr.gettext(fit.capitalize())
+        label = tr.gettext(FIT_LABELS.get(fit, fit))
     return RichText(label, style=FIT_STYLE.get(fit, ""))
 
 
@@ -125,7 +125,7 @@ def _headline(report: ModelReport) -> list[str]:
         + " · "
         + ", ".join(m.organization)
         + " · "
-        + params_text(m.parameters_total)
+        + params_text(m.parameters_total, lang)
         + " · "
         + format_release(m.publication_date, "month", lang),
         tr.gettext("{fit} of {total} cards can run it at a context of {context} tokens").format(
@@ -181,7 +181,8 @@ def render_model_report(
         console.print(f"[dim]{note}[/dim]")
     if not full:
         return
-    record_lines = [f"\n[bold underline]{tr.gettext('Full record')}[/bold underline]"]
+    full_record = tr.gettext("Full record")
+    record_lines = [f"\n[bold underline]{full_record}[/bold underline]"]
     for sec in report.record:
         record_lines.append(f"[bold]{sec.title}[/bold]")
         record_lines += [f"  {f.name}: {f.value}" for f in sec.fields]
@@ -211,11 +212,13 @@ def card_table(report: CardReport, wide: bool = False) -> Table:
 def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
     m, e = r.model, r.estimate
     needs = gib(e.memory.total_gib, lang) + ("*" if e.memory.approximated else "")
+    name = m.name if r.max_context is None else m.name + " " + translator(lang).gettext(
+        "(max {tokens} tokens)").format(tokens=format_number(r.max_context, lang))
     return [
         *speed_cells(e, lang),
-        m.name,
+        name,
         ", ".join(m.organization)[:40],
-        params_text(m.parameters_total),
+        params_text(m.parameters_total, lang),
         format_release(m.publication_date, "month", lang),
         needs,
         e.quant or "—",
@@ -246,7 +249,8 @@ def render_card_report(
         )
     )
     console.print(card_table(report, wide))
-    console.print(f"[dim]* {tr.gettext('Memory approximated from the parameter count.')}[/dim]")
+    approximated = tr.gettext("Memory approximated from the parameter count.")  # (extractable)
+    console.print(f"[dim]* {approximated}[/dim]")
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")
     console.print(Group(*_paragraphs(tr.gettext("Questions"), report.faq)))

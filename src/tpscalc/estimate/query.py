@@ -100,6 +100,17 @@ def model_context_limit(model: Model) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+def context_within_limit(model: Model, query: Query) -> int:
+    """The query's context, or `model`'s own limit when that is shorter, tokens. A llama-bench
+    test (a depth or prompt size given) keeps its context: llama-bench sizes its context to the
+    test, past the trained length too."""
+    limit = model_context_limit(model)
+    benchmark = query.depth > 0 or query.n_prompt is not None or query.n_gen is not None
+    if limit is None or benchmark or query.context <= limit:
+        return query.context
+    return limit
+
+
 def query_for_model(model: Model, query: Query) -> Query:
     """`query` checked against `model`'s own context limit: the one check every interface uses.
 
@@ -109,9 +120,8 @@ def query_for_model(model: Model, query: Query) -> Query:
     (a depth or prompt size given) is replayed as run: llama-bench sizes its context to the test,
     past the trained length too (ggml-org's Llama 2 7B rows go to depth 32,768).
     """
-    limit = model_context_limit(model)
-    benchmark = query.depth > 0 or query.n_prompt is not None or query.n_gen is not None
-    if limit is None or query.context <= limit or benchmark:
+    limit = context_within_limit(model, query)
+    if limit == query.context:
         return query
     if query.context == DEFAULT_CONTEXT:
         return replace(query, context=limit)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from tpscalc.catalog import get_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
+from tpscalc.estimate.query import DEFAULT_CONTEXT, context_within_limit
 from tpscalc.i18n import format_number, translator
 from tpscalc.report import common
 from tpscalc.report.common import Engine
@@ -21,8 +22,9 @@ def _date_key(date: str | None) -> str:
 
 
 def sort_rows(rows: Sequence[ModelRow], sort: str) -> list[ModelRow]:
-    """Fitting models by `sort` (speed, size or date; newest first on ties), then the misses."""
-    fit = [r for r in rows if r.estimate.fits]
+    """Fitting models by `sort` (speed, size or date; newest first on ties), then the models left
+    out for their shorter context limit, then the misses."""
+    fit = [r for r in rows if r.counts]
     if sort == "speed":
         fit.sort(key=lambda r: (r.tokens_per_s, _date_key(r.model.publication_date)), reverse=True)
     elif sort == "size":
@@ -30,9 +32,10 @@ def sort_rows(rows: Sequence[ModelRow], sort: str) -> list[ModelRow]:
                  reverse=True)
     else:
         fit.sort(key=lambda r: (_date_key(r.model.publication_date), r.tokens_per_s), reverse=True)
+    beyond = [r for r in rows if r.estimate.fits and r.left_out]
     miss = sorted((r for r in rows if not r.estimate.fits),
                   key=lambda r: (r.estimate.short_by_gib or 0.0, r.model.name))
-    return fit + miss
+    return fit + beyond + miss
 
 
 def build_card_report(card: Card, request: ReportRequest, *, models: Sequence[Model] | None = None,
@@ -54,8 +57,21 @@ def build_card_reports(
     Only the texts depend on the language (the static export writes three pages per estimate)."""
     eng = engine or common.default_engine()
     models = list(store.models() if models is None else models)
-    estimates = eng.estimate_models_on_rig(models, card_rig(card, request.rig), request.query)
-    rows = [ModelRow(m, e) for m, e in zip(models, estimates, strict=True)]
+    rig, query = card_rig(card, request.rig), request.query
+    # A model is never evaluated past its own context limit: those with a shorter one are
+    # evaluated at it, one vectorised call per distinct context.
+    groups: dict[int, list[int]] = {}
+    for i, m in enumerate(models):
+        groups.setdefault(context_within_limit(m, query), []).append(i)
+    found: dict[int, ModelRow] = {}
+    strict = query.context != DEFAULT_CONTEXT  # the default is lowered, as on a model page
+    for context, indexes in groups.items():
+        at = query if context == query.context else replace(query, context=context)
+        some = [models[i] for i in indexes]
+        capped = context < query.context
+        for i, m, e in zip(indexes, some, eng.estimate_models_on_rig(some, rig, at), strict=True):
+            found[i] = ModelRow(m, e, context if capped else None, capped and strict)
+    rows = [found[i] for i in range(len(models))]
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
 
 
@@ -69,13 +85,14 @@ def assemble_card_report(
 ) -> CardReport:
     """The card report from its evaluated rows (pure)."""
     f = request.filters
-    fit = [r for r in rows if r.estimate.fits]
+    fit = [r for r in rows if r.counts]
     biggest = max(fit, key=lambda r: r.model.parameters_total, default=None)
     fastest = max((r for r in fit if r.estimate.decode), key=lambda r: r.tokens_per_s,
                   default=None)
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
     keep = {id(m) for m in filter_by_text([r.model for r in rows], f.search)}
-    shown = [r for r in rows if id(r.model) in keep and (f.show_all or r.estimate.fits)]
+    shown = [r for r in rows if id(r.model) in keep and (f.show_all or r.counts)]
+    beyond = sum(1 for r in rows if r.left_out)
     report = CardReport(
         card=card,
         request=request,
@@ -87,13 +104,22 @@ def assemble_card_report(
         rows=tuple(sort_rows(shown, f.sort)),
         faq=(),
         notes=(),
+        models_beyond_limit=beyond,
     )
-    return replace(report, faq=card_faq(report), notes=_notes(request.lang))
+    return replace(report, faq=card_faq(report), notes=_notes(request, beyond))
 
 
-def _notes(lang: str) -> tuple[str, ...]:
+def _notes(request: ReportRequest, beyond: int) -> tuple[str, ...]:
+    lang = request.lang
     tr = translator(lang)
-    return (
+    limits = (tr.ngettext(
+        "{n} model holds less than {context} tokens of context and is left out; show all to see "
+        "it at its own limit.",
+        "{n} models hold less than {context} tokens of context and are left out; show all to see "
+        "them at their own limit.", beyond).format(
+            n=format_number(beyond, lang), context=format_number(request.query.context, lang)),
+    ) if beyond else ()
+    return limits + (
         tr.gettext(
             "Speeds are estimates for a single request (one conversation at a time), computed from "
             "memory bandwidth, model size and quantization; real speed varies with the inference "
@@ -108,13 +134,10 @@ def card_faq(report: CardReport) -> tuple[Text, ...]:
     """Questions about the card, answered from the report's figures."""
     lang, card = report.request.lang, report.card
     tr = translator(lang)
-    q = [
-        tr.gettext(t).format(card=card.name)
-        for t in (
-            "{card}: how many models can it run?",
-            "{card}: what is the biggest model it runs?",
-            "{card}: how fast does it generate text?",
-        )
+    q = [  # literal gettext calls: extraction finds them (a loop over a tuple hid them)
+        tr.gettext("{card}: how many models can it run?").format(card=card.name),
+        tr.gettext("{card}: what is the biggest model it runs?").format(card=card.name),
+        tr.gettext("{card}: how fast does it generate text?").format(card=card.name),
     ]
     count = tr.gettext(
         "{fit} of the {total} open-weight language models we track fit entirely in its {memory} "
@@ -134,7 +157,7 @@ def card_faq(report: CardReport) -> tuple[Text, ...]:
         "about {tps} tokens per second."
     ).format(
         model=b.model.name,
-        params=params_text(b.model.parameters_total),
+        params=params_text(b.model.parameters_total, lang),
         quant=b.estimate.quant or "—",
         needs=common.gib(b.estimate.memory.total_gib, lang),
         tps=common.sig(b.tokens_per_s, lang),

@@ -17,6 +17,22 @@ READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed page
 quant_names = ladder_names  # the ladder the reports offer (one seam, so tests can use a fake one)
 
 
+def N_(message: str) -> str:
+    """Mark `message` for extraction; it is translated where it is shown."""
+    return message
+
+
+# The words for Estimate.fit (FitLabel), one table for the site, the CLI and the texts: the rig
+# values (offload, cpu) were missing and showed as English codes on es/nl pages.
+FIT_LABELS: dict[str, str] = {
+    "comfortable": N_("Comfortable"),
+    "tight": N_("Tight"),
+    "offload": N_("Offload to RAM"),
+    "cpu": N_("CPU only"),
+    "no": N_("Does not fit"),
+}
+
+
 class Engine(Protocol):
     """What the reports need from the estimation engine (`tpscalc.estimate.engine`)."""
 

@@ -23,13 +23,15 @@ def _text(title: str, body: str) -> Text:
     return Text(title, body)
 
 
-def params_text(n: float) -> str:
-    """A parameter count as "15B", "15.5B", "1.2T"."""
+def params_text(n: float, lang: str = "en") -> str:
+    """A parameter count as "15B", "15.5B", "1.2T" (the decimal mark of `lang`: "15,5B" es)."""
     if n >= 1e12:
-        return f"{n / 1e12:.3g}T"
-    if n >= 1e9:
-        return f"{n / 1e9:.3g}B"
-    return f"{n / 1e6:.3g}M"
+        text = f"{n / 1e12:.3g}T"
+    elif n >= 1e9:
+        text = f"{n / 1e9:.3g}B"
+    else:
+        text = f"{n / 1e6:.3g}M"
+    return text.replace(".", format_number(0.5, lang, 1)[1])
 
 
 def organizations(s: ModelSummary) -> str:
@@ -60,13 +62,13 @@ def explanations(s: ModelSummary) -> tuple[Text, ...]:
             "{model} is a mixture of experts: all {total} parameters must be in memory, but only "
             "about {active} are read per generated token, so it runs faster than its size "
             "suggests and the speed order follows bandwidth less closely.").format(
-            model=m.name, total=params_text(m.parameters_total),
-            active=params_text(m.parameters_active))))
+            model=m.name, total=params_text(m.parameters_total, s.request.lang),
+            active=params_text(m.parameters_active, s.request.lang))))
     else:
         out.append(_text(tr.gettext("Dense model"), tr.gettext(
             "{model} is dense: every one of its {total} parameters is read for every generated "
             "token, which is why the speed order follows memory bandwidth so closely.").format(
-            model=m.name, total=params_text(m.parameters_total))))
+            model=m.name, total=params_text(m.parameters_total, s.request.lang))))
     if arch is not None and arch.source:
         out.append(_text(tr.gettext("Where the memory figures come from"), tr.gettext(
             "Memory is computed from the model's architecture ({source}): {layers} layers, "
@@ -404,10 +406,11 @@ def _faq_identity(s: ModelSummary) -> list[Text]:
     tr, m = translator(s.request.lang), s.model
     access = text_field(m, "model_accessibility") or tr.gettext("open weights")
     code = text_field(m, "training_code_accessibility")
-    params = tr.gettext("It has {total} parameters.").format(total=params_text(m.parameters_total))
+    params = tr.gettext("It has {total} parameters.").format(
+        total=params_text(m.parameters_total, s.request.lang))
     if m.parameters_active < m.parameters_total * 0.99:
         params += " " + tr.gettext("About {active} of them are active per token.").format(
-            active=params_text(m.parameters_active)
+            active=params_text(m.parameters_active, s.request.lang)
         )
     params += " " + tr.gettext(
         "The total decides how much memory it needs: about half a gigabyte per billion "

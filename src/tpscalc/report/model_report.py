@@ -11,19 +11,36 @@ from dataclasses import replace
 from tpscalc.catalog import get_model, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Rig, query_for_model
+from tpscalc.estimate.query import (
+    ABOVE_LADDER,
+    EstimateInputError,
+    Rig,
+    model_context_limit,
+    query_for_model,
+)
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
 from tpscalc.report.common import Engine
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
-from tpscalc.report.types import ContextPoint, KvPoint, ModelReport, ModelSummary, Row
+from tpscalc.report.types import (
+    ContextPoint,
+    DepthPoint,
+    KvPoint,
+    ModelReport,
+    ModelSummary,
+    Row,
+)
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
 KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation
 FAQ_SIZES_GIB = (12, 16, 24)  # the seed pages' "can I run it on 12 / 16 / 24 GB?"
 EXTREMES = 10  # the ten fastest, the ten smallest
+# The speed-against-depth chart: cached tokens before the test, doubling from 4k up to the
+# model's limit (at most 1M), each a llama-bench pp512 / tg128 run at -d depth.
+DEPTH_START, DEPTH_TOP = 4096, 1_048_576
+DEPTH_PROMPT, DEPTH_GEN = 512, 128
 
 
 def summarize(
@@ -114,7 +131,9 @@ def build_model_reports(
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
     curve = context_curve(summary, rows, eng)
-    return [assemble(replace(summary, request=replace(request, lang=lang)), rows, curve)
+    depths = tuple(depth_curve(summary, rows, eng))
+    return [replace(assemble(replace(summary, request=replace(request, lang=lang)), rows, curve),
+                    depth_curve=depths)
             for lang in languages]
 
 
@@ -205,6 +224,52 @@ def context_curve(summary: ModelSummary, rows: Sequence[Row], eng: Engine) -> li
                     e.fits,
                 )
             )
+    return out
+
+
+def curve_depths(model: Model) -> list[int]:
+    """Depths (cached tokens) for the speed-against-depth chart: 0, 4k, 8k, … up to the
+    model's context limit (32k when its source gives none)."""
+    limit = model_context_limit(model) or 32768
+    out, depth = [0], DEPTH_START
+    while depth <= min(limit, DEPTH_TOP):
+        out.append(depth)
+        depth *= 2
+    return out
+
+
+def depth_cards(summary: ModelSummary, rows: Sequence[Row]) -> list[tuple[str, Row]]:
+    """The cards the depth chart follows: the fastest, the typical (median-speed) one and the
+    fastest Apple one, each once, among the cards that fit."""
+    if summary.fastest is None:
+        return []
+    fit = common.sort_by_speed([r for r in rows if r.estimate.fits])
+    picks = [("fastest", summary.fastest), ("typical", _median_row(summary, rows)),
+             ("apple", next((r for r in fit if r.card.vendor == "Apple"), None))]
+    out: list[tuple[str, Row]] = []
+    for role, row in picks:
+        if row is not None and all(row.card is not r.card for _, r in out):
+            out.append((role, row))
+    return out
+
+
+def depth_curve(summary: ModelSummary, rows: Sequence[Row], eng: Engine) -> list[DepthPoint]:
+    """Decode and prefill speed against depth for a few representative cards, each at the
+    quantization it runs the model at on the page (llama-bench pp512 / tg128 at -d depth)."""
+    base = summary.request.query
+    out = []
+    for role, row in depth_cards(summary, rows):
+        for depth in curve_depths(summary.model):
+            query = replace(base, context=depth + DEPTH_PROMPT + DEPTH_GEN, depth=depth,
+                            n_prompt=DEPTH_PROMPT, n_gen=DEPTH_GEN)
+            try:
+                e = eng.estimate(summary.model, Rig.of(row.card), query, row.estimate.quant)
+            except EstimateInputError:
+                continue
+            out.append(DepthPoint(
+                role, row.card.name, row.card.slug, depth, e.quant,
+                e.decode.tokens_per_s if e.decode else None,
+                e.prefill.tokens_per_s if e.prefill else None, e.fits))
     return out
 
 

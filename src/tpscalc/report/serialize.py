@@ -147,6 +147,19 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
             }
             for p in report.context_curve
         ],
+        "depth_curve": [
+            {
+                "role": p.role,
+                "gpu": p.gpu,
+                "slug": p.slug,
+                "depth": p.depth,
+                "quant": p.quant,
+                "decode_tokens_per_s": p.decode_tokens_per_s,
+                "prefill_tokens_per_s": p.prefill_tokens_per_s,
+                "fits": p.fits,
+            }
+            for p in report.depth_curve
+        ],
         "record_sections": [
             {"title": sec.title, "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
             for sec in report.record
@@ -177,6 +190,7 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "filters": {"search": f.search, "show_all": f.show_all},
         "models_total": report.models_total,
         "models_fit": report.models_fit,
+        "models_beyond_limit": report.models_beyond_limit,
         "reading_speed_models": report.reading_speed_models,
         "biggest": report.biggest and dict(row_model_json(report.biggest)),
         "fastest": report.fastest and dict(row_model_json(report.fastest)),
@@ -203,6 +217,8 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
         "fits": e.fits,
         "decode": decode_json(e),
         "prefill": prefill_json(e),
+        "max_context": row.max_context,  # set when evaluated at the model's shorter limit
+        "beyond_model_limit": row.left_out,
     } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib

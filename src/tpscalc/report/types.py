@@ -51,6 +51,21 @@ class ContextPoint:
 
 
 @dataclass(frozen=True)
+class DepthPoint:
+    """Decode and prefill speed of one card after `depth` cached tokens (llama-bench's pp512 and
+    tg128 at -d depth), at the quantization the card runs the model at."""
+
+    role: str  # "fastest", "typical" or "apple"
+    gpu: str
+    slug: str
+    depth: int
+    quant: str | None
+    decode_tokens_per_s: float | None
+    prefill_tokens_per_s: float | None
+    fits: bool
+
+
+@dataclass(frozen=True)
 class KvPoint:
     """KV cache and total memory at one context length for one quantization, GiB."""
 
@@ -99,6 +114,7 @@ class ModelReport:
     guide: tuple[Text, ...]
     faq: tuple[Text, ...]
     notes: tuple[str, ...] = field(default=())
+    depth_curve: tuple[DepthPoint, ...] = ()
 
     @property
     def model(self) -> Model:
@@ -113,11 +129,22 @@ class ModelRow:
 
     model: Model
     estimate: Estimate
+    # The model's own context limit when it is shorter than the report's context: the row was
+    # evaluated at this many tokens instead (None: evaluated at the report's context).
+    max_context: int | None = None
+    # True when the report asked for a context (not the default) this model cannot hold: the row
+    # does not answer the question, so it is left out of the counts and shown only with --all.
+    left_out: bool = False
 
     @property
     def tokens_per_s(self) -> float:
         """Estimated decode speed, tokens/s (0 when it does not fit)."""
         return fitting_tokens_per_s(self.estimate)
+
+    @property
+    def counts(self) -> bool:
+        """Whether the row answers the report's question and fits (it counts as runnable)."""
+        return self.estimate.fits and not self.left_out
 
 
 @dataclass(frozen=True)
@@ -134,3 +161,4 @@ class CardReport:
     rows: tuple[ModelRow, ...]
     faq: tuple[Text, ...]
     notes: tuple[str, ...]
+    models_beyond_limit: int = 0  # models left out: the report's context exceeds their limit

@@ -10,6 +10,7 @@ from markupsafe import Markup, escape
 WIDTH, HEIGHT = 560, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 28, 44
 Fmt = Callable[[float], str]
+LEGEND_CHARS = 27  # a legend entry's name, in a row of three (11px text)
 
 _PATTERNS = (
     "<defs>\n"
@@ -37,12 +38,15 @@ def _pick(point: dict[str, Any], *keys: str) -> float | None:
     return None
 
 
-def curve_series(curve: Any, value_key: str) -> list[tuple[str, list[tuple[float, float]]]]:
-    """[(card name, [(context, value)])] per card of a report's `context_curve`, in order."""
+def curve_series(curve: Any, value_key: str, x_key: str = "context"
+                 ) -> list[tuple[str, list[tuple[float, float]]]]:
+    """[(card name, [(x, value)])] per card of a report's `context_curve` (x: context) or
+    `depth_curve` (x_key "depth"), in order; speeds only where the card fits."""
     series: dict[str, list[tuple[float, float]]] = {}
     for p in curve or []:
-        x, y = _pick(p, "context"), _pick(p, value_key)
-        if x is not None and y is not None and (value_key != "tokens_per_s" or p.get("fits", True)):
+        x, y = _pick(p, x_key), _pick(p, value_key)
+        if x is not None and y is not None and ("tokens_per_s" not in value_key
+                                                or p.get("fits", True)):
             series.setdefault(str(p.get("gpu") or ""), []).append((x, y))
     return [(name, sorted(points)) for name, points in series.items() if points]
 
@@ -85,12 +89,17 @@ def _axes(x_label: str, y_label: str, y_ticks: Sequence[tuple[float, str]]) -> s
 _STYLES = (
     ('fill="#1f4e8c"', ""),
     ('fill="#fff" stroke="#8a4b08" stroke-width="1.5"', ' stroke-dasharray="6 4"'),
+    ('fill="#2f6b2f"', ' stroke-dasharray="2 3"'),
 )
+_COLOURS = ("#1f4e8c", "#8a4b08", "#2f6b2f")
 
 
 def _marker(style: int, x: float, y: float) -> str:
     if style == 0:
         return f'<rect x="{x - 3.5:.1f}" y="{y - 3.5:.1f}" width="7" height="7" {_STYLES[0][0]}/>'
+    if style == 2:  # a triangle: the third line differs by shape and dash, not colour alone
+        return (f'<path d="M{x:.1f},{y - 4.5:.1f}L{x + 4:.1f},{y + 3:.1f}L{x - 4:.1f},'
+                f'{y + 3:.1f}Z" {_STYLES[2][0]}/>')
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" {_STYLES[1][0]}/>'
 
 
@@ -102,13 +111,20 @@ def line_chart(
     y_label: str,
     x_fmt: Fmt,
     y_fmt: Fmt,
+    even_x: bool = False,
 ) -> Markup:
-    """Up to two labelled lines (solid with squares, dashed with circles); x on a log scale."""
-    series = [(n, list(p)) for n, p in series[:2] if p]
+    """Up to three labelled lines (solid with squares, dashed with circles, dotted with
+    triangles); x on a log scale, or evenly spaced (`even_x`: a doubling series from 0)."""
+    series = [(n, list(p)) for n, p in series[:3] if p]
     if not series:
         return Markup("")
     xs = sorted({x for _, pts in series for x, _ in pts})
-    sx = _scale(xs[0], xs[-1] * 1.0001, LEFT + 24, WIDTH - RIGHT - 24, log=True)
+    if even_x:
+        step = (WIDTH - RIGHT - LEFT - 48) / max(1, len(xs) - 1)
+        where = {x: LEFT + 24 + i * step for i, x in enumerate(xs)}
+        sx: Callable[[float], float] = where.__getitem__
+    else:
+        sx = _scale(xs[0], xs[-1] * 1.0001, LEFT + 24, WIDTH - RIGHT - 24, log=True)
     top = max(y for _, pts in series for _, y in pts) * 1.2 or 1.0
     sy = _scale(0, top, HEIGHT - BOTTOM, TOP, log=False)
     ticks = [(sy(top * i / 4), y_fmt(top * i / 4)) for i in range(5)]
@@ -121,23 +137,26 @@ def line_chart(
         path = " ".join(
             f"{'M' if j == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for j, (x, y) in enumerate(pts)
         )
-        colour = "#1f4e8c" if i == 0 else "#8a4b08"
         body.append(
-            f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2"{_STYLES[i][1]}/>'
+            f'<path d="{path}" fill="none" stroke="{_COLOURS[i]}" stroke-width="2"'
+            f"{_STYLES[i][1]}/>"
         )
         for x, y in pts:
             body.append(_marker(i, sx(x), sy(y)))
-            if i == 0 or len(series) == 1 or len(pts) <= 4:
+            if i == 0 or len(series) == 1 or (len(pts) <= 4 and len(series) == 2):
                 dy = -8 if i == 0 else 16
                 body.append(
                     f'<text x="{sx(x):.1f}" y="{sy(y) + dy:.1f}" text-anchor="middle">'
                     f"{escape(y_fmt(y))}</text>"
                 )
-        lx = LEFT + 130 + i * 190
-        body.append(
-            _marker(i, lx, TOP - 14) + f'<text x="{lx + 8}" y="{TOP - 10}">{escape(name)}</text>'
-        )
-    return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))
+        if len(series) < 3:  # beside the y label, above the plot
+            lx, ly, label = LEFT + 130 + i * 190, TOP - 10, name
+        else:  # three: a row under the x label, names cut to fit a third of the width
+            lx, ly = 12 + i * 182, HEIGHT + 12
+            label = name if len(name) <= LEGEND_CHARS else name[:LEGEND_CHARS - 1] + "…"
+        body.append(_marker(i, lx, ly - 4) + f'<text x="{lx + 8}" y="{ly}">{escape(label)}</text>')
+    height = HEIGHT if len(series) < 3 else HEIGHT + 20
+    return _svg(title, _axes(x_label, y_label, ticks) + "".join(body), height=height)
 
 
 def breakdown_chart(parts: Sequence[tuple[str, float]], *, title: str, fmt: Fmt) -> Markup:

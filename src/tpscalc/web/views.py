@@ -58,6 +58,25 @@ def context_svgs(curve: Any, lang: str) -> tuple[Markup, Markup]:
     return memory_chart, speed_chart
 
 
+def _depth(lang: str) -> charts.Fmt:
+    return lambda v: format_number(v / 1024, lang, 0) + "k" if v >= 1024 else format_number(v, lang)
+
+
+def depth_svgs(curve: Any, lang: str) -> tuple[Markup, Markup]:
+    """(decode speed, prompt processing speed) against depth, for up to three cards."""
+    _ = translator(lang).gettext
+    x_label = _("Tokens already in the conversation (depth)")
+    decode = charts.line_chart(
+        charts.curve_series(curve, "decode_tokens_per_s", "depth"),
+        title=_("Generation speed against depth"), x_label=x_label,
+        y_label=_("Tokens per second"), x_fmt=_depth(lang), y_fmt=_tokens(lang), even_x=True)
+    prefill = charts.line_chart(
+        charts.curve_series(curve, "prefill_tokens_per_s", "depth"),
+        title=_("Prompt processing speed against depth"), x_label=x_label,
+        y_label=_("Tokens per second"), x_fmt=_depth(lang), y_fmt=_tokens(lang), even_x=True)
+    return decode, prefill
+
+
 def speed_memory_svg(rows: list[dict[str, Any]], lang: str) -> Markup:
     """Every card that runs the model: its memory (GiB) against its speed (tok/s)."""
     _ = translator(lang).gettext
@@ -110,11 +129,14 @@ def text_of(item: Any) -> str:
 def model_context(report: dict[str, Any], lang: str) -> dict[str, Any]:
     """Template variables for the model page beyond the report itself."""
     memory_chart, speed_chart = context_svgs(report.get("context_curve"), lang)
+    depth_decode, depth_prefill = depth_svgs(report.get("depth_curve"), lang)
     rows = report.get("rows") or []
     return {
         "chart_breakdown": breakdown_svg(report.get("memory_breakdown"), lang),
         "chart_context_memory": memory_chart,
         "chart_context_speed": speed_chart,
+        "chart_depth_decode": depth_decode,
+        "chart_depth_prefill": depth_prefill,
         "chart_speed_memory": speed_memory_svg([r for r in rows if r.get("fit") != "no"], lang),
         "fastest_ten": [brief(r) for r in report.get("fastest_ten") or []],
         "smallest_cards": [brief(r) for r in report.get("smallest_cards") or []],
