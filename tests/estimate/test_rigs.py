@@ -124,3 +124,13 @@ def test_ngl_zero_keeps_every_layer_in_ram() -> None:
                                                         n_gpu_layers=0), Query(), "Q4_K_M")
     assert e.fit == "offload" and e.placement is not None and e.placement.n_gpu_layers == 0
     assert e.placement.cpu_layers == 32
+
+
+def test_an_offloaded_model_takes_the_quality_floor_not_the_top_of_the_ladder() -> None:
+    # With RAM behind it nearly every quantization "fits"; the one that leaves the least in RAM
+    # runs fastest. A model that fits the card outright still gets the least compressed.
+    floor = Query(min_quality="Q4_K_M")
+    e = engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", ram=128, bw=96), floor)
+    assert e.fit == "offload" and e.quant == "Q4_K_M"
+    whole = engine.estimate(get_model("Llama 3.1-8B"), rig("RTX 4090", ram=128, bw=96), floor)
+    assert whole.fit in ("comfortable", "tight") and whole.quant == "Q8_0"

@@ -94,8 +94,8 @@ def visible_text(page: str) -> str:
     page = re.sub(r"(?s)<[^>]+>", "\n", page)
     text = html.unescape(page)
     for name in _names():
-        if name in text:
-            text = text.replace(name, " ")
+        if name in text:  # whole words only: a short record value must not cut a word
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
     return " ".join(text.split())
 
 

@@ -146,8 +146,10 @@ def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig) -> FitLabel
 
 def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
                  runtime: Runtime) -> Estimate:
-    """`model` on `rig`: the least compressed of `quants` all on the GPUs, else the least
-    compressed that fits with offload (or on the CPU); `quants` least compressed first."""
+    """`model` on `rig`: the least compressed of `quants` all on the GPUs, else the most
+    compressed that fits with offload (or on the CPU), the one that leaves the least in RAM and
+    so runs fastest; `quants` least compressed first (the most compressed is the quality
+    floor)."""
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     kv = runtime.kv_cache_bytes(arch, query.context, query.kv_type)
     kv2 = runtime.kv_cache_bytes(arch, 2 * query.context, query.kv_type)
@@ -166,9 +168,9 @@ def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
         tried.append((q, lay, p, label))
         if label in ("comfortable", "tight"):
             break
-    fitting = [t for t in tried if t[3] in ("comfortable", "tight")] or [
-        t for t in tried if t[3] != "no"]
-    q, lay, p, label = fitting[0] if fitting else tried[-1]
+    on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
+    offloaded = [t for t in tried if t[3] != "no"]
+    q, lay, p, label = on_gpus[0] if on_gpus else offloaded[-1] if offloaded else tried[-1]
     return _estimate(model, arch, q, lay, p, label, rig, query, runtime)
 
 

@@ -31,6 +31,14 @@ FIT_LABELS: dict[str, str] = {
     "cpu": N_("CPU only"),
     "no": N_("Does not fit"),
 }
+# The same, inside a sentence ("The fit is {fit}.").
+FIT_WORDS: dict[str, str] = {
+    "comfortable": N_("comfortable"),
+    "tight": N_("tight"),
+    "offload": N_("partial, with the rest offloaded to system RAM"),
+    "cpu": N_("CPU only, in system RAM"),
+    "no": N_("no"),
+}
 
 
 class Engine(Protocol):

@@ -11,7 +11,7 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.runtime import LLAMA_CPP
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report import provenance
-from tpscalc.report.common import READING_SPEED_TOKENS_PER_S, gib, sig
+from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
 from tpscalc.report.types import ModelSummary, Row, Text
 
@@ -49,7 +49,7 @@ def _row_fields(row: Row, lang: str) -> dict[str, str]:
     tr = translator(lang)
     return {"gpu": row.card.name, "memory": format_number(row.card.memory_gib, lang, 0),
             "quant": row.estimate.quant or "—", "needs": gib(row.needs_gib, lang),
-            "tps": sig(row.tokens_per_s, lang), "fit": tr.gettext(row.estimate.fit)}
+            "tps": sig(row.tokens_per_s, lang), "fit": tr.gettext(FIT_WORDS[row.estimate.fit])}
 
 
 def explanations(s: ModelSummary) -> tuple[Text, ...]:
@@ -246,11 +246,17 @@ def _faq_running(s: ModelSummary) -> list[Text]:
     """Offload, two GPUs, quantization levels, accuracy, which GPU, how fast, how much VRAM."""
     tr, lang = translator(s.request.lang), s.request.lang
     miss = s.closest_miss
+    ram_gib = s.request.rig.ram_gib
     offload = tr.gettext(
         "Partly. Layers that do not fit stay in system memory and run at a fraction of the "
         "speed, so a mostly offloaded model is rarely worth it. Every figure here assumes the "
         "whole model is on the card."
-    )
+    ) if ram_gib is None else tr.gettext(
+        "Yes, with system RAM: this page counts {ram} GiB of it. Where the card is too small, "
+        "llama.cpp keeps the rest of the weights in RAM (mixture-of-experts expert tensors "
+        "first), and the row says how much; those rows run at a fraction of the speed, set by "
+        "the RAM's bandwidth."
+    ).format(ram=format_number(ram_gib, lang))
     if miss is not None and miss.estimate.short_by_gib is not None:
         offload += " " + tr.gettext(
             "The closest miss is {gpu} ({memory} GiB), short by {short} GiB."

@@ -26,10 +26,8 @@ LABELS: dict[str, str] = {
     "date": N_("date"),
 }
 
-# Fit words the report builder translates with gettext(variable) (Estimate.fit values); the
-# record's section titles and field labels are collected from tpscalc.report.record by
+# The record's section titles and field labels are collected from tpscalc.report.record by
 # tpscalc.web.translations when it extracts messages.
-REPORT_WORDS = (N_("comfortable"), N_("tight"), N_("offload"), N_("cpu"), N_("no"))
 
 # What an error page says in es and nl, by error code (the message itself is English: the engine
 # and the catalog word it for the CLI and the API); anything else gets ERROR_DEFAULT.
