@@ -13,7 +13,15 @@ def test_embeddings_rerankers_classifiers_and_old_qa_write_no_text(name: str) ->
     assert not get_model(name).generates
 
 
+@pytest.mark.parametrize("name", ["BERT-Large", "RoBERTa Large", "DeBERTa", "ALBERT-xxlarge",
+                                  "AraELECTRA", "CamemBERT", "NV-Embed-v2"])
+def test_masked_lm_encoders_and_decoder_embedders_write_no_text(name: str) -> None:
+    # Epoch labels these "Language modeling/generation"; they fill masks or embed, never write.
+    assert not get_model(name).generates
+
+
 @pytest.mark.parametrize("name", ["Llama 3-8B", "StarCoder 2 15B", "gpt-oss-120b", "UnifiedQA",
-                                  "OpenChat-13b"])
+                                  "OpenChat-13b", "Transformer (Adaptive Input Embeddings) WT103",
+                                  "Retrieval-Augmented Generator"])
 def test_language_models_and_generative_qa_write_text(name: str) -> None:
     assert get_model(name).generates

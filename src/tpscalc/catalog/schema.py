@@ -5,6 +5,8 @@ when the catalog is built (tools/) and when it is loaded.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -265,6 +267,12 @@ NON_GENERATIVE_TASKS = frozenset({
     "Sentiment classification", "Named entity recognition (NER)", "Relation extraction",
     "Part-of-speech tagging", "Character recognition (OCR)", "Search",
 })
+# Names of encoder-only and embedding families. Epoch labels masked-language-model encoders
+# (BERT, RoBERTa, DeBERTa, ALBERT, ELECTRA and their kin) "Language modeling/generation", and
+# decoder-based embedders (NV-Embed) too, but none of them writes text: llama.cpp serves them
+# for embeddings only. "Adaptive (Input) Embedding" names a 2018 decoder LM's input layer.
+ENCODER_NAME = re.compile(r"(?i)bert|electra|embed|rerank|colbert|\be5\b|\bgte\b|\bbge\b")
+NOT_ENCODER_NAME = re.compile(r"(?i)adaptive")
 EXTRACTIVE_QA = "Question answering"
 EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
 
@@ -301,6 +309,8 @@ class Model(_Frozen):
         or pre-2019 extractive QA model): it gets no decode speed."""
         arch = self.architecture
         if arch is not None and not arch.generates:
+            return False
+        if ENCODER_NAME.search(self.name) and not NOT_ENCODER_NAME.search(self.name):
             return False
         tasks = set(self.record.get("task") or ())
         if not tasks:
