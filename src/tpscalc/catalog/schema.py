@@ -6,7 +6,6 @@ when the catalog is built (tools/) and when it is loaded.
 from __future__ import annotations
 
 import re
-
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
