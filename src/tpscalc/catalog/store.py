@@ -57,3 +57,11 @@ def weights_table() -> tuple[tuple[str, ...], dict[str, list[list[int]]]]:
     """(file types, slug → [[weights bytes, bytes read per token], ...]) from weights.json."""
     data = read_json("weights.json")
     return tuple(data["types"]), data["models"]
+
+
+@cache
+def ggml_block_sizes() -> dict[str, tuple[int, int]]:
+    """ggml tensor type name → (values per block, bytes per block), from ggml_types.json
+    (written by tools/build_ggml_types.py from gguf's GGML_QUANT_SIZES)."""
+    types = read_json("ggml_types.json")["types"]
+    return {name: (int(block), int(size)) for name, (block, size) in types.items()}
