@@ -6,9 +6,7 @@ from decimal import Decimal
 from functools import cache, lru_cache
 from importlib import resources
 
-from babel import Locale
-from babel.dates import format_date as _babel_format_date
-from babel.messages.pofile import read_po
+# Babel loads on first use: the CLI's English report formats no locale-specific text.
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
 DEFAULT_LANGUAGE = "en"
@@ -33,6 +31,8 @@ def messages(lang: str) -> dict[str, str | tuple[str, ...]]:
     path = resources.files(LOCALES_PACKAGE).joinpath(f"locales/{lang}/LC_MESSAGES/messages.po")
     if not path.is_file():
         return {}
+    from babel.messages.pofile import read_po
+
     with path.open("rb") as fh:
         catalog = read_po(fh, locale=lang)
     out: dict[str, str | tuple[str, ...]] = {}
@@ -60,6 +60,8 @@ class Translator:
         """The singular or plural translation for count `n`."""
         found = self._messages.get(singular)
         if isinstance(found, tuple):
+            from babel import Locale
+
             index = 0 if Locale.parse(self.lang).plural_form(n) == "one" else 1
             return found[min(index, len(found) - 1)]
         return singular if n == 1 else plural
@@ -74,6 +76,8 @@ def translator(lang: str) -> Translator:
 @cache
 def _separators(lang: str) -> dict[int, str]:
     """str.translate table from Python's "," and "." to the locale's group and decimal marks."""
+    from babel import Locale
+
     symbols = Locale.parse(lang).number_symbols["latn"]
     return {ord(","): symbols["group"], ord("."): symbols["decimal"]}
 
@@ -94,4 +98,6 @@ def format_release(iso_date: str | None, precision: str, lang: str) -> str:
     year, month, day = (int(p) for p in iso_date.split("-"))
     if precision == "year":
         return str(year)
-    return _babel_format_date(date(year, month, day), format="MMM y", locale=lang)
+    from babel.dates import format_date
+
+    return format_date(date(year, month, day), format="MMM y", locale=lang)
