@@ -82,11 +82,23 @@ def _separators(lang: str) -> dict[int, str]:
     return {ord(","): symbols["group"], ord("."): symbols["decimal"]}
 
 
-def format_number(value: float, lang: str, digits: int = 0) -> str:
-    """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
+def separators(lang: str) -> tuple[str, str]:
+    """The locale's (group, decimal) marks: ("," ".") en, ("." ",") es and nl."""
+    table = _separators(lang)
+    return table[ord(",")], table[ord(".")]
+
+
+def neutral_number(value: float, digits: int = 0) -> str:
+    """`value` with `digits` decimals, "," grouping and "." decimal mark: format_number's text
+    before the locale's marks replace them (a static page's script does that step)."""
     # Same text as babel's format_decimal with pattern "#,##0.0…" (half-even on the decimal
     # repr), ~10x faster: a model page formats a few thousand numbers.
-    return f"{Decimal(str(value)):,.{digits}f}".translate(_separators(lang))
+    return f"{Decimal(str(value)):,.{digits}f}"
+
+
+def format_number(value: float, lang: str, digits: int = 0) -> str:
+    """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
+    return neutral_number(value, digits).translate(_separators(lang))
 
 
 # a page formats the same few hundred dates; Babel builds a Locale per call
