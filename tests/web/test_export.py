@@ -154,3 +154,16 @@ def test_a_card_page_data_file_holds_every_model(tmp_path: Path) -> None:
     report = reports.card_report("geforce-rtx-4090", ReportRequest())
     assert [dictionary["models"][r[0]][0] for r in rows["rows"]] == [r["slug"] for r in
                                                                      report["rows"]]
+
+
+def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
+    """The bar goes to stderr and only to a terminal: piped, stdout has the one summary line."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tpscalc", "export-site", str(tmp_path / "s"),
+                           "--limit", "1", "--lang", "en", "--jobs", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout.startswith("wrote ") and proc.stdout.count("\n") == 1
