@@ -24,3 +24,15 @@ def test_english_translations_are_the_msgids() -> None:
 def test_english_marks_are_babels() -> None:
     symbols = Locale.parse("en").number_symbols["latn"]
     assert _separators("en") == {ord(","): symbols["group"], ord("."): symbols["decimal"]}
+
+
+def test_english_release_dates_are_babels() -> None:
+    from datetime import date
+
+    from babel.dates import format_date
+
+    from tpscalc.i18n import format_release
+
+    for month in range(1, 13):
+        expected = format_date(date(2024, month, 1), format="MMM y", locale="en")
+        assert format_release(f"2024-{month:02d}-01", "month", "en") == expected

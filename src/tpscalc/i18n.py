@@ -105,6 +105,10 @@ def format_number(value: float, lang: str, digits: int = 0) -> str:
     return neutral_number(value, digits).translate(_separators(lang))
 
 
+ENGLISH_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                  "Dec")
+
+
 # a page formats the same few hundred dates; Babel builds a Locale per call
 @lru_cache(maxsize=4096)
 def format_release(iso_date: str | None, precision: str, lang: str) -> str:
@@ -114,6 +118,8 @@ def format_release(iso_date: str | None, precision: str, lang: str) -> str:
     year, month, day = (int(p) for p in iso_date.split("-"))
     if precision == "year":
         return str(year)
+    if lang == DEFAULT_LANGUAGE:  # CLDR's English "MMM y" without loading Babel's locale data
+        return f"{ENGLISH_MONTHS[month - 1]} {year}"  # (a test checks every month with Babel)
     from babel.dates import format_date
 
     return format_date(date(year, month, day), format="MMM y", locale=lang)
