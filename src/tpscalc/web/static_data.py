@@ -15,15 +15,17 @@ Files (site paths): /static/data/{lang}.js (the dictionary), /static/data/models
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from tpscalc.catalog import store
+from tpscalc.estimate.types import Confidence, FitLabel
 from tpscalc.i18n import neutral_number, separators, translator
 from tpscalc.web import cells
-from tpscalc.web.labels import LABELS
 from tpscalc.web.render import environment, tps_digits
 
 PREFIX = "(window.tpscalcData=window.tpscalcData||{})"
+FITS: tuple[str, ...] = get_args(FitLabel)  # a row gives its fit and confidence as a place here
+CONFIDENCES: tuple[str, ...] = get_args(Confidence)
 
 
 def dictionary_path(lang: str) -> str:
@@ -59,8 +61,9 @@ def _gib(value: float | None) -> str | None:
 def _decode(decode: dict[str, Any] | None) -> list[Any] | None:
     if not decode:
         return None
-    return [_tps(decode["tokens_per_s"]), _tps(decode["low"]), _tps(decode["high"]),
-            decode["confidence"], _tps(decode.get("measured"))]
+    out = [_tps(decode["tokens_per_s"]), _tps(decode["low"]), _tps(decode["high"]),
+           CONFIDENCES.index(decode["confidence"])]
+    return out + [_tps(decode["measured"])] if decode.get("measured") else out
 
 
 def _prefill(row: dict[str, Any]) -> str | None:
@@ -77,10 +80,12 @@ def _model_index() -> dict[str, int]:
 
 
 def model_rows(report: dict[str, Any]) -> list[list[Any]]:
-    """Every row of a model report: [card, decode, needs, quant, fit, short by, prompt speed]."""
+    """Every row of a model report: [card, decode, needs, quant, fit, short by, prompt speed];
+    decode = [speed, low, high, confidence(, measured)], fit and confidence by place."""
     index = _card_index()
-    return [[index[r["slug"]], _decode(r["decode"]), _gib(r["needs_gib"]), r["quant"], r["fit"],
-             _gib(r.get("short_by_gib")), _prefill(r)] for r in report.get("rows") or []]
+    return [[index[r["slug"]], _decode(r["decode"]), _gib(r["needs_gib"]), r["quant"],
+             FITS.index(r["fit"]), _gib(r.get("short_by_gib")), _prefill(r)]
+            for r in report.get("rows") or []]
 
 
 def card_rows(report: dict[str, Any]) -> list[list[Any]]:
@@ -88,7 +93,7 @@ def card_rows(report: dict[str, Any]) -> list[list[Any]]:
     prompt speed]."""
     index = _model_index()
     return [[index[r["slug"]], _decode(r["decode"]), _gib(r["needs_gib"]),
-             int(bool(r.get("memory_approximated"))), r["quant"], r["fit"],
+             int(bool(r.get("memory_approximated"))), r["quant"], FITS.index(r["fit"]),
              _gib(r.get("short_by_gib")), _prefill(r)] for r in report.get("rows") or []]
 
 
@@ -108,8 +113,9 @@ def dictionary(lang: str) -> dict[str, Any]:
     models = [[m.slug, m.name, ", ".join(m.organization), f["params"](m.parameters_total),
                f["release"](m.publication_date, "month")] for m in store.models()]
     words = {
-        "fit": {k: cells.FIT_ICONS.get(k, "✗ ") + label(k) for k in ("comfortable", "tight", "no")},
-        "confidence": {k: label(k) for k in ("high", "medium", "low")},
+        "fits": list(FITS),  # the class names (fit-comfortable, ...)
+        "fit": [cells.FIT_ICONS.get(k, "✗ ") + label(k) for k in FITS],
+        "confidence": [label(k) for k in CONFIDENCES],
         "measured": tr.gettext("measured"),
         "short": tr.gettext("short by %(gib)s GiB"),
         "approximated": tr.gettext("approximated from the parameter count"),
@@ -120,7 +126,6 @@ def dictionary(lang: str) -> dict[str, Any]:
         "next": tr.gettext("Next"),
         "pages": tr.gettext("Pages of the table"),
     }
-    assert set(words["fit"]) | set(words["confidence"]) <= set(LABELS)
     return {"lang": lang, "separators": list(separators(lang)), "words": words,
             "cards": cards, "models": models}
 

@@ -115,15 +115,15 @@
       if (!d) { return "—"; }
       var html = "<strong>" + esc(num(d[0])) + '</strong> <span class="unit">tok/s</span>\n' +
         '<span class="range">' + esc(num(d[1])) + "–" + esc(num(d[2])) + " · " +
-        esc(words.confidence[d[3]] || d[3]) + "</span>\n";
-      if (d[4]) {
+        esc(words.confidence[d[3]]) + "</span>\n";
+      if (d.length > 4) {
         html += '<span class="measured">' + esc(words.measured) + ": " + esc(num(d[4])) +
           "</span>";
       }
       return html;
     }
-    function fit(key, shortBy) {
-      var html = '<span class="fit fit-' + esc(key) + '">' + esc(words.fit[key] || key) +
+    function fit(index, shortBy) {
+      var html = '<span class="fit fit-' + esc(words.fits[index]) + '">' + esc(words.fit[index]) +
         "</span>\n";
       if (shortBy) {
         html += '<span class="short">' + esc(words.short.replace("%(gib)s", num(shortBy))) +
@@ -133,7 +133,7 @@
     }
     function modelRow(r) {  // a card: [card, decode, needs, quant, fit, short by, prompt]
       var c = dict.cards[r[0]];
-      return '<tr class="fit-' + esc(r[4]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
+      return '<tr class="fit-' + esc(words.fits[r[4]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
         '  <td><a href="../cards/' + esc(c[0]) + '.html">' + esc(c[1]) +
         '</a> <span class="vendor">' + esc(c[2]) + "</span></td>\n" +
         '  <td class="n">' + esc(c[3]) + '</td><td class="n">' + esc(c[4]) + "</td>\n" +
@@ -143,7 +143,7 @@
     }
     function cardRow(r) {  // a model: [model, decode, needs, approximated, quant, fit, short, prompt]
       var m = dict.models[r[0]];
-      return '<tr class="fit-' + esc(r[5]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
+      return '<tr class="fit-' + esc(words.fits[r[5]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
         '  <td><a href="../models/' + esc(m[0]) + '.html">' + esc(m[1]) +
         '</a> <span class="vendor">' + esc(m[2]) + "</span></td>\n" +
         '  <td class="n">' + esc(m[3]) + "</td><td>" + esc(m[4]) + "</td>\n" +
