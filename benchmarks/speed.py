@@ -66,8 +66,8 @@ def cli_side_by_side(model: str, repeat: int) -> None:
     llmfit = llmfit_binary()
     peer = f"llmfit info {LLMFIT_MODEL}"
     if llmfit is not None:
-        # A binary that does not start (llmfit 1.1.17's wheel says manylinux_2_17 but needs
-        # GLIBC_2.39) fails in a few ms: timing that would make a meaningless ratio.
+        # A binary that fails (a missing library, an unknown model name) exits in a few ms:
+        # timing that would make a meaningless ratio.
         probe = subprocess.run([str(llmfit), "info", LLMFIT_MODEL], capture_output=True,
                                text=True, check=False)
         if probe.returncode != 0:
