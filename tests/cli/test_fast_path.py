@@ -120,11 +120,27 @@ def test_fast_options_are_the_typer_commands_own(name: str) -> None:
 
 def test_the_fast_path_imports_no_typer_pydantic_web_or_gguf() -> None:
     code = ("import sys, io, contextlib\n"
-            "from tpscalc.cli.main import main\n"
-            "sys.argv = ['tpscalc', 'model', 'StarCoder 2 15B', '--json']\n"
-            "with contextlib.redirect_stdout(io.StringIO()): main()\n"
+            "from tpscalc.cli.fast import run\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert run(['model', 'StarCoder 2 15B', '--json'])\n"
             "print(sorted(m for m in ('typer', 'click', 'rich', 'gguf', 'fastapi', 'jinja2')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_console_command_prints_everything_before_its_quick_exit(tmp_path) -> None:
+    """The fast path ends with os._exit after flushing: the whole report reaches a file, exit 0;
+    bad input still ends with one line and exit 2."""
+    target = tmp_path / "out.json"
+    with target.open("w") as fh:
+        proc = subprocess.run([sys.executable, "-m", "tpscalc", "card", "4090", "--json"],
+                              stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120,
+                              check=False)
+    assert proc.returncode == 0 and proc.stderr == ""
+    expected = _typer(["card", "4090", "--json"])
+    assert target.read_bytes() == expected[1] and expected[0] == 0
+    bad = subprocess.run([sys.executable, "-m", "tpscalc", "card", "4090", "--sort", "weird"],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
