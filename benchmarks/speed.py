@@ -66,6 +66,15 @@ def cli_side_by_side(model: str, repeat: int) -> None:
     llmfit = llmfit_binary()
     peer = f"llmfit info {LLMFIT_MODEL}"
     if llmfit is not None:
+        # A binary that fails (a missing library, an unknown model name) exits in a few ms:
+        # timing that would make a meaningless ratio.
+        probe = subprocess.run([str(llmfit), "info", LLMFIT_MODEL], capture_output=True,
+                               text=True, check=False)
+        if probe.returncode != 0:
+            why = (probe.stderr.strip().splitlines() or [f"exit {probe.returncode}"])[-1]
+            print(f"llmfit does not run here ({why[:160]}); no ratios")
+            llmfit = None
+    if llmfit is not None:
         commands[peer] = [str(llmfit), "info", LLMFIT_MODEL]
     times: dict[str, list[float]] = {name: [] for name in commands}
     for name, args in commands.items():  # warm the file cache
@@ -98,10 +107,13 @@ def _tree_rss(proc: object) -> int:
 
 def export_figures(extra: list[str]) -> None:
     """Time, size on disk and peak memory of `tpscalc export-site` (the whole site)."""
+    import resource
+
     import psutil
 
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "site"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = psutil.Popen([sys.executable, "-m", "tpscalc", "export-site", str(target), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -111,6 +123,8 @@ def export_figures(extra: list[str]) -> None:
             time.sleep(0.2)
         seconds = time.perf_counter() - start
         out, err = proc.communicate()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the export and its workers
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0:
             print(f"export failed ({proc.returncode}): {err.strip()[-500:]}")
             return
@@ -121,6 +135,8 @@ def export_figures(extra: list[str]) -> None:
         print(f"  {seconds:.1f} s, {len(files)} files, {on_disk / 1e6:.0f} MB on disk "
               f"({content / 1e6:.0f} MB of content), peak memory {peak / 2**20:.0f} MiB "
               f"(all processes), {os.cpu_count()} cores")
+        print(f"  CPU time {cpu:.0f} s (all processes; on idle cores about CPU / cores of wall "
+              f"time), load average at the end {os.getloadavg()[0]:.1f}")
         shutil.rmtree(target, ignore_errors=True)
 
 

@@ -8,10 +8,7 @@ from functools import cache, lru_cache
 from gettext import c2py
 from importlib import resources
 
-from babel import Locale
-from babel.dates import format_date as _babel_format_date
-from babel.messages.plurals import get_plural
-from babel.messages.pofile import read_po
+# Babel loads on first use: the CLI's English report formats no locale-specific text.
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
 DEFAULT_LANGUAGE = "en"
@@ -33,9 +30,13 @@ def check_language(lang: str) -> str:
 def messages(lang: str) -> dict[str, str | tuple[str, ...]]:
     """msgid → translation for `lang` (empty for English, whose msgids are the text)."""
     check_language(lang)
+    if lang == DEFAULT_LANGUAGE:  # its .po file only repeats the msgids (a test checks): the
+        return {}                 # CLI's English report then loads no Babel for it
     path = resources.files(LOCALES_PACKAGE).joinpath(f"locales/{lang}/LC_MESSAGES/messages.po")
     if not path.is_file():
         return {}
+    from babel.messages.pofile import read_po
+
     with path.open("rb") as fh:
         catalog = read_po(fh, locale=lang)
     out: dict[str, str | tuple[str, ...]] = {}
@@ -70,6 +71,8 @@ class Translator:
 
 @cache
 def _plural_rule(lang: str) -> Callable[[int], int]:
+    from babel.messages.plurals import get_plural
+
     return c2py(get_plural(lang).plural_expr)
 
 
@@ -87,15 +90,35 @@ def translator(lang: str) -> Translator:
 @cache
 def _separators(lang: str) -> dict[int, str]:
     """str.translate table from Python's "," and "." to the locale's group and decimal marks."""
+    if lang == DEFAULT_LANGUAGE:  # English's marks are Python's own (a test checks with Babel)
+        return {ord(","): ",", ord("."): "."}
+    from babel import Locale
+
     symbols = Locale.parse(lang).number_symbols["latn"]
     return {ord(","): symbols["group"], ord("."): symbols["decimal"]}
 
 
-def format_number(value: float, lang: str, digits: int = 0) -> str:
-    """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
+def separators(lang: str) -> tuple[str, str]:
+    """The locale's (group, decimal) marks: ("," ".") en, ("." ",") es and nl."""
+    table = _separators(lang)
+    return table[ord(",")], table[ord(".")]
+
+
+def neutral_number(value: float, digits: int = 0) -> str:
+    """`value` with `digits` decimals, "," grouping and "." decimal mark: format_number's text
+    before the locale's marks replace them (a static page's script does that step)."""
     # Same text as babel's format_decimal with pattern "#,##0.0…" (half-even on the decimal
     # repr), ~10x faster: a model page formats a few thousand numbers.
-    return f"{Decimal(str(value)):,.{digits}f}".translate(_separators(lang))
+    return f"{Decimal(str(value)):,.{digits}f}"
+
+
+def format_number(value: float, lang: str, digits: int = 0) -> str:
+    """`value` with `digits` decimals in the locale's style ("8,000" en, "8.000" es/nl)."""
+    return neutral_number(value, digits).translate(_separators(lang))
+
+
+ENGLISH_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                  "Dec")
 
 
 # a page formats the same few hundred dates; Babel builds a Locale per call
@@ -107,4 +130,8 @@ def format_release(iso_date: str | None, precision: str, lang: str) -> str:
     year, month, day = (int(p) for p in iso_date.split("-"))
     if precision == "year":
         return str(year)
-    return _babel_format_date(date(year, month, day), format="MMM y", locale=lang)
+    if lang == DEFAULT_LANGUAGE:  # CLDR's English "MMM y" without loading Babel's locale data
+        return f"{ENGLISH_MONTHS[month - 1]} {year}"  # (a test checks every month with Babel)
+    from babel.dates import format_date
+
+    return format_date(date(year, month, day), format="MMM y", locale=lang)

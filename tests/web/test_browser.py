@@ -118,6 +118,7 @@ def test_section_navigation_and_table_pages(browser, server_url: str, many_cards
 
 def test_exported_page_search_filters_the_table(browser, tmp_path) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
     from typer.testing import CliRunner
 
     from tpscalc.cli.main import app
@@ -130,10 +131,43 @@ def test_exported_page_search_filters_the_table(browser, tmp_path) -> None:
     assert not browser.find_elements(By.NAME, "context")  # no server-only control
     rows = browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")
     assert len(rows) > 1
+    WebDriverWait(browser, 10).until(  # the data file loaded (from file://, no server)
+        lambda d: d.execute_script("return !!(window.tpscalcData && window.tpscalcData.rows)"))
     search.send_keys("starcoder")
-    shown = [r for r in rows if r.is_displayed()]
-    assert shown and len(shown) < len(rows)
-    assert all("starcoder" in r.text.lower() for r in shown)
+    WebDriverWait(browser, 10).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")) < len(rows))
+    shown = browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")
+    assert shown and all("starcoder" in r.text.lower() for r in shown)
+
+
+def test_exported_page_pages_through_every_row(browser, tmp_path, many_cards: int) -> None:
+    """The page holds the first 50 rows; the script pages through all of them, rendered as the
+    server renders its rows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from typer.testing import CliRunner
+
+    from tpscalc.cli.main import app
+
+    site = tmp_path / "site"
+    assert CliRunner().invoke(app, ["export-site", str(site), "--lang", "nl"]).exit_code == 0
+    browser.get((site / "nl" / "models" / "starcoder-2-15b.html").as_uri())
+    first_page = [r.get_attribute("outerHTML") for r in
+                  browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")]
+    WebDriverWait(browser, 10).until(lambda d: "1 van 3" in d.find_element(
+        By.CSS_SELECTOR, "nav.pager").text)
+    rendered = [r.get_attribute("outerHTML") for r in
+                browser.find_elements(By.CSS_SELECTOR, "#results-table tbody tr")]
+    assert rendered == first_page  # the script's rows read exactly as the server's
+    assert not browser.find_element(By.CSS_SELECTOR, ".static-more").is_displayed()
+    seen = set()
+    for page in (1, 2, 3):
+        assert f"{page} van 3" in browser.find_element(By.CSS_SELECTOR, "nav.pager").text
+        seen |= {r.text for r in browser.find_elements(By.CSS_SELECTOR,
+                                                       "#results-table tbody tr td:nth-child(2)")}
+        if page < 3:
+            browser.find_elements(By.CSS_SELECTOR, "nav.pager button")[-1].click()
+    assert len(seen) == many_cards
 
 
 def test_rig_controls_change_the_table(browser, server_url: str) -> None:

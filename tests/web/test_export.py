@@ -110,3 +110,60 @@ def test_exported_pages_show_only_controls_that_work_there(tmp_path: Path) -> No
         for server_only in ('name="context"', 'name="backend"', 'name="organization"',
                             'type="submit"'):
             assert server_only not in form, (page, server_only)
+
+
+def test_an_exported_page_holds_the_first_rows_and_its_data_file_every_row(
+        tmp_path: Path, many_cards: int) -> None:
+    """A model page's table shows one page of rows; its data file (shared by the languages)
+    holds every row of the report, in order, as the served report has them."""
+    from tpscalc.report.request import ROWS_PER_PAGE, ReportRequest
+    from tpscalc.web import reports, static_data
+
+    result = run(str(tmp_path), "--lang", "en", "--lang", "nl")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "en" / "models" / "starcoder-2-15b.html").read_text(encoding="utf-8")
+    table = page[page.index('id="results-table"'):page.index("</table>")]
+    assert table.count("<tr class=\"fit-") == ROWS_PER_PAGE < many_cards
+    assert 'data-rows="../../static/data/models/starcoder-2-15b.js"' in table
+    assert "static-more" in page  # the no-JavaScript note: the first rows of how many
+    data = tmp_path / "static" / "data" / "models" / "starcoder-2-15b.js"
+    key, rows = static_data.read_script(data.read_text(encoding="utf-8"))
+    report = reports.model_report("starcoder-2-15b", ReportRequest())
+    assert key == "rows" and rows["kind"] == "model"
+    assert len(rows["rows"]) == len(report["rows"]) == many_cards
+    _, dictionary = static_data.read_script(
+        (tmp_path / "static" / "data" / "nl.js").read_text(encoding="utf-8"))
+    slugs = [dictionary["cards"][r[0]][0] for r in rows["rows"]]
+    assert slugs == [r["slug"] for r in report["rows"]]
+    assert [r[1][0] for r in rows["rows"]] == [
+        static_data.neutral_number(r["decode"]["tokens_per_s"],
+                                   static_data.tps_digits(r["decode"]["tokens_per_s"]))
+        for r in report["rows"]]
+    assert dictionary["separators"] == [".", ","]  # Dutch marks for the script to put in
+
+
+def test_a_card_page_data_file_holds_every_model(tmp_path: Path) -> None:
+    from tpscalc.report.request import ReportRequest
+    from tpscalc.web import reports, static_data
+
+    assert run(str(tmp_path), "--lang", "es").exit_code == 0
+    text = (tmp_path / "static" / "data" / "cards" / "geforce-rtx-4090.js").read_text("utf-8")
+    _, rows = static_data.read_script(text)
+    _, dictionary = static_data.read_script(
+        (tmp_path / "static" / "data" / "es.js").read_text(encoding="utf-8"))
+    report = reports.card_report("geforce-rtx-4090", ReportRequest())
+    assert [dictionary["models"][r[0]][0] for r in rows["rows"]] == [r["slug"] for r in
+                                                                     report["rows"]]
+
+
+def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
+    """The bar goes to stderr and only to a terminal: piped, stdout has the one summary line."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tpscalc", "export-site", str(tmp_path / "s"),
+                           "--limit", "1", "--lang", "en", "--jobs", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout.startswith("wrote ") and proc.stdout.count("\n") == 1

@@ -20,7 +20,9 @@ ModelKind = Literal["decoder", "encoder", "encoder-decoder"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a record's validator is built on its first validation, not at import; the
+    # catalog loads pre-validated records (store.py), so a CLI answer builds few or none.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Card(_Frozen):

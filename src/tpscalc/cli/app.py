@@ -1,12 +1,12 @@
-"""The Typer application and the one place bad input becomes a one-line message and exit code 2.
+"""The Typer application; bad input becomes one line and exit code 2 through `output.fail`.
 
-Command modules add their commands to `app` when imported; `main.py` imports them all.
+Command modules add their commands to `app` when imported; `typer_app.py` imports them all.
 """
 from __future__ import annotations
 
-from typing import NoReturn
-
 import typer
+
+from tpscalc.cli.output import fail
 
 app = typer.Typer(
     name="tpscalc",
@@ -16,8 +16,4 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-
-def fail(message: str) -> NoReturn:
-    """Print `message` on stderr as one line and exit with code 2."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
+__all__ = ["app", "fail"]

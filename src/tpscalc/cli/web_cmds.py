@@ -93,8 +93,12 @@ def export_site(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
+    from rich.console import Console
+
+    console = Console(stderr=True)  # stdout keeps the one summary line; no bar when piped
     try:
-        with Progress(*columns, transient=True) as progress:
+        with Progress(*columns, console=console, transient=True,
+                      disable=not console.is_terminal) as progress:
             task = progress.add_task("exporting", total=None)
             result = run_export(
                 directory,

@@ -73,7 +73,25 @@ class _ModelTerms:
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
 
 
+# _terms depends on the model, the quantizations and the query only, not on the card: a card
+# page asks it for every model, and the next card's page (an export: 850 of them) asks again.
+_TERMS_MEMO: dict[tuple[int, tuple[str, ...], Query], tuple[Model, _ModelTerms]] = {}
+TERMS_MEMO_SIZE = 8192  # entries (a few kB each); emptied when full
+
+
 def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
+    key = (id(model), tuple(quants), query)
+    held = _TERMS_MEMO.get(key)
+    if held is not None and held[0] is model:  # the same object, not one at a reused address
+        return held[1]
+    terms = _model_terms(model, quants, query)
+    if len(_TERMS_MEMO) >= TERMS_MEMO_SIZE:
+        _TERMS_MEMO.clear()
+    _TERMS_MEMO[key] = (model, terms)
+    return terms
+
+
+def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     context, kv_type, test = query.context, query.kv_type, query.test
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = [runtime.weights_bytes(model, q) for q in quants]

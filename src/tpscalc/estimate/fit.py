@@ -10,9 +10,12 @@ not more compressed than the quality floor, vectorised over all cards at once (n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:  # numpy.typing costs ~20 ms to import; annotations only
+    from numpy.typing import ArrayLike, NDArray
 
 from tpscalc.estimate.types import FitLabel
 

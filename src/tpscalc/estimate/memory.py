@@ -7,9 +7,8 @@ MLA 16k ctx before V-less caching: 2074 MiB; gemma3 4B 128k ctx with sliding win
 """
 from __future__ import annotations
 
-from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
 from tpscalc.catalog.schema import Architecture, Quantization
+from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
 from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
@@ -37,7 +36,7 @@ APPROX_VOCAB = 128_256
 
 def kv_bytes_per_element(kv_type: str = "f16") -> float:
     """Bytes per cached value: f16 2, q8_0 34/32, q4_0 18/32 (GGML_QUANT_SIZES block/bytes)."""
-    block, size = GGML_QUANT_SIZES[GGMLQuantizationType[kv_type.upper()]]
+    block, size = ggml_block_sizes()[kv_type.upper()]
     return size / block
 
 

@@ -25,12 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
-Floats = NDArray[np.float64]  # one value per row (card or model)
+if TYPE_CHECKING:  # numpy.typing costs ~20 ms to import; annotations only
+    from numpy.typing import ArrayLike, NDArray
+
+    Floats = NDArray[np.float64]  # one value per row (card or model)
 
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (

@@ -4,8 +4,8 @@ A llama.cpp file type is a *mix*: `llama-quantize` picks a ggml type per tensor 
 its layer and the model's shape (`llama_tensor_get_type` in llama.cpp's src/llama-quant.cpp,
 https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp). This module restates
 those rules for the tensors of `tensors.tensor_inventory` and sizes each tensor with the block
-size and block bytes of `gguf.constants.GGML_QUANT_SIZES`. Sizes are bytes; the GiB that
-llama-bench prints is bytes / 2^30.
+size and block bytes of gguf's `GGML_QUANT_SIZES`, as copied into the catalog's ggml_types.json
+(no gguf import at run time). Sizes are bytes; the GiB that llama-bench prints is bytes / 2^30.
 """
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
 from tpscalc.catalog.schema import Architecture, Quantization
+from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensors import TensorSpec, active_fraction, tensor_inventory
 
 # llama_ftype_get_default_type() in src/llama-quant.cpp: the ggml type a file type starts from.
@@ -65,12 +64,12 @@ def canonical_ftype(ftype: str) -> str:
 
 def ggml_type_bytes(ggml_type: str, n_elements: int) -> float:
     """Bytes of `n_elements` values stored as `ggml_type` (block size, block bytes from gguf)."""
-    block, size = GGML_QUANT_SIZES[GGMLQuantizationType[ggml_type]]
+    block, size = ggml_block_sizes()[ggml_type]
     return n_elements * size / block
 
 
 def _block_size(ggml_type: str) -> int:
-    return GGML_QUANT_SIZES[GGMLQuantizationType[ggml_type]][0]
+    return ggml_block_sizes()[ggml_type][0]
 
 
 @dataclass(frozen=True)

@@ -211,17 +211,21 @@ def scatter_chart(
     top = max(p[1] for p in pts) * 1.1
     sy = _scale(0, top, HEIGHT - BOTTOM, TOP, log=False)
     ticks = [(sy(top * i / 4), y_fmt(top * i / 4)) for i in range(5)]
-    body = []
+    # One group per mark, the shared attributes on the group; a mark drawn where the same mark
+    # already is (cards of one memory size and speed) is left out: it would look the same.
+    circles: dict[str, None] = {}
+    squares: dict[str, None] = {}
     for mem, tps, comfortable, _ in pts:
         cx, cy = sx(mem), sy(tps)
-        body.append(
-            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="#1f4e8c"/>'
-            if comfortable
-            else (
-                f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6" fill="none" '
-                f'stroke="#8a4b08" stroke-width="1.5"/>'
-            )
-        )
+        if comfortable:
+            circles[f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3"/>'] = None
+        else:
+            squares[f'<rect x="{cx - 3:.1f}" y="{cy - 3:.1f}" width="6" height="6"/>'] = None
+    body = []
+    if circles:
+        body.append(f'<g fill="#1f4e8c">{"".join(circles)}</g>')
+    if squares:
+        body.append(f'<g fill="none" stroke="#8a4b08" stroke-width="1.5">{"".join(squares)}</g>')
     for mem in sorted({p[0] for p in pts})[:: max(1, len({p[0] for p in pts}) // 8)]:
         body.append(
             f'<text x="{sx(mem):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'

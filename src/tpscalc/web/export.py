@@ -1,5 +1,8 @@
 """Write the whole site as static files with relative links (every page at default settings).
 
+A model or card page holds its table's first page of rows; every row is in one data file per
+report, shared by the languages (static_data.py), that the page's script pages and searches.
+
 The site is written into a temporary folder next to the target and moved into place at the end,
 so an interrupted export leaves no half-written site. The estimates behind a model or card page
 are made once for all languages (only the texts differ), and with several cores the pages are
@@ -18,7 +21,7 @@ from pathlib import Path
 from tpscalc.catalog import store
 from tpscalc.i18n import LANGUAGES
 from tpscalc.report.request import ReportRequest
-from tpscalc.web import pages, reports
+from tpscalc.web import pages, reports, static_data
 from tpscalc.web.render import page_file, render_page
 
 Unit = tuple[str, str]  # (kind, slug): "root", "index" (slug = language), "model", "card"
@@ -66,6 +69,9 @@ def _render_unit(unit: Unit, languages: Sequence[str]) -> Iterator[tuple[str, st
     else:
         page = pages.model_page if kind == "model" else pages.card_page
         reports.prime(kind, slug, ReportRequest(), languages)
+        report = (reports.model_report if kind == "model" else reports.card_report)(
+            slug, ReportRequest(lang=languages[0]))
+        yield static_data.rows_path(kind, slug), static_data.rows_script(kind, report)
         for lang in languages:
             path = f"/{lang}/{kind}s/{slug}"
             yield path, page(slug, ReportRequest(lang=lang), path, export=True)
@@ -73,14 +79,24 @@ def _render_unit(unit: Unit, languages: Sequence[str]) -> Iterator[tuple[str, st
 
 
 def write_unit(directory: Path, unit: Unit, languages: Sequence[str]) -> int:
-    """Write the pages of `unit` under `directory`; returns how many."""
+    """Write the pages of `unit` (and its table's data file) under `directory`; returns how many
+    pages."""
     count = 0
-    for path, html in _render_unit(unit, languages):
+    for path, text in _render_unit(unit, languages):
         target = directory / page_file(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(html, encoding="utf-8")
-        count += 1
+        target.write_text(text, encoding="utf-8")
+        count += not path.startswith("/static/")
     return count
+
+
+def write_dictionaries(directory: Path, languages: Sequence[str]) -> int:
+    """Write each language's dictionary for the tables' script; returns how many files."""
+    for lang in languages:
+        target = directory / page_file(static_data.dictionary_path(lang))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(static_data.dictionary_script(lang), encoding="utf-8")
+    return len(languages)
 
 
 def copy_static(directory: Path) -> int:
@@ -165,7 +181,7 @@ def export_site(
     try:
         written = _write_all(work, todo, langs, jobs or os.cpu_count() or 1,
                              advance or (lambda _n: None))
-        statics = copy_static(work)
+        statics = copy_static(work) + write_dictionaries(work, langs)
         work.chmod(0o755)  # mkdtemp makes it private; a site folder is readable like the others
         _move_into_place(work, directory)
     except BaseException:  # an interrupt too: no half-written site stays behind

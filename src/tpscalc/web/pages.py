@@ -34,6 +34,7 @@ from tpscalc.web.errors import WebError
 from tpscalc.web.page_cache import cached_html
 from tpscalc.web.params import request_from
 from tpscalc.web.render import render_page
+from tpscalc.web.static_data import dictionary_path, rows_path
 from tpscalc.web.views import model_context
 
 router = APIRouter(include_in_schema=False)
@@ -102,13 +103,17 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
     }
 
 
-def paging(rows: list[Any], request: ReportRequest, path: str, export: bool) -> dict[str, Any]:
+def paging(rows: list[Any], request: ReportRequest, path: str, export: bool,
+           data_path: str = "") -> dict[str, Any]:
     """The table rows this page shows and the links to the pages around it.
 
-    A static export shows every row (its links carry no query string); a page number past the
-    last shows the last page."""
+    A static export shows the first page's rows and names the file with every row
+    (`data_path`, see static_data.py) that the page's script pages and searches; a page number
+    past the last shows the last page."""
     if export:
-        return {"page_rows": rows, "page": 1, "pages": 1, "page_links": {}}
+        return {"page_rows": rows[:ROWS_PER_PAGE], "page": 1, "pages": 1, "page_links": {},
+                "static_table": {"rows": data_path, "dictionary": dictionary_path(request.lang),
+                                 "total": len(rows), "per_page": ROWS_PER_PAGE}}
     pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
     page = min(request.filters.page, pages)
     start = (page - 1) * ROWS_PER_PAGE
@@ -121,7 +126,7 @@ def paging(rows: list[Any], request: ReportRequest, path: str, export: bool) -> 
              "next": link(page + 1) if page < pages else None,
              "last": link(pages) if page < pages else None}
     return {"page_rows": rows[start:start + ROWS_PER_PAGE], "page": page, "pages": pages,
-            "page_links": links}
+            "page_links": links, "static_table": None}
 
 
 def _query_text(query: dict[str, str]) -> str:
@@ -144,7 +149,7 @@ def model_page(
         path,
         export=export,
         report=report,
-        **paging(report.get("rows") or [], request, path, export),
+        **paging(report.get("rows") or [], request, path, export, rows_path("model", slug)),
         **model_context(report, request.lang),
         **form_options(request, model_context_limit(model)),
     )
@@ -158,7 +163,8 @@ def card_page(
     template = "_partials/card_results.html" if partial else "card.html"
     return render_page(
         request.lang, template, path, export=export, report=report,
-        **paging(report.get("rows") or [], request, path, export), **form_options(request)
+        **paging(report.get("rows") or [], request, path, export, rows_path("card", slug)),
+        **form_options(request)
     )
 
 

@@ -18,12 +18,16 @@ def N_(message: str) -> str:
     return message
 
 
+def tps_digits(value: float) -> int:
+    """Decimals that give a speed three significant figures ("226", "94.9", "8.12")."""
+    return 0 if value >= 100 else 1 if value >= 10 else 2
+
+
 def tokens_per_s(value: float | None, lang: str) -> str:
     """A speed with three significant figures ("226", "94.9", "8.12"), localised."""
     if value is None:
         return "—"
-    digits = 0 if value >= 100 else 1 if value >= 10 else 2
-    return format_number(value, lang, digits)
+    return format_number(value, lang, tps_digits(value))
 
 
 def parameters(count: float | None, lang: str) -> str:

@@ -101,7 +101,8 @@ def prime(kind: str, slug: str, request: ReportRequest, languages: Sequence[str]
     The estimates are made once (only the texts depend on the language) and each language's
     report is kept in the cache, where `model_report` / `card_report` find it."""
     request = _whole(request)
-    if kind == "model":
+    if kind == "model":  # the key model_report_bytes looks under: within the model's limit
+        request = for_model(find_model(slug), request)
         from tpscalc.report.model_report import build_model_reports
 
         built: Sequence[Any] = build_model_reports(find_model(slug), request, languages)

@@ -55,20 +55,145 @@
   form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
   form.classList.add("live");
 
-  // A static export has no server to ask: the search hides the table rows it does not match.
-  // The form stays hidden without JavaScript, where it could do nothing.
+  // A static export has no server to ask. The page holds the table's first rows; every row is
+  // in a data file (static_data.py) that this loads to page through and search all of them.
+  // Without JavaScript the form stays hidden (it could do nothing) and a note says how many
+  // rows the first page shows; should the data not load, the search filters the rows shown.
   function staticSearch(form, results) {
     var input = form.querySelector("input[type=search]");
-    var rows = results.querySelectorAll("tbody tr");
-    function filter() {
+    var table = results.querySelector("table[data-rows]");
+    var visible = results.querySelectorAll("tbody tr");
+    function filterShown() {
       var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-      Array.prototype.forEach.call(rows, function (row) {
+      Array.prototype.forEach.call(visible, function (row) {
         var text = row.textContent.toLowerCase();
         row.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
       });
     }
+    var search = filterShown;
     form.hidden = false;
-    input.addEventListener("input", filter);
-    form.addEventListener("submit", function (event) { event.preventDefault(); filter(); });
+    input.addEventListener("input", function () { search(); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); search(); });
+    if (!table) { return; }
+    var pending = 2;
+    function loaded() {
+      pending -= 1;
+      var data = window.tpscalcData || {};
+      if (pending === 0 && data.dict && data.rows) {
+        search = staticTable(table, input, data.dict, data.rows);
+        search();
+      }
+    }
+    [table.dataset.dictionary, table.dataset.rows].forEach(function (src) {
+      var tag = document.createElement("script");
+      tag.src = src;
+      tag.onload = loaded;
+      document.head.appendChild(tag);
+    });
+  }
+
+  // Renders the rows of `data` into `table`, a page at a time, as the server renders them.
+  function staticTable(table, input, dict, data) {
+    var words = dict.words;
+    var perPage = parseInt(table.dataset.perPage, 10) || 50;
+    var kind = data.kind;
+    var body = table.tBodies[0];
+    var page = 1;
+    var chosen = data.rows;
+    function esc(text) {
+      return String(text).replace(/[&<>"']/g, function (c) {
+        return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+      });
+    }
+    function num(text) {  // the server's "1,234.5" in the page language's marks
+      if (text === null || text === undefined) { return "—"; }
+      return text.replace(/[,.]/g, function (c) {
+        return c === "," ? dict.separators[0] : dict.separators[1];
+      });
+    }
+    function speed(d) {
+      if (!d) { return "—"; }
+      var html = "<strong>" + esc(num(d[0])) + '</strong> <span class="unit">tok/s</span>\n' +
+        '<span class="range">' + esc(num(d[1])) + "–" + esc(num(d[2])) + " · " +
+        esc(words.confidence[d[3]]) + "</span>\n";
+      if (d.length > 4) {
+        html += '<span class="measured">' + esc(words.measured) + ": " + esc(num(d[4])) +
+          "</span>";
+      }
+      return html;
+    }
+    function fit(index, shortBy) {
+      var html = '<span class="fit fit-' + esc(words.fits[index]) + '">' + esc(words.fit[index]) +
+        "</span>\n";
+      if (shortBy) {
+        html += '<span class="short">' + esc(words.short.replace("%(gib)s", num(shortBy))) +
+          "</span>";
+      }
+      return html;
+    }
+    function modelRow(r) {  // a card: [card, decode, needs, quant, fit, short by, prompt]
+      var c = dict.cards[r[0]];
+      return '<tr class="fit-' + esc(words.fits[r[4]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
+        '  <td><a href="../cards/' + esc(c[0]) + '.html">' + esc(c[1]) +
+        '</a> <span class="vendor">' + esc(c[2]) + "</span></td>\n" +
+        '  <td class="n">' + esc(c[3]) + '</td><td class="n">' + esc(c[4]) + "</td>\n" +
+        "  <td>" + esc(c[5]) + '</td><td class="n">' + esc(num(r[2])) + "</td>\n" +
+        "  <td>" + esc(r[3] || "—") + "</td><td>" + fit(r[4], r[5]) + "</td>\n" +
+        '  <td class="n">' + esc(num(r[6])) + "</td>\n</tr>";
+    }
+    function cardRow(r) {  // a model: [model, decode, needs, approximated, quant, fit, short, prompt]
+      var m = dict.models[r[0]];
+      return '<tr class="fit-' + esc(words.fits[r[5]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
+        '  <td><a href="../models/' + esc(m[0]) + '.html">' + esc(m[1]) +
+        '</a> <span class="vendor">' + esc(m[2]) + "</span></td>\n" +
+        '  <td class="n">' + esc(m[3]) + "</td><td>" + esc(m[4]) + "</td>\n" +
+        '  <td class="n">' + esc(num(r[2])) + (r[3] ? ' <abbr title="' +
+        esc(words.approximated) + '">≈</abbr>' : "") + "</td>\n" +
+        "  <td>" + esc(r[4] || "—") + "</td><td>" + fit(r[5], r[6]) + "</td>\n" +
+        '  <td class="n">' + esc(num(r[7])) + "</td>\n</tr>";
+    }
+    function text(r) {
+      var who = kind === "model" ? dict.cards[r[0]] : dict.models[r[0]];
+      return (who[1] + " " + who[2] + " " + (kind === "model" ? r[3] : r[4])).toLowerCase();
+    }
+    var texts = data.rows.map(text);
+    var columns = table.tHead.rows[0].cells.length;
+    var nav = document.createElement("nav");
+    nav.className = "pager";
+    nav.setAttribute("aria-label", words.pages);
+    var previous = document.createElement("button");
+    var where = document.createElement("span");
+    var next = document.createElement("button");
+    previous.type = next.type = "button";
+    previous.textContent = "‹ " + words.previous;
+    next.textContent = words.next + " ›";
+    where.className = "where";
+    nav.appendChild(previous); nav.appendChild(where); nav.appendChild(next);
+    table.parentNode.parentNode.insertBefore(nav, table.parentNode.nextSibling);
+    var note = table.parentNode.parentNode.querySelector(".static-more");
+    if (note) { note.hidden = true; }
+    function show() {
+      var pages = Math.max(1, Math.ceil(chosen.length / perPage));
+      page = Math.min(Math.max(page, 1), pages);
+      var rows = chosen.slice((page - 1) * perPage, page * perPage);
+      body.innerHTML = rows.length ? rows.map(kind === "model" ? modelRow : cardRow).join("\n")
+        : '<tr><td colspan="' + columns + '">' +
+          esc(kind === "model" ? words.no_card : words.no_model) + "</td></tr>";
+      where.textContent = words.page.replace("%(page)s", num(String(page)))
+        .replace("%(pages)s", num(String(pages)));
+      previous.disabled = page <= 1;
+      next.disabled = page >= pages;
+      nav.hidden = pages <= 1;
+    }
+    previous.addEventListener("click", function () { page -= 1; show(); });
+    next.addEventListener("click", function () { page += 1; show(); });
+    return function search() {
+      var needles = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      chosen = data.rows.filter(function (r, i) {
+        return needles.every(function (w) { return texts[i].indexOf(w) >= 0; });
+      });
+      page = 1;
+      show();
+    };
   }
 }());

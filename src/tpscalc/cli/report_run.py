@@ -1,0 +1,89 @@
+"""What `tpscalc model` and `tpscalc card` do once their arguments are parsed, without Typer:
+the Typer commands (report_cmds.py) and the fast path (fast.py) both call these."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tpscalc.cli import jsonout
+from tpscalc.cli.output import echo, fail
+from tpscalc.report.request import ReportRequest
+
+
+def input_errors() -> tuple[type[Exception], ...]:
+    """tpscalc.api.INPUT_ERRORS without importing tpscalc.api (a test keeps them equal)."""
+    from tpscalc.catalog.lookup import NameNotFoundError
+    from tpscalc.estimate.query import EstimateInputError
+
+    return (EstimateInputError, NameNotFoundError)
+
+
+def print_json(data: Any) -> None:
+    """The report as `tpscalc ... --json` prints it."""
+    echo(jsonout.dumps(data))
+
+
+def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
+              as_json: bool = False, wide: bool = False, gguf: Path | None = None,
+              config: Path | None = None, config_index: Path | None = None,
+              hf: str | None = None, here: bool = False) -> None:
+    """`tpscalc model`: the model report as a table or JSON."""
+    # The plain `tpscalc model NAME` path imports only the report builder: tpscalc.api (model
+    # files, the Hub client, machine detection) is for the other paths.
+    from tpscalc.report.model_report import build_model_report, model_report
+    from tpscalc.report.serialize import report_json
+
+    if here:
+        from tpscalc.cli.file_options import here_card
+
+    cards = [here_card(None)] if here else None
+    sources: dict[str, str] | None = None
+    try:
+        if gguf or config or hf or not name or cards:
+            from tpscalc import api
+
+            sm = api.sourced_model(name, gguf=gguf, config=config, config_index=config_index,
+                                   hf=hf)
+            api.check_file_request(sm, request)
+            report = build_model_report(sm.model, request, cards=cards)
+            sources = sm.sources if (gguf or config or hf) else None
+        else:
+            report = model_report(name, request)
+    except input_errors() as exc:
+        fail(str(exc))
+    if as_json:
+        data = report_json(report)
+        if sources:
+            data["sources"] = sources
+        print_json(data)
+        return
+    from tpscalc.cli.render import render_model_report
+
+    render_model_report(report, full=not brief, wide=wide)
+    if sources:
+        echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
+
+
+def run_card(name: str | None, request: ReportRequest, *, as_json: bool = False,
+             wide: bool = False, here: bool = False) -> None:
+    """`tpscalc card`: the card report as a table or JSON."""
+    from tpscalc.report.card_report import build_card_report, card_report
+    from tpscalc.report.serialize import report_json
+
+    if not name and not here:
+        fail("give a card name (or --here)")
+    try:
+        if here:
+            from tpscalc.cli.file_options import here_card
+
+            report = build_card_report(here_card(name), request)
+        else:
+            report = card_report(str(name), request)
+    except input_errors() as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report_json(report))
+        return
+    from tpscalc.cli.render import render_card_report
+
+    render_card_report(report, wide=wide)

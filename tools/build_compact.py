@@ -1,0 +1,35 @@
+"""Write src/tpscalc/catalog/data/catalog.pickle: the validated cards and models of cards.json
+and models.json as plain rows (pickle protocol 5), with the CRC-32 of both files. The store
+loads it without parsing 3 MB of JSON or validating 1,700 records again, and ignores it when
+the JSON has changed since. Deterministic; a test rebuilds it and compares bytes.
+Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
+"""
+from __future__ import annotations
+
+import pickle
+import pickletools
+import sys
+from pathlib import Path
+
+from tpscalc.catalog import store
+
+OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data" / store.COMPACT_FILE
+
+
+def build() -> bytes:
+    """The file's exact content."""
+    data = {"generated_by": "tools/build_compact.py", "crc32": store.source_crcs(),
+            "cards": store.compact_rows(store.validated_cards()),
+            "models": store.compact_rows(store.validated_models())}
+    return pickletools.optimize(pickle.dumps(data, protocol=5))
+
+
+def main() -> int:
+    content = build()
+    OUT.write_bytes(content)
+    print(f"wrote {OUT.name}: {len(content):,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
