@@ -209,7 +209,7 @@ SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                    *SPEED_TEST_PARAMS, *RIG_PARAMS)
-ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI's estimate prints its table in a language
+ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI prints its table in a language
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 
 
