@@ -71,10 +71,12 @@ U_MIN = 0.5
 BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
 # Candidate shares w of prompt work timed by the tensor rate (speed.combined_tflops).
 TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
+# Prompt rows at or above this share of their weight-streaming bound are left out of the ε fit.
+FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
 ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
-MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b|", "dq|", "att", "main|")
@@ -188,8 +190,17 @@ def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float) -> 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share) * 1e12
+    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
+
+
+def _streaming_bound(o: Obs) -> bool:
+    """True for a prompt row within FLOOR_SHARE of its weight-streaming bound at the spec
+    bandwidth: every micro-batch reads all the weights (a MoE's experts too: with hundreds of
+    tokens a batch touches nearly every expert), so its speed says nothing about ε."""
+    passes = -(-o.prompt_tokens // speed.DEFAULT_UBATCH)
+    bound_tps = o.prompt_tokens / (passes * o.weights_bytes / (o.card.bandwidth_gb_s * 1e9))
+    return o.tokens_per_s >= FLOOR_SHARE * bound_tps
 
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
@@ -199,8 +210,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
 
     Only the target depends on w, k and b_min (through the roofline), so every combination is
     one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
-    of least residual plus ridge penalty (ties, e.g. Apple where T = F, to the largest w) and
-    that objective.
+    whose fit without device offsets has the least residual plus ridge penalty (ties, e.g.
+    Apple where T = F, to the largest w) and that objective.
     """
     cols = _Columns()
     rows, weight = [], []
@@ -225,7 +236,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w) * 1e12 for w in shares] for o in obs])
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized) * 1e12 for w in shares]
+                       for o in obs])
     log_work = np.log([[_prefill_work(o, k, bm) for k, bm in shapes] for o in obs])
     log_tps = np.log([o.tokens_per_s for o in obs])
     # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
@@ -233,7 +245,13 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
-    objective = np.sum((a @ coef - b) ** 2, axis=0).reshape(ns, nw)
+    # The shape and rate are chosen as they do on an unseen device: by the residual of the fit
+    # without device offsets (with them, a device of two rows absorbs any rate and every w fits).
+    keep = [j for k, j in cols.index.items() if not k.startswith("d|")]
+    rows_sel = [i for i in range(a.shape[0]) if i < n or np.any(a[i, keep])]
+    a_sel = a[np.ix_(rows_sel, keep)]
+    coef_sel = np.linalg.lstsq(a_sel, b[rows_sel], rcond=None)[0]
+    objective = np.sum((a_sel @ coef_sel - b[rows_sel]) ** 2, axis=0).reshape(ns, nw)
     out = []
     for si in range(ns):
         best = min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
@@ -250,7 +268,8 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     expert batch ("moe_batch"), chosen on grids by the summed objective; each backend's tensor
     share w on a 0.05 grid.
     """
-    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
+    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))
+           and not _streaming_bound(o)]
     newest = _newest_era(obs)
     # The quantized-weights term only where a backend has both kinds (else it is unidentified).
     mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
@@ -400,7 +419,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         [o.card],
         o.backend,
         cal,
-        weights_bytes=o.read_bytes,
+        weights_bytes=o.weights_bytes,
         quantized=o.quantized,
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,

@@ -44,6 +44,7 @@ from tpscalc.estimate.speed_terms import (
     dequant_class,
     efficiency_class,
     moe_gemm_flops_per_token,
+    prompt_matrix_tflops,
     shader_tflops,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
@@ -315,10 +316,11 @@ def card_tflops(card: Card) -> float | None:
     return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
-def card_prefill_tflops(card: Card, tensor_share: float) -> float:
+def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
-    NaN if unknown."""
-    tensor = card_tflops(card)
+    NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels
+    (speed_terms.prompt_matrix_tflops)."""
+    tensor = prompt_matrix_tflops(card, quantized)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
@@ -347,8 +349,11 @@ def prefill_estimates(
     (speed_terms) charge MoE expert GEMMs of few rows at a whole tile.
     """
     ps = [card_params(c, backend, cal) for c in cards]
+    quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
     tf = np.array(
-        [card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float
+        [card_prefill_tflops(c, p.prefill_tensor_share, bool(q))
+         for c, p, q in zip(cards, ps, quant)],
+        float,
     )
     factor = np.where(
         np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
