@@ -51,7 +51,12 @@ from tpscalc.estimate.calibration import (
     family_key,
     measured_key,
 )
-from tpscalc.estimate.speed_terms import dequant_class, efficiency_class, shader_tflops
+from tpscalc.estimate.speed_terms import (
+    dequant_class,
+    device_class,
+    efficiency_class,
+    shader_tflops,
+)
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
 LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
@@ -64,6 +69,7 @@ OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's ne
 # per-kernel launch cost. Metal's 2023 and 2024 rows show no such step, so they are pooled.
 ERA_BACKENDS = frozenset({"cuda"})
 BAND_QUANTILES = (0.075, 0.925)  # nominal 85 % interval, see the module docstring
+BAND_MIN_CLASS_ROWS = 20  # cross-validated rows a device class needs for its own prefill band
 # Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
 # serve part of the reads or where the overhead term takes time from the bandwidth term.
 U_MIN = 0.5
@@ -462,21 +468,36 @@ def by_family(o: Obs) -> str:
 
 
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
-    """Decode and prefill bands per confidence level from three cross-validations, pooled."""
+    """Decode and prefill bands per confidence level from three cross-validations, pooled.
+
+    Prefill also gets a band per level and device class ("low|Apple") where that class has at
+    least BAND_MIN_CLASS_ROWS cross-validated rows: one pooled band has to cover Apple (prompt
+    speeds within a few % of the fit) and GDDR and HBM cards (tens of %) at once, so it is
+    honest only by being wide everywhere.
+    """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
         for o, pred, conf in cross_validate(obs, grouping):
             if np.isfinite(pred) and pred > 0:
                 ratios[(o.kind, conf)].append(o.tokens_per_s / pred)
+                if o.kind == "prefill":
+                    ratios[(o.kind, f"{conf}|{device_class(o.card)}")].append(
+                        o.tokens_per_s / pred)
     out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
     for i, kind in enumerate(("decode", "prefill")):
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [0.6, 1.5]
-            lo, hi = np.quantile(r, BAND_QUANTILES)
-            out[i][level] = Band(
-                round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(r)
-            )
+            out[i][level] = _band_of(r)
+    for (kind, key), r in sorted(ratios.items()):
+        if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
+            out[1][key] = _band_of(r)
     return out
+
+
+def _band_of(ratios: Sequence[float]) -> Band:
+    """The BAND_QUANTILES of measured ÷ predicted, widened to contain 1."""
+    lo, hi = np.quantile(ratios, BAND_QUANTILES)
+    return Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(ratios))
 
 
 def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:

@@ -13,11 +13,12 @@ Prefill is compute-bound with a bandwidth floor (the weights are read once per m
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the GEMM
 rate; an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
-T is the card's dense FP16 matrix (tensor) rate, F its FP32 shader rate. llama.cpp's quantized
-prompt kernels (MMQ, ggml-cuda/mmq.cuh) do the multiply-adds on the matrix units but unpack
-the quantized blocks and scale the results on the ordinary ALUs, so a prompt costs time on
-both: w (per backend) is the share of the work that scales with T. One rate cannot describe
-both a GeForce card (F = T/2) and an A100 or H100 (F ≈ T/16).
+T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
+quantized weights on NVIDIA the int8 tensor-core rate MMQ uses (ggml-cuda/mmq.cuh; DP4A on
+Pascal), for F16 the full FP16 tensor rate; F is the FP32 shader rate, on which the quantized
+blocks are unpacked; w (per backend) is the share of the work that scales with T. The floor
+reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens touches nearly
+every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
 """
 from __future__ import annotations
@@ -42,6 +43,7 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.speed_terms import (
     dequant_class,
+    device_class,
     efficiency_class,
     moe_gemm_flops_per_token,
     prompt_matrix_tflops,
@@ -243,6 +245,13 @@ def _band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
+def prefill_band(cal: Calibration, level: str, card: Card) -> Band:
+    """The prefill range at a confidence level: the card's device class's own band where the
+    calibration has one ("low|Apple"), else the level's."""
+    return cal.prefill_bands.get(f"{level}|{device_class(card)}") or _band(cal.prefill_bands,
+                                                                           level)
+
+
 # ---- public estimates ------------------------------------------------------------------------
 
 
@@ -383,7 +392,7 @@ def prefill_estimates(
             out.append(None)
             continue
         tps = prompt_tokens / float(total[i])
-        band = _band(cal.prefill_bands, p.prefill_confidence)
+        band = prefill_band(cal, p.prefill_confidence, cards[i])
         bound: Bound = "compute" if compute[i] >= floor[i] else "bandwidth"
         out.append(
             PrefillEstimate(
