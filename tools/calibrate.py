@@ -12,12 +12,16 @@ measurement moves its own η but little else; terms that come out negative are d
 fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer overhead (they had
 no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own per-token term;
 estimates use the newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε +
-offsets, where the roofline rate mixes the tensor and FP32 shader rates, 1 / (w/T + (1 − w)/F),
-with the share w per backend chosen on a grid, attention at k × that rate (k per backend where
-it has deep prompts, else shared) and MoE expert GEMMs charged at least a tile of b_min rows
-(b_min shared), both on grids (estimate/speed.py).
+offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt kernels use (int8
+tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F),
+with the share w per backend chosen on a grid by the fit without family and device offsets;
+rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
+attention at k × that rate (k per backend where it has deep prompts, else shared) and MoE
+expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
+(estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
-cross-validation, pooled by the confidence level the prediction reported: a nominal 85 %
+cross-validation, pooled by the confidence level the prediction reported (prefill also per
+device class where it has 20 rows): a nominal 85 %
 interval, because on devices left out of the fit the share inside runs a few points below
 nominal (a 10th–90th band held 79 % of the held-out rows).
 """
@@ -196,8 +200,15 @@ def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float) -> 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized) * 1e12
+    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o)) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
+
+
+def _mmq(o: Obs) -> bool:
+    """True for a row whose build ran quantized prompt GEMMs on int8 tensor cores: 2025 builds
+    (MMQ the default from June 2024, llama.cpp PR #8075; 2024 rows are dated by year only and
+    the 2024 tables predate it)."""
+    return o.era >= 2
 
 
 def _streaming_bound(o: Obs) -> bool:
@@ -216,7 +227,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
 
     Only the target depends on w, k and b_min (through the roofline), so every combination is
     one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
-    whose fit without device offsets has the least residual plus ridge penalty (ties, e.g.
+    whose fit without family and device offsets (as on an unseen family) has the least
+    residual plus ridge penalty (ties, e.g.
     Apple where T = F, to the largest w) and that objective.
     """
     cols = _Columns()
@@ -242,8 +254,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized) * 1e12 for w in shares]
-                       for o in obs])
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
+                        for w in shares] for o in obs])
     log_work = np.log([[_prefill_work(o, k, bm) for k, bm in shapes] for o in obs])
     log_tps = np.log([o.tokens_per_s for o in obs])
     # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
@@ -251,9 +263,9 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
-    # The shape and rate are chosen as they do on an unseen device: by the residual of the fit
-    # without device offsets (with them, a device of two rows absorbs any rate and every w fits).
-    keep = [j for k, j in cols.index.items() if not k.startswith("d|")]
+    # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
+    # without family and device offsets (with them, a device of two rows absorbs any rate).
+    keep = [j for k, j in cols.index.items() if not k.startswith(("d|", "f|"))]
     rows_sel = [i for i in range(a.shape[0]) if i < n or np.any(a[i, keep])]
     a_sel = a[np.ix_(rows_sel, keep)]
     coef_sel = np.linalg.lstsq(a_sel, b[rows_sel], rcond=None)[0]
@@ -430,6 +442,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,
+        int8_mmq=_mmq(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(

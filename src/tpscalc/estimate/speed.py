@@ -325,11 +325,13 @@ def card_tflops(card: Card) -> float | None:
     return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
-def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True) -> float:
+def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
+                        int8_mmq: bool = True) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
-    NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels
-    (speed_terms.prompt_matrix_tflops)."""
-    tensor = prompt_matrix_tflops(card, quantized)
+    NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
+    `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
+    estimates are for current builds)."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
@@ -348,6 +350,7 @@ def prefill_estimates(
     attention_flops_per_token: ArrayLike = 0.0,
     expert_params: ArrayLike = 0.0,
     expert_batch: ArrayLike = np.inf,
+    int8_mmq: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -355,12 +358,13 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile.
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
+    replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     ps = [card_params(c, backend, cal) for c in cards]
     quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
     tf = np.array(
-        [card_prefill_tflops(c, p.prefill_tensor_share, bool(q))
+        [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
          for c, p, q in zip(cards, ps, quant)],
         float,
     )

@@ -75,7 +75,7 @@ _GEFORCE_HALVED = ("Turing", "Ampere", "Ada Lovelace", "Blackwell 2.0")
 DP4A_PER_FP32 = 4.0
 
 
-def prompt_matrix_tflops(card: Card, quantized: bool) -> float | None:
+def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> float | None:
     """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
 
     NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
@@ -83,6 +83,8 @@ def prompt_matrix_tflops(card: Card, quantized: bool) -> float | None:
     Volta (FP16-only tensor cores) and GP100 (no DP4A) dequantize to FP16 for cuBLAS. F16
     weights run cuBLAS at the full FP16 tensor rate. Other vendors: the catalog's dense
     matrix (FP16) rate. The FP32 shader work beside it is speed.combined_tflops's.
+    `int8_mmq=False`: builds before llama.cpp made MMQ the default on tensor-core cards
+    (PR #8075, June 2024), which dequantized to FP16 for cuBLAS there.
     """
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
@@ -94,7 +96,7 @@ def prompt_matrix_tflops(card: Card, quantized: bool) -> float | None:
     if not quantized:
         return tensor
     if has_tensor and arch.startswith(_INT8_MMA):
-        return 2.0 * tensor
+        return 2.0 * tensor if int8_mmq else tensor
     fp32 = card.tflops_fp32
     fast_fp16 = (card.tflops_fp16_shader or 0.0) >= (fp32 or math.inf)
     if not has_tensor and fp32 and (arch == "Pascal" and not fast_fp16 or arch == "Turing"):
