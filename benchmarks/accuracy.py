@@ -5,7 +5,7 @@
 For each device (card name) in the measured data: refit the calibration without it (its
 bands too, unless --no-nested; --committed-bands takes them from the committed
 calibration.json, which `tools/calibrate.py --check` keeps equal to the full fit's: the same
-figures as --no-nested in half the time), predict its rows, compare. Baselines on the same rows:
+figures as --no-nested in seconds), predict its rows, compare. Baselines on the same rows:
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
 
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--committed-bands",
         action="store_true",
         help="take the range bands from the committed calibration.json (same as --no-nested "
-             "while it is up to date; half the time)",
+             "while it is up to date; seconds)",
     )
     args = ap.parse_args(argv)
     obs = load_observations(extra=not args.main_only)
