@@ -1,9 +1,11 @@
 """Accuracy of the speed model by leave-one-device-out cross-validation, beside two baselines.
 
-    python benchmarks/accuracy.py [--no-nested]
+    python benchmarks/accuracy.py [--no-nested | --committed-bands]
 
 For each device (card name) in the measured data: refit the calibration without it (its
-bands too, unless --no-nested), predict its rows, compare. Baselines on the same rows:
+bands too, unless --no-nested; --committed-bands takes them from the committed
+calibration.json, which `tools/calibrate.py --check` keeps equal to the full fit's: the same
+figures as --no-nested in seconds), predict its rows, compare. Baselines on the same rows:
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
 
@@ -27,6 +29,7 @@ import calibrate
 from calibration_data import GIB, Obs, load_observations
 from external import external_table
 
+from tpscalc.estimate import speed
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -66,10 +69,18 @@ def _errors(pred: np.ndarray, meas: np.ndarray) -> np.ndarray:
     return np.abs(pred / meas - 1.0) * 100
 
 
-def lodo(obs: Sequence[Obs], nested: bool) -> list[tuple[Obs, float, float, float, str]]:
+def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False
+         ) -> list[tuple[Obs, float, float, float, str]]:
     """(obs, predicted, low, high, confidence) for every row, its device left out of the fit."""
     out = []
-    full = None if nested else calibrate.bands(obs)
+    if committed_bands:
+        from tpscalc.estimate.calibration_store import calibration
+
+        full: tuple[dict[str, calibrate.Band], dict[str, calibrate.Band]] | None = (
+            calibration().decode_bands, calibration().prefill_bands)
+        nested = False
+    else:
+        full = None if nested else calibrate.bands(obs)
     for dev in sorted({o.card.name for o in obs}):
         train = [o for o in obs if o.card.name != dev]
         cal = calibrate.calibrate(train, with_bands=nested)
@@ -77,8 +88,8 @@ def lodo(obs: Sequence[Obs], nested: bool) -> list[tuple[Obs, float, float, floa
             cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
         for o in (o for o in obs if o.card.name == dev):
             pred, conf = calibrate.predict(cal, o)
-            bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
-            band = bands.get(conf) or calibrate.Band(0.6, 1.5)
+            band = (cal.decode_bands.get(conf) or calibrate.Band(0.6, 1.5)
+                    if o.kind == "decode" else speed.prefill_band(cal, conf, o.card))
             out.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
     return out
 
@@ -234,9 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="take the range bands from the full fit (faster, slightly optimistic)",
     )
+    ap.add_argument(
+        "--committed-bands",
+        action="store_true",
+        help="take the range bands from the committed calibration.json (same as --no-nested "
+             "while it is up to date; seconds)",
+    )
     args = ap.parse_args(argv)
     obs = load_observations(extra=not args.main_only)
-    rows = lodo(obs, nested=not args.no_nested)
+    rows = lodo(obs, nested=not args.no_nested, committed_bands=args.committed_bands)
     print(
         f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
         f"{sum(not o.from_main_csv for o in obs)} from llamacpp_extra_calibration.csv\n"

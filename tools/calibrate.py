@@ -12,12 +12,16 @@ measurement moves its own η but little else; terms that come out negative are d
 fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer overhead (they had
 no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own per-token term;
 estimates use the newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε +
-offsets, where the roofline rate mixes the tensor and FP32 shader rates, 1 / (w/T + (1 − w)/F),
-with the share w per backend chosen on a grid, attention at k × that rate (k per backend where
-it has deep prompts, else shared) and MoE expert GEMMs charged at least a tile of b_min rows
-(b_min shared), both on grids (estimate/speed.py).
+offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt kernels use (int8
+tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F),
+with the share w per backend chosen on a grid by the fit without family and device offsets;
+rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
+attention at k × that rate (k per backend where it has deep prompts, else shared) and MoE
+expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
+(estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
-cross-validation, pooled by the confidence level the prediction reported: a nominal 85 %
+cross-validation, pooled by the confidence level the prediction reported (prefill also per
+device class where it has 20 rows): a nominal 85 %
 interval, because on devices left out of the fit the share inside runs a few points below
 nominal (a 10th–90th band held 79 % of the held-out rows).
 """
@@ -51,7 +55,12 @@ from tpscalc.estimate.calibration import (
     family_key,
     measured_key,
 )
-from tpscalc.estimate.speed_terms import dequant_class, efficiency_class, shader_tflops
+from tpscalc.estimate.speed_terms import (
+    dequant_class,
+    device_class,
+    efficiency_class,
+    shader_tflops,
+)
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
 LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
@@ -64,6 +73,7 @@ OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's ne
 # per-kernel launch cost. Metal's 2023 and 2024 rows show no such step, so they are pooled.
 ERA_BACKENDS = frozenset({"cuda"})
 BAND_QUANTILES = (0.075, 0.925)  # nominal 85 % interval, see the module docstring
+BAND_MIN_CLASS_ROWS = 20  # cross-validated rows a device class needs for its own prefill band
 # Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
 # serve part of the reads or where the overhead term takes time from the bandwidth term.
 U_MIN = 0.5
@@ -71,10 +81,12 @@ U_MIN = 0.5
 BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
 # Candidate shares w of prompt work timed by the tensor rate (speed.combined_tflops).
 TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
+# Prompt rows at or above this share of their weight-streaming bound are left out of the ε fit.
+FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
 ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
-MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b|", "dq|", "att", "main|")
@@ -188,8 +200,24 @@ def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float) -> 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share) * 1e12
+    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o)) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
+
+
+def _mmq(o: Obs) -> bool:
+    """True for a row whose build ran quantized prompt GEMMs on int8 tensor cores: 2025 builds
+    (MMQ the default from June 2024, llama.cpp PR #8075; 2024 rows are dated by year only and
+    the 2024 tables predate it)."""
+    return o.era >= 2
+
+
+def _streaming_bound(o: Obs) -> bool:
+    """True for a prompt row within FLOOR_SHARE of its weight-streaming bound at the spec
+    bandwidth: every micro-batch reads all the weights (a MoE's experts too: with hundreds of
+    tokens a batch touches nearly every expert), so its speed says nothing about ε."""
+    passes = -(-o.prompt_tokens // speed.DEFAULT_UBATCH)
+    bound_tps = o.prompt_tokens / (passes * o.weights_bytes / (o.card.bandwidth_gb_s * 1e9))
+    return o.tokens_per_s >= FLOOR_SHARE * bound_tps
 
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
@@ -199,8 +227,9 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
 
     Only the target depends on w, k and b_min (through the roofline), so every combination is
     one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
-    of least residual plus ridge penalty (ties, e.g. Apple where T = F, to the largest w) and
-    that objective.
+    whose fit without family and device offsets (as on an unseen family) has the least
+    residual plus ridge penalty (ties, e.g.
+    Apple where T = F, to the largest w) and that objective.
     """
     cols = _Columns()
     rows, weight = [], []
@@ -225,7 +254,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w) * 1e12 for w in shares] for o in obs])
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
+                        for w in shares] for o in obs])
     log_work = np.log([[_prefill_work(o, k, bm) for k, bm in shapes] for o in obs])
     log_tps = np.log([o.tokens_per_s for o in obs])
     # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
@@ -233,7 +263,13 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
-    objective = np.sum((a @ coef - b) ** 2, axis=0).reshape(ns, nw)
+    # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
+    # without family and device offsets (with them, a device of two rows absorbs any rate).
+    keep = [j for k, j in cols.index.items() if not k.startswith(("d|", "f|"))]
+    rows_sel = [i for i in range(a.shape[0]) if i < n or np.any(a[i, keep])]
+    a_sel = a[np.ix_(rows_sel, keep)]
+    coef_sel = np.linalg.lstsq(a_sel, b[rows_sel], rcond=None)[0]
+    objective = np.sum((a_sel @ coef_sel - b[rows_sel]) ** 2, axis=0).reshape(ns, nw)
     out = []
     for si in range(ns):
         best = min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
@@ -250,7 +286,8 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     expert batch ("moe_batch"), chosen on grids by the summed objective; each backend's tensor
     share w on a 0.05 grid.
     """
-    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))]
+    obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))
+           and not _streaming_bound(o)]
     newest = _newest_era(obs)
     # The quantized-weights term only where a backend has both kinds (else it is unidentified).
     mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
@@ -400,11 +437,12 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         [o.card],
         o.backend,
         cal,
-        weights_bytes=o.read_bytes,
+        weights_bytes=o.weights_bytes,
         quantized=o.quantized,
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,
+        int8_mmq=_mmq(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(
@@ -443,21 +481,36 @@ def by_family(o: Obs) -> str:
 
 
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
-    """Decode and prefill bands per confidence level from three cross-validations, pooled."""
+    """Decode and prefill bands per confidence level from three cross-validations, pooled.
+
+    Prefill also gets a band per level and device class ("low|Apple") where that class has at
+    least BAND_MIN_CLASS_ROWS cross-validated rows: one pooled band has to cover Apple (prompt
+    speeds within a few % of the fit) and GDDR and HBM cards (tens of %) at once, so it is
+    honest only by being wide everywhere.
+    """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
         for o, pred, conf in cross_validate(obs, grouping):
             if np.isfinite(pred) and pred > 0:
                 ratios[(o.kind, conf)].append(o.tokens_per_s / pred)
+                if o.kind == "prefill":
+                    ratios[(o.kind, f"{conf}|{device_class(o.card)}")].append(
+                        o.tokens_per_s / pred)
     out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
     for i, kind in enumerate(("decode", "prefill")):
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [0.6, 1.5]
-            lo, hi = np.quantile(r, BAND_QUANTILES)
-            out[i][level] = Band(
-                round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(r)
-            )
+            out[i][level] = _band_of(r)
+    for (kind, key), r in sorted(ratios.items()):
+        if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
+            out[1][key] = _band_of(r)
     return out
+
+
+def _band_of(ratios: Sequence[float]) -> Band:
+    """The BAND_QUANTILES of measured ÷ predicted, widened to contain 1."""
+    lo, hi = np.quantile(ratios, BAND_QUANTILES)
+    return Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(ratios))
 
 
 def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:

@@ -182,3 +182,15 @@ def test_card_tflops_falls_back_to_fp32() -> None:
                bandwidth_gb_s=256.0, tflops_fp32=6.0)
     assert speed.card_tflops(old) == 6.0
     assert speed.card_prefill_tflops(old, 0.4) == pytest.approx(6.0)
+
+
+def test_prefill_band_by_device_class() -> None:
+    # A device class with its own band uses it; any other card the level's band
+    cal = Calibration(backends=CAL.backends, prefill_bands={
+        "low": Band(0.5, 2.0), "low|consumer GDDR": Band(0.8, 1.3)})
+    assert speed.prefill_band(cal, "low", card()) == Band(0.8, 1.3)
+    apple = card("Apple X", vendor="Apple", arch="Apple M3")
+    assert speed.prefill_band(cal, "low", apple) == Band(0.5, 2.0)
+    est = speed.prefill_estimates(1e10, 512, [card(), apple], "cuda", cal)
+    assert est[0] is not None and est[0].high / est[0].low == (
+        pytest.approx(1.3 / 0.8))

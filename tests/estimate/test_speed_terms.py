@@ -100,3 +100,19 @@ def test_dequant_term_slows_low_shader_rate_card() -> None:
     assert 1 / a.tokens_per_s == pytest.approx(2.5e-3 + 0.35e-3)
     assert 1 / b.tokens_per_s == pytest.approx(2.5e-3 + 1.4e-3)
     assert b.bound == "bandwidth"
+
+
+@pytest.mark.parametrize("name, quantized, expected", [
+    # GeForce: the catalog holds the halved FP32-accumulate rate; INT8 = 4 × it (660.6 TOPS)
+    ("GeForce RTX 4090", True, 4 * 165.15),
+    ("GeForce RTX 4090", False, 2 * 165.15),  # F16 through cuBLAS: the full FP16 rate
+    ("A100 SXM4 80 GB", True, 2 * 311.87),  # datacenter: INT8 = 2 × the full FP16 rate
+    ("A100 SXM4 80 GB", False, 311.87),
+    ("Tesla V100 PCIe 16 GB", True, 113.05),  # Volta: no int8 MMA, FP16 cuBLAS
+    ("GeForce GTX 1080 Ti", True, 4 * 11.34),  # Pascal 6.1: DP4A at 4 × FP32
+    ("Tesla P100 PCIe 16 GB", True, 19.05),  # GP100: no DP4A, FP16 cuBLAS
+    ("Radeon RX 7900 XTX", True, 122.78),  # other vendors: the catalog's matrix rate
+])
+def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> None:
+    rate = st.prompt_matrix_tflops(get_card(name), quantized)
+    assert rate == pytest.approx(expected, rel=1e-3)

@@ -122,3 +122,11 @@ def test_fit_prefill_recovers_tensor_share() -> None:
     assert cal.backends["cuda"].prefill_tensor_share == pytest.approx(w)
     for o in obs:
         assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.01)
+
+
+def test_streaming_bound_prompt_rows_are_left_out_of_the_prefill_fit() -> None:
+    # 60e9 B of weights at 300 GB/s: 0.2 s per micro-batch of 512, at most 2,560 tokens/s
+    gpu = _card("Slow memory GPU", "NVIDIA", "Ampere", 300, 100)
+    near = _obs(gpu, "cuda", "prefill", 2000.0, 60e9, 36)  # 78 % of the bound
+    far = _obs(gpu, "cuda", "prefill", 1000.0, 60e9, 36)  # 39 %
+    assert calibrate._streaming_bound(near) and not calibrate._streaming_bound(far)

@@ -23,8 +23,8 @@ class BackendParams:
     decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
     overhead_per_token_us: float  # fixed cost of one generated token, microseconds
     overhead_per_layer_us: float  # extra fixed cost per transformer layer, microseconds
-    # ε: share of the combined prompt rate (speed.combined_tflops) reached; may exceed 1, as
-    # MMQ's int8 matrix rate is 2-4x the FP16 rate T the catalog holds
+    # ε: share of the combined prompt rate (speed.combined_tflops, from the matrix rate
+    # llama.cpp's prompt kernels use: speed_terms.prompt_matrix_tflops) reached
     prefill_efficiency: float
     moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
     prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)

@@ -13,11 +13,12 @@ Prefill is compute-bound with a bandwidth floor (the weights are read once per m
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the GEMM
 rate; an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
-T is the card's dense FP16 matrix (tensor) rate, F its FP32 shader rate. llama.cpp's quantized
-prompt kernels (MMQ, ggml-cuda/mmq.cuh) do the multiply-adds on the matrix units but unpack
-the quantized blocks and scale the results on the ordinary ALUs, so a prompt costs time on
-both: w (per backend) is the share of the work that scales with T. One rate cannot describe
-both a GeForce card (F = T/2) and an A100 or H100 (F ≈ T/16).
+T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
+quantized weights on NVIDIA the int8 tensor-core rate MMQ uses (ggml-cuda/mmq.cuh; DP4A on
+Pascal), for F16 the full FP16 tensor rate; F is the FP32 shader rate, on which the quantized
+blocks are unpacked; w (per backend) is the share of the work that scales with T. The floor
+reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens touches nearly
+every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
 """
 from __future__ import annotations
@@ -44,8 +45,10 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.speed_terms import (
     dequant_class,
+    device_class,
     efficiency_class,
     moe_gemm_flops_per_token,
+    prompt_matrix_tflops,
     shader_tflops,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
@@ -244,6 +247,13 @@ def _band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
+def prefill_band(cal: Calibration, level: str, card: Card) -> Band:
+    """The prefill range at a confidence level: the card's device class's own band where the
+    calibration has one ("low|Apple"), else the level's."""
+    return cal.prefill_bands.get(f"{level}|{device_class(card)}") or _band(cal.prefill_bands,
+                                                                           level)
+
+
 # ---- public estimates ------------------------------------------------------------------------
 
 
@@ -317,10 +327,13 @@ def card_tflops(card: Card) -> float | None:
     return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
-def card_prefill_tflops(card: Card, tensor_share: float) -> float:
+def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
+                        int8_mmq: bool = True) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
-    NaN if unknown."""
-    tensor = card_tflops(card)
+    NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
+    `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
+    estimates are for current builds)."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
     if tensor is None:
         return float("nan")
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
@@ -339,6 +352,7 @@ def prefill_estimates(
     attention_flops_per_token: ArrayLike = 0.0,
     expert_params: ArrayLike = 0.0,
     expert_batch: ArrayLike = np.inf,
+    int8_mmq: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -346,11 +360,15 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile.
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
+    replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     ps = [card_params(c, backend, cal) for c in cards]
+    quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
     tf = np.array(
-        [card_prefill_tflops(c, p.prefill_tensor_share) for c, p in zip(cards, ps)], float
+        [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
+         for c, p, q in zip(cards, ps, quant)],
+        float,
     )
     factor = np.where(
         np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
@@ -380,7 +398,7 @@ def prefill_estimates(
             out.append(None)
             continue
         tps = prompt_tokens / float(total[i])
-        band = _band(cal.prefill_bands, p.prefill_confidence)
+        band = prefill_band(cal, p.prefill_confidence, cards[i])
         bound: Bound = "compute" if compute[i] >= floor[i] else "bandwidth"
         out.append(
             PrefillEstimate(

@@ -61,6 +61,49 @@ def shader_tflops(card: Card) -> float | None:
     return rate
 
 
+# NVIDIA architectures whose tensor cores take int8 (mma.sync m16n8k32, compute capability 7.5+):
+# llama.cpp's quantized prompt kernels (ggml-cuda/mmq.cuh) run there as int8 tensor-core GEMMs,
+# whose dense rate is twice the full FP16 rate on each of them (Turing, Ampere, Ada, Hopper and
+# Blackwell whitepapers: e.g. A100 624 INT8 TOPS vs 312 FP16; RTX 4090 660.6 vs 330.3).
+_INT8_MMA = ("Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell")
+# Architectures whose GeForce parts run FP16 with FP32 accumulation at half rate; the catalog's
+# tensor figure for a "GeForce ..." card is that halved rate (tools/data/tensor_rates.csv,
+# geforce_flops_per_clock), while their FP16-accumulate and INT8 rates are not cut.
+_GEFORCE_HALVED = ("Turing", "Ampere", "Ada Lovelace", "Blackwell 2.0")
+# Pascal chips with DP4A (compute capability 6.1): four int8 multiply-adds per lane and clock,
+# i.e. 4 × the FP32 FMA rate in operations. GP100 (6.0, fast FP16) has none.
+DP4A_PER_FP32 = 4.0
+
+
+def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> float | None:
+    """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
+
+    NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
+    full FP16 tensor rate), DP4A on Pascal 6.1 and on GTX 16xx (no tensor cores: 4 × FP32);
+    Volta (FP16-only tensor cores) and GP100 (no DP4A) dequantize to FP16 for cuBLAS. F16
+    weights run cuBLAS at the full FP16 tensor rate. Other vendors: the catalog's dense
+    matrix (FP16) rate. The FP32 shader work beside it is speed.combined_tflops's.
+    `int8_mmq=False`: builds before llama.cpp made MMQ the default on tensor-core cards
+    (PR #8075, June 2024), which dequantized to FP16 for cuBLAS there.
+    """
+    tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
+    if card.vendor != "NVIDIA" or tensor is None:
+        return tensor
+    arch = card.architecture or ""
+    has_tensor = card.tflops_fp16_derived  # derived from a tensor-core rate (card_rules.py)
+    if has_tensor and card.name.startswith("GeForce") and arch.startswith(_GEFORCE_HALVED):
+        tensor *= 2.0  # the full FP16-accumulate rate
+    if not quantized:
+        return tensor
+    if has_tensor and arch.startswith(_INT8_MMA):
+        return 2.0 * tensor if int8_mmq else tensor
+    fp32 = card.tflops_fp32
+    fast_fp16 = (card.tflops_fp16_shader or 0.0) >= (fp32 or math.inf)
+    if not has_tensor and fp32 and (arch == "Pascal" and not fast_fp16 or arch == "Turing"):
+        return DP4A_PER_FP32 * fp32
+    return tensor
+
+
 def dequant_class(quant: str) -> DequantClass:
     """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
     q = quant.upper()
