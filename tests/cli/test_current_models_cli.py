@@ -77,6 +77,11 @@ def test_a_reranker_page_says_it_writes_no_text() -> None:
     data = json.loads(done.stdout)
     assert data["fastest"] is None and any("writes no text" in n for n in data["notes"])
     assert all(r["decode"] is None for r in data["rows"])
+    # the FAQ agrees with the table: cards hold it, it just has no generation speed
+    answers = {f["question"]: f["answer"] for f in data["faq"]}
+    assert "smallest card" in answers["bge-reranker-large: which GPU do I need to run it?"]
+    assert "writes no text" in answers["bge-reranker-large: how fast is it on a GPU?"]
+    assert not any(a.startswith("None of our") for a in answers.values())
 
 
 def test_max_quality_f16_on_the_command_line_and_in_the_api() -> None:

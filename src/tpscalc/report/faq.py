@@ -330,7 +330,7 @@ def _faq_which(s: ModelSummary) -> list[Text]:
     """Which GPU, how fast, how much VRAM."""
     tr, lang = translator(s.request.lang), s.request.lang
     small, fast = s.smallest, s.fastest
-    if small is None or fast is None:
+    if small is None or (fast is None and s.model.generates):  # no text written: no fastest
         nothing = tr.gettext(
             "None of our {total} cards holds it entirely, even at the most "
             "compressed level allowed."
@@ -368,7 +368,10 @@ def _faq_which(s: ModelSummary) -> list[Text]:
                 median=sig(s.median_tokens_per_s or 0.0, lang),
                 reading=format_number(READING_SPEED_TOKENS_PER_S, lang),
                 count=s.reading_speed_cards,
-            ),
+            ) if fast is not None else tr.gettext(
+                "{model} writes no text, so it has no generation speed: it reads its input "
+                "(embeddings, scores or labels) at the prompt-processing speed the table gives."
+            ).format(model=s.model.name),
         ),
         _text(
             _q(s, "{model}: how much VRAM does it need?"),
