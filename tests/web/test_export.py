@@ -116,14 +116,15 @@ def test_an_exported_page_holds_the_first_rows_and_its_data_file_every_row(
         tmp_path: Path, many_cards: int) -> None:
     """A model page's table shows one page of rows; its data file (shared by the languages)
     holds every row of the report, in order, as the served report has them."""
-    from tpscalc.report.request import ROWS_PER_PAGE, ReportRequest
+    from tpscalc.report.request import ReportRequest
     from tpscalc.web import reports, static_data
+    from tpscalc.web.pages import STATIC_ROWS
 
     result = run(str(tmp_path), "--lang", "en", "--lang", "nl")
     assert result.exit_code == 0, result.output
     page = (tmp_path / "en" / "models" / "starcoder-2-15b.html").read_text(encoding="utf-8")
     table = page[page.index('id="results-table"'):page.index("</table>")]
-    assert table.count("<tr class=\"fit-") == ROWS_PER_PAGE < many_cards
+    assert table.count("<tr class=\"fit-") == STATIC_ROWS < many_cards
     assert 'data-rows="../../static/data/models/starcoder-2-15b.js"' in table
     assert "static-more" in page  # the no-JavaScript note: the first rows of how many
     data = tmp_path / "static" / "data" / "models" / "starcoder-2-15b.js"
