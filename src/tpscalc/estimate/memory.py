@@ -182,10 +182,15 @@ def compute_buffer_bytes(arch: Architecture, context_tokens: int, n_ubatch: int 
     product into two copies, a different FFN region).
     """
     ub = max(1, min(n_ubatch, context_tokens))
+    return max(_output_stage_bytes(arch, ub),
+               _attention_stage_bytes(arch, context_tokens, ub, flash_attn))
+
+
+def _output_stage_bytes(arch: Architecture, ub: int) -> int:
+    """The logits over the last layer's FFN activations (see `compute_buffer_bytes`)."""
     # an encoder outputs embeddings (n_embd per token), not logits
     logits = (arch.vocab_size if arch.generates else arch.hidden_size) * ub * F32_BYTES
-    output = logits + ub * _ffn_width(arch) * F32_BYTES
-    return max(output, _attention_stage_bytes(arch, context_tokens, ub, flash_attn))
+    return logits + ub * _ffn_width(arch) * F32_BYTES
 
 
 def _attention_stage_bytes(arch: Architecture, context_tokens: int, ub: int,
@@ -231,8 +236,7 @@ def offload_buffer_growth(arch: Architecture, context_tokens: int, n_ubatch: int
     the copy fits in their hole and costs only what exceeds them (Qwen3-30B-A3B, experts in
     RAM, 16k context, no FA: llamacpp_memory_logs.csv row 65 has no room for it on top)."""
     ub = max(1, min(n_ubatch, context_tokens))
-    logits = (arch.vocab_size if arch.generates else arch.hidden_size) * ub * F32_BYTES
-    output = logits + ub * _ffn_width(arch) * F32_BYTES
+    output = _output_stage_bytes(arch, ub)
     attention = _attention_stage_bytes(arch, context_tokens, ub, flash_attn)
     return max(output + copied_bytes, attention) - max(output, attention)
 
