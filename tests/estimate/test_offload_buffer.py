@@ -54,7 +54,12 @@ def _compared() -> list[tuple[str, bool, float, float, float]]:
         quant = next((q for q in FILE_TYPES if q in row["file"].upper()), "Q4_K_M")
         per_weight = get_quant(quant).bits_per_weight / 8
         out.append((row["architecture"], arch.is_moe, float(row["full_mib"]),
-                    float(row["partial_mib"]), mem.offload_buffer_bytes(arch, per_weight) / MIB))
+                    float(row["partial_mib"]),
+                    # what the placement adds: the copy's growth of the buffer's peak at the
+                    # sweep's context (n_ubatch 512, flash attention: llama.cpp's defaults)
+                    mem.offload_buffer_growth(arch, int(row["context"]), 512, True,
+                                              mem.offload_buffer_bytes(arch, per_weight))
+                    / MIB))
     return out
 
 

@@ -4,6 +4,7 @@ numbers in benchmarks/rig_accuracy.py, which prints the comparison)."""
 from __future__ import annotations
 
 import importlib.util
+import statistics
 import sys
 from pathlib import Path
 
@@ -20,9 +21,14 @@ def _rows() -> list[tuple[str, str, float, float]]:
     return rows
 
 
-def test_weights_and_kv_per_device_within_5_percent_of_the_logs() -> None:
+def test_per_device_memory_within_5_percent_of_the_logs() -> None:
     rows = _rows()
     assert len({label for label, *_ in rows}) >= 4
+    assert {key for _, key, *_ in rows} >= {"gpu_weights", "kv", "compute", "gpu_total"}
     for label, key, ours, logged in rows:
-        bound = 0.12 if key == "compute" else 0.05  # the compute buffer is a rule, not a sum
+        # the compute buffer is a rule from llama.cpp's graph, not a sum of tensor sizes: its
+        # high-water mark depends on the build's graph (GLM-Z1 32B: +9 %)
+        bound = 0.10 if key == "compute" else 0.05
         assert abs(ours / logged - 1) <= bound, (label, key, ours, logged)
+    compute = [abs(ours / logged - 1) for _, key, ours, logged in rows if key == "compute"]
+    assert statistics.median(compute) <= 0.05

@@ -107,8 +107,11 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
         kv=runtime.kv_cache_bytes(arch, context, kv_type),
         kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
-        compute=runtime.compute_buffer_bytes(arch, context),
-        compute_doubled=runtime.compute_buffer_bytes(arch, 2 * context),
+        # the query's micro-batch and flash attention: without it the attention scores
+        # (context × n_ubatch × heads, f32) live in the buffer
+        compute=runtime.compute_buffer_bytes(arch, context, test.n_ubatch, test.flash_attn),
+        compute_doubled=runtime.compute_buffer_bytes(arch, 2 * context, test.n_ubatch,
+                                                     test.flash_attn),
         approximated=model.architecture is None or model.architecture.approximated,
         n_layers=arch.num_layers,
         flops_per_token=2.0 * model.parameters_active + attention_prefill, is_moe=arch.is_moe,

@@ -167,17 +167,44 @@ def compute_buffer_bytes(arch: Architecture, context_tokens: int, n_ubatch: int 
                          flash_attn: bool = True) -> int:
     """llama.cpp's GPU compute buffer for one micro-batch of `n_ubatch` tokens.
 
-    The larger of the logits (n_vocab × n_ubatch f32) and, without flash attention, the
-    attention scores (context × n_ubatch × heads f32), plus the FFN activations of the
-    micro-batch (n_ubatch × FFN width f32). Checked against the mainline rows of
-    llamacpp_memory_logs.csv: LLaMA 3.1 8B FA ub 1024: 613 MiB (613 printed), GLM-Z1 32B FA:
-    386 MiB (353), Granite 8B no FA 32k ctx: 2104 MiB (2144), Pythia 2.8B no FA: 148 MiB (162).
+    ggml-alloc sizes the buffer to the high-water mark of the graph's live f32 tensors; two
+    stages of the graph set it (every term is n_ubatch tokens × a width × 4 bytes):
+    - the output: the logits (n_vocab wide), allocated above the last layer's FFN activations
+      (the FFN width, gate and up counted), which are still live or leave holes too small for
+      the logits;
+    - the attention (`_attention_stage_bytes`): without flash attention llama.cpp materialises
+      the scores KQ (context × heads wide) on top of the layer's inputs; with it the stage is
+      small.
+    Checked term by term against the mainline rows of llamacpp_memory_logs.csv
+    (benchmarks/rig_accuracy.py, tests/estimate/test_memory.py): LLaMA 3.1 8B FA ub 1024:
+    613 MiB (613 printed); Granite 8B no FA 32k ctx: 2140 MiB (2144); Pythia 2.8B no FA:
+    157 MiB (162); GLM-Z1 32B FA: 386 MiB (353: that build split GLM's merged gate-up
+    product into two copies, a different FFN region).
     """
     ub = max(1, min(n_ubatch, context_tokens))
+    return max(_output_stage_bytes(arch, ub),
+               _attention_stage_bytes(arch, context_tokens, ub, flash_attn))
+
+
+def _output_stage_bytes(arch: Architecture, ub: int) -> int:
+    """The logits over the last layer's FFN activations (see `compute_buffer_bytes`)."""
     # an encoder outputs embeddings (n_embd per token), not logits
     logits = (arch.vocab_size if arch.generates else arch.hidden_size) * ub * F32_BYTES
+    return logits + ub * _ffn_width(arch) * F32_BYTES
+
+
+def _attention_stage_bytes(arch: Architecture, context_tokens: int, ub: int,
+                           flash_attn: bool) -> int:
+    """Live tensors when a layer's attention runs (llm_graph_context::build_attn_mha):
+    the residual stream and its norm (2 × n_embd), the Q, K and V projections
+    ((heads + 2 KV heads) × head size), the mask copied to the GPU (context wide, f32, cast
+    to f16 for flash attention) and, without flash attention, the scores KQ
+    (context × heads, f32; the softmax runs in place)."""
+    stream = 2 * arch.hidden_size * ub * F32_BYTES
+    qkv = (arch.num_attention_heads + 2 * arch.num_kv_heads) * arch.head_dim * ub * F32_BYTES
+    mask = context_tokens * ub * (2 if flash_attn else F32_BYTES)
     scores = 0 if flash_attn else context_tokens * ub * arch.num_attention_heads * F32_BYTES
-    return max(logits, scores) + ub * _ffn_width(arch) * F32_BYTES
+    return stream + qkv + mask + scores
 
 
 def offload_buffer_bytes(arch: Architecture, bytes_per_weight: float) -> float:
@@ -199,6 +226,19 @@ def offload_buffer_bytes(arch: Architecture, bytes_per_weight: float) -> float:
     else:
         weights = arch.hidden_size * (arch.intermediate_size or 4 * arch.hidden_size)
     return weights * bytes_per_weight
+
+
+def offload_buffer_growth(arch: Architecture, context_tokens: int, n_ubatch: int,
+                          flash_attn: bool, copied_bytes: float) -> float:
+    """How much a partial offload grows the compute buffer, bytes: the weight copied to the GPU
+    (`offload_buffer_bytes`) is live with the FFN activations, under the logits, so it raises
+    the output stage; when the attention scores (no flash attention, long context) set the peak,
+    the copy fits in their hole and costs only what exceeds them (Qwen3-30B-A3B, experts in
+    RAM, 16k context, no FA: llamacpp_memory_logs.csv row 65 has no room for it on top)."""
+    ub = max(1, min(n_ubatch, context_tokens))
+    output = _output_stage_bytes(arch, ub)
+    attention = _attention_stage_bytes(arch, context_tokens, ub, flash_attn)
+    return max(output + copied_bytes, attention) - max(output, attention)
 
 
 def backend_overhead_bytes(backend: str) -> int:

@@ -98,7 +98,8 @@ def _parameters(arch: Architecture) -> float:
     return float(parameter_counts(arch)[0])
 
 
-def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float) -> _Layout:
+def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float,
+            query: Query, context: int) -> _Layout:
     """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
     roles = _roles(arch, quant)
     emb, out, experts = roles["embedding"], roles["output"], roles["experts"]
@@ -109,8 +110,10 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
     n = arch.num_layers
     experts = min(experts, layers)
     per_weight = weights / params if (params := _parameters(arch)) > 0 else 0.0
+    copied = mem.offload_buffer_bytes(arch, per_weight)
     m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb,
-                    mem.offload_buffer_bytes(arch, per_weight))
+                    mem.offload_buffer_growth(arch, context, query.test.n_ubatch,
+                                              query.test.flash_attn, copied))
     active = ((arch.num_experts_active or 0) / arch.num_experts
               if arch.num_experts else 0.0)
     return _Layout(m, weights, read, out * read / weights if weights else 0.0,
@@ -161,10 +164,10 @@ def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
     tried = []
     for q in quants:
         weights, read = runtime.weights_bytes(model, q)
-        lay = _layout(arch, q, weights, read, kv)
+        lay = _layout(arch, q, weights, read, kv, query, query.context)
         p = place(lay.model, slots, ram, _user(rig))
-        label = _label(p, functools.partial(
-            place, _layout(arch, q, weights, read, kv2).model, slots2, ram, _user(rig)), rig)
+        doubled = _layout(arch, q, weights, read, kv2, query, 2 * query.context).model
+        label = _label(p, functools.partial(place, doubled, slots2, ram, _user(rig)), rig)
         tried.append((q, lay, p, label))
         if label in ("comfortable", "tight"):
             break
