@@ -3,27 +3,31 @@
     python tools/calibrate.py [--check]
 
 Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
-u = 1/η:  t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6
-+ c_q·weights/S + c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card
-bandwidth, S the card's shader rate, c_q the dequantization work per weight of the quant's class
-and δ_class the memory class (HBM, unified LPDDR). Rows are weighted by 1/t (relative error),
-class, family and device offsets are ridge-shrunk toward the backend, so a device with one
-measurement moves its own η but little else; terms that come out negative are dropped and the
-fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer overhead (they had
-no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own per-token term;
-estimates use the newest era. Prefill is fitted in log space: log(measured ÷ roofline) = log ε +
-offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt kernels use (int8
-tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F),
-with the share w per backend chosen on a grid by the fit without family and device offsets;
-rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
-attention at k × that rate (k per backend where it has deep prompts, else shared) and MoE
-expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
+u = 1/η: t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6 + c_q·weights/S +
+c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card bandwidth, S the
+card's shader rate, c_q the dequantization work per weight of the quant's class and δ_class the
+memory class (HBM, unified LPDDR). The per-token cost a is the backend's own (its submission and
+synchronisation of each token's graph); the per-layer cost b is one for all backends:
+llama.cpp's graph launches the same kernels per layer on each, and a backend measured on one
+model at one test (ROCm: Llama 2-7B tg128) cannot tell its own b from its 1/η, which left a
+device whose rows were set aside predicted from a wrong split. Rows are weighted by 1/t
+(relative error), class, family and device offsets are ridge-shrunk toward the backend, so a
+device with one measurement moves its own η but little else; terms that come out negative are
+dropped and the fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer
+overhead (they had no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own
+per-token term; estimates use the newest era. Prefill is fitted in log space: log(measured ÷
+roofline) = log ε + offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt
+kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 /
+(w/T + (1 − w)/F), with the share w per backend chosen on a grid by the fit without family and
+device offsets; rows at their weight-streaming bound (a MoE's experts all read per micro-batch)
+stay out; attention at k × that rate (k per backend where it has deep prompts, else shared) and
+MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
 (estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
-device class where it has 20 rows): a nominal 85 %
-interval, because on devices left out of the fit the share inside runs a few points below
-nominal (a 10th–90th band held 79 % of the held-out rows).
+device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
+fit the share inside runs a few points below nominal (a 10th–90th band held 79 % of the held-out
+rows).
 """
 from __future__ import annotations
 
@@ -89,7 +93,7 @@ ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
-NON_NEGATIVE = ("a|", "b|", "dq|", "att", "main|")
+NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -133,7 +137,8 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         if o.is_moe:
             r[cols(f"moe|{o.backend}")] += x_w
         shader = shader_tflops(o.card)
-        terms = [(f"a|{o.backend}", 1e-6), (f"b|{o.backend}", o.n_layers * 1e-6)]
+        # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
+        terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
         if shader:
             terms += [(f"dq|{dequant_class(o.quant)}", o.params_read / (shader * 1e12)),
                       ("att", o.attn_flops / (shader * 1e12))]
@@ -356,7 +361,7 @@ def _backends(
         out[be] = BackendParams(
             decode_efficiency=round(eta, 4),
             overhead_per_token_us=round(max(dec.get(f"a|{be}", 0.0), 0.0), 1),
-            overhead_per_layer_us=round(max(dec.get(f"b|{be}", 0.0), 0.0), 2),
+            overhead_per_layer_us=round(max(dec.get("b", 0.0), 0.0), 2),
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),

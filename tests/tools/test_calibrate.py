@@ -16,7 +16,8 @@ from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
 from tpscalc.estimate.calibration import from_dict
 
-TRUE = {"cuda": (0.80, 30.0), "metal": (0.70, 60.0)}  # η, overhead per layer (µs)
+TRUE = {"cuda": (0.80, 200.0), "metal": (0.70, 900.0)}  # η, overhead per token (µs)
+PER_LAYER_US = 40.0  # one per-layer overhead for all backends (tools/calibrate.py)
 EPS_TRUE = {"cuda": 0.40, "metal": 0.25}
 MODELS = [(4e9, 32), (8e9, 40), (16e9, 60), (36e9, 80)]  # bytes read per token, layers
 FLOPS = 1.4e10
@@ -47,10 +48,10 @@ def synthetic(eta_scale: dict[str, float] | None = None) -> list[Obs]:
     """Exact measurements from the true parameters (η scaled per card name where given)."""
     out = []
     for backend, c in CARDS:
-        eta, per_layer = TRUE[backend]
+        eta, per_token = TRUE[backend]
         eta *= (eta_scale or {}).get(c.name, 1.0)
         for read, layers in MODELS:
-            t = read / (eta * c.bandwidth_gb_s * 1e9) + layers * per_layer * 1e-6
+            t = read / (eta * c.bandwidth_gb_s * 1e9) + (per_token + layers * PER_LAYER_US) * 1e-6
             out.append(_obs(c, backend, "decode", 1 / t, read, layers))
         pp = EPS_TRUE[backend] * c.tflops_fp16_dense * 1e12 / FLOPS
         out.append(_obs(c, backend, "prefill", pp, 4e9, 32))
@@ -59,9 +60,10 @@ def synthetic(eta_scale: dict[str, float] | None = None) -> list[Obs]:
 
 def test_fit_recovers_backend_parameters() -> None:
     coef, _ = calibrate.fit_decode(synthetic())
-    for backend, (eta, per_layer) in TRUE.items():
+    for backend, (eta, per_token) in TRUE.items():
         assert 1 / coef[f"u|{backend}"] == pytest.approx(eta, rel=0.01)
-        assert coef[f"b|{backend}"] == pytest.approx(per_layer, rel=0.03)
+        assert coef[f"a|{backend}"] == pytest.approx(per_token, rel=0.03)
+    assert coef["b"] == pytest.approx(PER_LAYER_US, rel=0.03)
     pre, _ = calibrate.fit_prefill(synthetic())
     for backend, eps in EPS_TRUE.items():
         assert pre[f"e|{backend}"] == pytest.approx(__import__("math").log(eps), abs=0.01)

@@ -22,7 +22,7 @@ class BackendParams:
 
     decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
     overhead_per_token_us: float  # fixed cost of one generated token, microseconds
-    overhead_per_layer_us: float  # extra fixed cost per transformer layer, microseconds
+    overhead_per_layer_us: float  # extra fixed cost per layer, µs (one fit for all backends)
     # ε: share of the combined prompt rate (speed.combined_tflops, from the matrix rate
     # llama.cpp's prompt kernels use: speed_terms.prompt_matrix_tflops) reached
     prefill_efficiency: float
