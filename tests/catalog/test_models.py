@@ -250,3 +250,12 @@ def test_guard_rule_multimodal() -> None:
     assert not guard(1.16e9, 1e9, multimodal=True)  # never above +15 %
     assert is_multimodal({"domain": ["Language", "Vision"]})
     assert not is_multimodal({"domain": ["Language"]})
+
+
+@pytest.mark.parametrize(("query", "expected_b"), [("Command R", 35), ("Command R+", 104),
+                                                   ("command r", 35)])
+def test_an_exact_name_wins_over_another_models_slug(query: str, expected_b: float) -> None:
+    # "Command R+" slugs to "command-r" (the "+" drops out); typing "Command R" named it.
+    from tpscalc.catalog import get_model
+
+    assert get_model(query).parameters == expected_b * 1e9

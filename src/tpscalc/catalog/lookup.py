@@ -62,8 +62,11 @@ def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]
     The candidates come fewest extra words first.
     """
     q_slug, q_key = slugify(q), _key(q)
+    for e in entries:  # the exact name first: "Command R+" has the slug "command-r", and
+        if e.name.lower() == q.lower():  # "Command R" must still name Command R
+            return e, []
     for e in entries:
-        if e.slug == q_slug or e.name.lower() == q.lower():
+        if e.slug == q_slug:
             return e, []
     for field in ("compact", "core"):
         hits = [e for e in entries if getattr(_key(e.name), field) == getattr(q_key, field)]
