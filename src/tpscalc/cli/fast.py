@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tpscalc.report.request import (
-    CARD_REPORT_PARAMS,
+    CARD_RIG_REPORT_PARAMS,
     ESTIMATE_CLI_PARAMS,
-    MODEL_REPORT_PARAMS,
+    MODEL_RIG_REPORT_PARAMS,
     PARAM,
-    REPORT_RIG_PARAMS,
     RequestError,
     parse_request,
 )
@@ -38,9 +37,9 @@ class FastCommand:
 # The commands' own options that the fast path takes; a test checks each against the Typer
 # command's (same option, same kind), so the two cannot drift.
 COMMANDS: dict[str, FastCommand] = {
-    "model": FastCommand(MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS,
+    "model": FastCommand(MODEL_RIG_REPORT_PARAMS,
                          {"--brief": "brief", "--json": "as_json", "--wide": "wide"}, {}, "name"),
-    "card": FastCommand(CARD_REPORT_PARAMS + REPORT_RIG_PARAMS,
+    "card": FastCommand(CARD_RIG_REPORT_PARAMS,
                         {"--json": "as_json", "--wide": "wide"}, {}, "name"),
     "estimate": FastCommand(ESTIMATE_CLI_PARAMS, {"--json": "as_json"},
                             {"--model": "model", "--card": "card", "--gpu": "card",

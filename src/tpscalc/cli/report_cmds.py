@@ -16,9 +16,8 @@ from tpscalc.cli.file_options import (
 from tpscalc.cli.options import request_options
 from tpscalc.cli.report_run import input_errors, run_card, run_model
 from tpscalc.report.request import (
-    CARD_REPORT_PARAMS,
-    MODEL_REPORT_PARAMS,
-    REPORT_RIG_PARAMS,
+    CARD_RIG_REPORT_PARAMS,
+    MODEL_RIG_REPORT_PARAMS,
     ReportRequest,
 )
 
@@ -38,7 +37,7 @@ def _input_errors() -> tuple[type[Exception], ...]:
     help="Which cards run this model, at which quantization, in how much memory (GiB), "
     "how fast (tok/s).",
 )
-@request_options(MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS)
+@request_options(MODEL_RIG_REPORT_PARAMS)
 def model_cmd(
     name: Annotated[
         str | None, typer.Argument(help="Model name, e.g. 'StarCoder 2 15B'.")
@@ -65,7 +64,7 @@ def model_cmd(
     help="Which models this card runs, at which quantization, in how much memory (GiB), "
     "how fast (tok/s).",
 )
-@request_options(CARD_REPORT_PARAMS + REPORT_RIG_PARAMS)
+@request_options(CARD_RIG_REPORT_PARAMS)
 def card_cmd(
     name: Annotated[
         str | None, typer.Argument(help="Card name, e.g. '4090' or 'RTX 3060 12 GB'.")

@@ -204,6 +204,9 @@ RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie"
               "n_cpu_moe", "tensor_split")
 # the CLI's model and card commands
 REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie")
+# The model and card reports with a rig around the card: the CLI's commands and the JSON API.
+MODEL_RIG_REPORT_PARAMS = MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS
+CARD_RIG_REPORT_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
 SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" controls
 SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")

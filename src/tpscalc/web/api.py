@@ -14,11 +14,10 @@ from fastapi import APIRouter, Request, Response
 from tpscalc import api
 from tpscalc.catalog.quants import all_quantizations
 from tpscalc.report.request import (
-    CARD_REPORT_PARAMS,
+    CARD_RIG_REPORT_PARAMS,
     ESTIMATE_PARAMS,
     MAX_MEMORY_GIB,
-    MODEL_REPORT_PARAMS,
-    REPORT_RIG_PARAMS,
+    MODEL_RIG_REPORT_PARAMS,
     ReportRequest,
     openapi_parameters,
 )
@@ -107,10 +106,8 @@ def api_cards(request: Request) -> dict[str, Any]:
 
 # The documented query parameters of the two report routes, built once: the OpenAPI document
 # and the check of each request use the same lists.
-MODEL_API_PARAMS = MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS
-CARD_API_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
-MODEL_REPORT_DOC = openapi_parameters(MODEL_API_PARAMS)
-CARD_REPORT_DOC = openapi_parameters(CARD_API_PARAMS)
+MODEL_REPORT_DOC = openapi_parameters(MODEL_RIG_REPORT_PARAMS)
+CARD_REPORT_DOC = openapi_parameters(CARD_RIG_REPORT_PARAMS)
 
 
 @router.get(
@@ -122,7 +119,7 @@ CARD_REPORT_DOC = openapi_parameters(CARD_API_PARAMS)
 def api_model(slug: str, request: Request) -> Response:
     """The model report's JSON (the HTML model page renders the same object)."""
     only_documented(request, MODEL_REPORT_DOC)
-    asked: ReportRequest = request_from(request.query_params, MODEL_API_PARAMS)
+    asked: ReportRequest = request_from(request.query_params, MODEL_RIG_REPORT_PARAMS)
     body = reports.model_report_bytes(reports.find_model(slug).slug, asked)
     return Response(body, media_type="application/json")
 
@@ -136,7 +133,7 @@ def api_model(slug: str, request: Request) -> Response:
 def api_card(slug: str, request: Request) -> Response:
     """The card report's JSON (the HTML card page renders the same object)."""
     only_documented(request, CARD_REPORT_DOC)
-    asked = request_from(request.query_params, CARD_API_PARAMS)
+    asked = request_from(request.query_params, CARD_RIG_REPORT_PARAMS)
     body = reports.card_report_bytes(reports.find_card(slug).slug, asked)
     return Response(body, media_type="application/json")
 
