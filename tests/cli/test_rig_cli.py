@@ -99,3 +99,25 @@ def test_ram_type_and_pcie_options() -> None:
                 ["--ram-type", "DDR5-6000", "--ram-channels", "0"]):
         failed = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", *bad)
         assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1, bad
+
+
+def test_system_ram_never_changes_an_answer_that_fits_the_card() -> None:
+    """RAM is for what does not fit: a model the card holds gets the card page's answer (same
+    quantization, speed and range) with --ram as without, and both carry the command."""
+    args = ("--model", "Qwen3.6-35B-A3B", "--gpu", "RTX 4090", "--json")
+    alone = json.loads(_run(*args).stdout)
+    with_ram = json.loads(_run(*args, "--ram", "64").stdout)
+    assert alone["fit"] in ("comfortable", "tight")
+    for key in ("quant", "fit", "decode", "prefill", "memory", "placement", "command"):
+        assert with_ram[key] == alone[key], key
+    layers = alone["placement"]["n_gpu_layers"]
+    assert alone["offload_share"] == 0.0 and alone["placement"]["cpu"]["layers"] == 0
+    assert f"-ngl {layers} " in alone["command"]["llama_server"]
+    assert alone["command"]["ollama"]["num_gpu"] == layers
+
+
+def test_a_piped_table_keeps_its_cells_whole() -> None:
+    done = _run("--model", "Qwen3.6-35B-A3B", "--gpu", "RTX 4090")
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout and "Qwen3.6-35B-A3B" in done.stdout
+    assert "GeForce RTX 4090" in done.stdout

@@ -4,6 +4,8 @@ The ranges are the issue's (issue 9, "Must show"): what llama.cpp users report f
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tpscalc.catalog import get_card, get_model
@@ -54,8 +56,12 @@ def test_too_little_ram_does_not_fit() -> None:
 def test_a_single_card_without_ram_keeps_the_single_card_path() -> None:
     m, c = get_model("Llama 3.1-8B"), get_card("RTX 4090")
     e = engine.estimate(m, Rig.of(c), Query())
-    assert e.placement is None and e.offload_share is None
-    assert engine.estimate_on_rigs(m, [Rig.of(c)], Query())[0] == e
+    row = engine.estimate_on_rigs(m, [Rig.of(c)], Query())[0]  # a report row: no placement
+    assert row.placement is None and row.offload_share is None
+    # one estimate carries the placement that realises it: every layer and the output on the card
+    assert e.placement is not None and e.offload_share == 0.0
+    assert e.placement.n_gpu_layers == m.architecture.num_layers + 1
+    assert replace(e, placement=None, offload_share=None) == row
 
 
 def test_rigs_in_the_many_calls() -> None:

@@ -39,11 +39,11 @@ def model_json(model: Model, with_record: bool = False) -> dict[str, Any]:
 @app.command()
 def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
     """List the cards in the catalog (memory in GiB, bandwidth in GB/s)."""
-    from rich.console import Console
     from rich.table import Table
 
     from tpscalc.catalog import store
     from tpscalc.catalog.search import filter_by_text
+    from tpscalc.cli.console import stdout_console
 
     rows = filter_by_text(store.cards(), search)
     if as_json:
@@ -69,17 +69,17 @@ def cards(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
             tflops,
             c.release_date or "?",
         )
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @app.command()
 def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
     """List the open-weight language models in the catalog."""
-    from rich.console import Console
     from rich.table import Table
 
     from tpscalc.catalog import store
     from tpscalc.catalog.search import filter_by_text
+    from tpscalc.cli.console import stdout_console
 
     rows = filter_by_text(store.models(), search)
     if as_json:
@@ -97,4 +97,4 @@ def models(search: SearchOpt = None, as_json: JsonOpt = False) -> None:
             m.publication_date or "?",
             arch,
         )
-    Console().print(table)
+    stdout_console().print(table)

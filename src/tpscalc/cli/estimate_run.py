@@ -52,9 +52,9 @@ def read_requests(path: Path) -> list[dict[str, str]]:
 
 
 def _table(results: list[dict[str, Any]], lang: str) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from tpscalc.cli.console import stdout_console
     from tpscalc.i18n import format_number, translator
     from tpscalc.report.common import FIT_LABELS, sig
 
@@ -78,7 +78,7 @@ def _table(results: list[dict[str, Any]], lang: str) -> None:
                       tr.gettext(FIT_LABELS.get(r["fit"], r["fit"])), speed,
                       format_number(p["tokens_per_s"], lang) if p else "—",
                       format_number(p["time_to_first_token_s"], lang, 2) if p else "—")
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def _rig_line(r: dict[str, Any], lang: str) -> str:
@@ -86,6 +86,13 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
     from tpscalc.i18n import format_number, translator
 
     tr = translator(lang)
+    if not r["offload_share"] and r["placement"]["devices"]:
+        return tr.gettext(
+            "{model} on {gpu}: all on the GPU, llama-server {command}; ollama num_ctx {num_ctx}, "
+            "num_gpu {layers}").format(
+                model=r["model"], gpu=r["gpu"], command=r["command"]["llama_server"],
+                num_ctx=r["command"]["ollama"]["num_ctx"],
+                layers=r["placement"]["n_gpu_layers"])
     return tr.gettext(
         "{model} on {gpu}: offload {share}%, llama-server {command}; ollama num_ctx {num_ctx}, "
         "num_gpu {layers}").format(

@@ -7,6 +7,7 @@ from rich.console import Console, Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
+from tpscalc.cli.console import stdout_console
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import FIT_LABELS, gib, sig
@@ -15,13 +16,6 @@ from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row, Text
 
 FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
 Column = tuple[str, JustifyMethod]  # a table column: translated header, alignment
-PIPE_WIDTH = 200  # columns when printing to a file or pipe, so rows stay one line each
-
-
-def _default_console() -> Console:
-    """A console for stdout: the terminal's width, or PIPE_WIDTH when piped."""
-    out = Console()
-    return out if out.is_terminal else Console(width=PIPE_WIDTH)
 
 
 def speed_cells(estimate: Estimate, lang: str) -> list[str]:
@@ -172,7 +166,7 @@ def render_model_report(
     report: ModelReport, console: Console | None = None, full: bool = True, wide: bool = False
 ) -> None:
     """Print the model report: headline, table, and (when `full`) record, explanations, FAQ."""
-    console = console or _default_console()
+    console = console or stdout_console()
     tr = translator(report.summary.request.lang)
     for line in _headline(report):
         console.print(line)
@@ -230,7 +224,7 @@ def render_card_report(
     report: CardReport, console: Console | None = None, wide: bool = False
 ) -> None:
     """Print the card report: specs, counts, table, FAQ."""
-    console = console or _default_console()
+    console = console or stdout_console()
     lang, c = report.request.lang, report.card
     tr = translator(lang)
     console.print(

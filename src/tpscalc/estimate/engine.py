@@ -7,7 +7,7 @@ the model costs; the data it reads comes through the runtime's and the calibrati
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.rig_engine import estimate_rig
+from tpscalc.estimate.rig_engine import estimate_rig, gpu_placement
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -240,9 +240,33 @@ def _check_rig(model: Model, rig: Rig) -> None:
                                      f"(-ngl {n + 1} with the output layer)", f"bad_{what}")
 
 
-def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None) -> Estimate:
-    """A rig the single-card path does not take (several GPUs, RAM, a placement, no GPU)."""
+def _one_card(rig: Rig) -> bool:
+    """One GPU and no placement given, whatever the RAM: the single-card answer comes first."""
+    return (len(rig.devices) == 1 and rig.n_gpu_layers is None and rig.n_cpu_moe is None
+            and rig.tensor_split is None)
+
+
+def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estimate:
+    """A single-card estimate that fits, with the placement and command that realise it."""
+    if not e.fits or e.quant is None or e.placement is not None:
+        return e
+    return replace(e, placement=gpu_placement(model, e.quant, rig, query, runtime),
+                   offload_share=0.0)
+
+
+def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
+            alone_tried: bool = False) -> Estimate:
+    """A rig the single-card path does not take (several GPUs, RAM, a placement, no GPU).
+
+    One card with system RAM answers as the card alone when the model fits it: RAM is there
+    for what does not fit, so giving it never changes an answer that does (the quantization,
+    the speed and its range stay those of the card's page). `alone_tried`: that answer was
+    already found not to fit."""
     _check_rig(model, rig)
+    if _one_card(rig) and not alone_tried:
+        alone = estimate(model, Rig.of(rig.devices[0]), query, quant)
+        if alone.fit in ("comfortable", "tight"):
+            return alone
     if quant is not None:
         return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
     ladder = _ladder(model, query)
@@ -258,25 +282,46 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
         return _on_rig(model, rig, query, quant)
     if quant is not None:
         q = _quant_name(quant)
-        return _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
-    ladder = _ladder(model, query)
-    return _evaluate([model], [_terms(model, ladder, query)], [rig], query,
-                     _bounds(model, ladder, query))[0]
+        e = _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
+    else:
+        ladder = _ladder(model, query)
+        e = _evaluate([model], [_terms(model, ladder, query)], [rig], query,
+                      _bounds(model, ladder, query))[0]
+    return _with_placement(model, e, rig, query)
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on every rig, in the order of `rigs` (vectorised over single-card rigs)."""
     if not all(r.is_single_card for r in rigs):
-        return [estimate(model, r, query) for r in rigs]
+        return _on_mixed_rigs(model, rigs, query)
     ladder = _ladder(model, query)
     terms = _terms(model, ladder, query)
     return _evaluate([model] * len(rigs), [terms] * len(rigs), rigs, query,
                      _bounds(model, ladder, query))
 
 
+def _on_mixed_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
+    """`model` on rigs that are not all single cards: the one-card rigs (with or without RAM)
+    first as cards alone, vectorised; the rig engine for the others and for what did not fit."""
+    alone_at = [i for i, r in enumerate(rigs) if _one_card(r)]
+    out: list[Estimate | None] = [None] * len(rigs)
+    if alone_at:
+        alone = estimate_on_rigs(model, [Rig.of(rigs[i].devices[0]) for i in alone_at], query)
+        for i, e in zip(alone_at, alone, strict=True):
+            if e.fit in ("comfortable", "tight") or rigs[i].is_single_card:
+                out[i] = e
+    return [e if e is not None else _on_rig(model, r, query, None, alone_tried=_one_card(r))
+            for e, r in zip(out, rigs)]
+
+
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
     """Every model in `models` on `rig`, in the order of `models` (vectorised over the models
     that share a ladder: a model offered in its native format has its own)."""
+    if _one_card(rig) and not rig.is_single_card:  # the card alone first, then the RAM
+        alone = estimate_models_on_rig(models, Rig.of(rig.devices[0]), query)
+        return [e if e.fit in ("comfortable", "tight")
+                else _on_rig(m, rig, query, None, alone_tried=True)
+                for m, e in zip(models, alone, strict=True)]
     if not rig.is_single_card:
         return [estimate(m, rig, query) for m in models]
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}

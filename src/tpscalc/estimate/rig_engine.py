@@ -177,6 +177,19 @@ def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
     return _estimate(model, arch, q, lay, p, label, rig, query, runtime)
 
 
+def gpu_placement(model: Model, quant: str, rig: Rig, query: Query,
+                  runtime: Runtime) -> Placement:
+    """Every layer of `model` at `quant` on the rig's GPUs and the output layer with them: what
+    a single-card answer that fits runs (`-ngl` all layers + 1, as given, so llama.cpp's --fit
+    keeps it)."""
+    arch = model.architecture or mem.approx_architecture(model.parameters_total)
+    kv = runtime.kv_cache_bytes(arch, query.context, query.kv_type)
+    weights, read = runtime.weights_bytes(model, quant)
+    lay = _layout(arch, quant, weights, read, kv, query, query.context)
+    slots = _slots(rig, arch, query, runtime, query.context)
+    return place(lay.model, slots, None, UserPlacement(arch.num_layers + 1, None, None))
+
+
 def _memory(lay: _Layout, p: Placement, approximated: bool) -> MemoryBreakdown:
     buffers = sum(d.buffer_bytes for d in p.devices)
     kv = sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes
