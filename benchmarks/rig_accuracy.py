@@ -175,8 +175,11 @@ def memory_cases() -> list[MemoryCase]:
                    "IQ4_XS", ("GeForce RTX 3090 Ti",), 32768, 512, True, "f16", None,
                    {"gpu_weights": 16303.48, "cpu_weights": 471.75, "kv": 1952.0,
                     "compute": 353.0}),
-        # #8 (c4ai-command-r-v01 on a 4070 Ti + 3090 Ti) is left out: the catalog's "Command R"
-        # carries Command R+'s shape (104B, hf_repo c4ai-command-r-plus), not v01's 35B.
+        # #8: March 2024, before llama.cpp had flash attention; no compute buffer logged.
+        MemoryCase("#8 Command R v01 Q4_K_S, RTX 4070 Ti + RTX 3090 Ti, 4k ctx, no FA",
+                   "Command R", "Q4_K_S", ("GeForce RTX 4070 Ti", "GeForce RTX 3090 Ti"), 4096,
+                   512, False, "f16", None,
+                   {"gpu_weights": 19423.91, "cpu_weights": 1640.62, "kv": 5120.0}),
         MemoryCase("#65 Qwen3-30B-A3B Q4_K_M, RTX 4090 + RTX 5090, exps=CPU, 16k, no FA",
                    "Qwen3-30B-A3B", "Q4_K_M", ("GeForce RTX 4090", "GeForce RTX 5090"), 16384,
                    512, False, "f16", 48,
@@ -210,8 +213,9 @@ def memory_rows() -> list[tuple[str, str, float, float]]:
                 "kv": sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes,
                 "compute": sum(d.buffer_bytes for d in p.devices) - overhead}
         # the GPUs' memory as llama.cpp allocates it (every layer's KV cache is on a GPU here)
-        logged_gpu = {**case.logged, "gpu_total": sum(case.logged[k] for k in
-                                                       ("gpu_weights", "kv", "compute"))}
+        logged_gpu = dict(case.logged)
+        if "compute" in case.logged:  # the total only where every part of it was logged
+            logged_gpu["gpu_total"] = sum(case.logged[k] for k in ("gpu_weights", "kv", "compute"))
         ours["gpu_total"] = ours["gpu_weights"] + ours["kv"] + ours["compute"]
         out += [(case.label, key, ours[key] / 2**20, logged)
                 for key, logged in logged_gpu.items()]

@@ -37,6 +37,14 @@ class ModelLayout:
     # What a partial offload adds to the first GPU's compute buffer (llama.cpp copies a
     # CPU-resident weight there for a large batch; memory.offload_buffer_bytes)
     offload_buffer_bytes: float = 0.0
+    # With tied embeddings the output head is token_embd itself: llama.cpp loads a copy of it
+    # with the output layer when that is on a GPU (the original stays in RAM). 0 when untied.
+    output_copy_bytes: float = 0.0
+
+    @property
+    def gpu_output_bytes(self) -> float:
+        """What the output layer takes on the GPU that holds it."""
+        return self.output_bytes + self.output_copy_bytes
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,7 @@ def _counts(m: ModelLayout, memory: tuple[tuple[float, float], ...], gpu_layers:
     """`_assign` on the devices' (usable, buffer) bytes: cached, since a report places the same
     model on many cards of the same memory."""
     free = [max(0.0, usable - buffer - margin) for usable, buffer in memory]
-    free[-1] -= m.output_bytes
+    free[-1] -= m.gpu_output_bytes
     target = _proportional(gpu_layers, split if split is not None else free)
     counts = [0] * len(memory)
     top, lowest = m.n_layers - 1, m.n_layers - gpu_layers  # the next layer to place, the last
@@ -218,7 +226,7 @@ def _build(m: ModelLayout, slots: Sequence[DeviceSlot], counts: Sequence[int],
         weights = sum(_layer_cost(m, i, experts_on_cpu) - m.kv_per_layer_bytes
                       for i in range(first, layer))
         if d == len(slots) - 1 and output_on_gpu:
-            weights += m.output_bytes
+            weights += m.gpu_output_bytes
         devices.append(DevicePlacement(slots[d].name, counts[d], weights,
                                        counts[d] * m.kv_per_layer_bytes, slots[d].buffer_bytes,
                                        slots[d].usable_bytes, margin))

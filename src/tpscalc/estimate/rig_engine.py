@@ -111,12 +111,13 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
     experts = min(experts, layers)
     per_weight = weights / params if (params := _parameters(arch)) > 0 else 0.0
     copied = mem.offload_buffer_bytes(arch, per_weight)
+    copy = emb if arch.tied_embeddings else 0.0  # the output head reads token_embd's copy
     m = ModelLayout(n, layers / n, experts / n, kv / n, out, emb,
                     mem.offload_buffer_growth(arch, context, query.test.n_ubatch,
-                                              query.test.flash_attn, copied))
+                                              query.test.flash_attn, copied), copy)
     active = ((arch.num_experts_active or 0) / arch.num_experts
               if arch.num_experts else 0.0)
-    return _Layout(m, weights, read, out * read / weights if weights else 0.0,
+    return _Layout(m, weights, read, (out + copy) * read / weights if weights else 0.0,
                    experts / n * active)
 
 
@@ -193,8 +194,9 @@ def gpu_placement(model: Model, quant: str, rig: Rig, query: Query,
 def _memory(lay: _Layout, p: Placement, approximated: bool) -> MemoryBreakdown:
     buffers = sum(d.buffer_bytes for d in p.devices)
     kv = sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes
-    total = lay.weights + kv + buffers
-    return MemoryBreakdown(lay.weights / GIB, kv / GIB, buffers / GIB, total / GIB, approximated)
+    weights = lay.weights + (lay.model.output_copy_bytes if p.output_on_gpu else 0.0)
+    total = weights + kv + buffers
+    return MemoryBreakdown(weights / GIB, kv / GIB, buffers / GIB, total / GIB, approximated)
 
 
 def _estimate(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement,
