@@ -255,7 +255,28 @@ def test_guard_rule_multimodal() -> None:
 @pytest.mark.parametrize(("query", "expected_b"), [("Command R", 35), ("Command R+", 104),
                                                    ("command r", 35)])
 def test_an_exact_name_wins_over_another_models_slug(query: str, expected_b: float) -> None:
-    # "Command R+" slugs to "command-r" (the "+" drops out); typing "Command R" named it.
+    # "Command R+" once slugged to "command-r" (the "+" dropped out) and typing "Command R"
+    # named it; an exact name still comes before any slug.
     from tpscalc.catalog import get_model
 
     assert get_model(query).parameters == expected_b * 1e9
+
+
+@pytest.mark.parametrize(("address", "name", "slug"), [
+    ("command-r", "Command R", "command-r"),
+    ("command-r-plus", "Command R+", "command-r-plus"),
+    ("codet5", "CodeT5+", "codet5-plus"),  # the address from before "+" had a word
+])
+def test_plus_has_a_word_in_slugs(address: str, name: str, slug: str) -> None:
+    """Slugs spell "+" as "plus" ("Command R+" had taken Command R's "command-r"); an address
+    from before resolves to its entry, whose page the site redirects to."""
+    from tpscalc.catalog import get_model
+
+    m = get_model(address)
+    assert (m.name, m.slug) == (name, slug)
+
+
+def test_a_card_address_from_before_plus_had_a_word_resolves() -> None:
+    from tpscalc.catalog import get_card
+
+    assert get_card("ryzen-ai-max-395-radeon-8060s").slug == "ryzen-ai-max-plus-395-radeon-8060s"

@@ -62,8 +62,8 @@ def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]
     The candidates come fewest extra words first.
     """
     q_slug, q_key = slugify(q), _key(q)
-    for e in entries:  # the exact name first: "Command R+" has the slug "command-r", and
-        if e.name.lower() == q.lower():  # "Command R" must still name Command R
+    for e in entries:  # the exact name first: a name is what the user typed, a slug a guess
+        if e.name.lower() == q.lower():
             return e, []
     for e in entries:
         if e.slug == q_slug:

@@ -8,11 +8,13 @@ _TOKEN = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)?")
 
 
 def slugify(name: str) -> str:
-    """Lowercase `name`; every run of other characters becomes one "-".
+    """Lowercase `name`; "+" becomes the word "plus"; every run of other characters becomes
+    one "-".
 
-    "StarCoder 2 15B" → "starcoder-2-15b".
+    "StarCoder 2 15B" → "starcoder-2-15b"; "Command R+" → "command-r-plus" (not "command-r",
+    which is Command R's).
     """
-    return _NON_ALNUM.sub("-", name.lower()).strip("-")
+    return _NON_ALNUM.sub("-", name.lower().replace("+", " plus ")).strip("-")
 
 
 def compact(name: str) -> str:
