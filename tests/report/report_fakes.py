@@ -24,7 +24,8 @@ def memory_at(model: Model, quant: str, query: Query | int) -> MemoryBreakdown:
     return MemoryBreakdown(weights, kv, 0.5, weights + kv + 0.5, model.architecture is None)
 
 
-def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
+def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
+             placed: bool = True) -> Estimate:
     card, context, backend, min_quality = (rig.single_device, query.context, query.backend,
                                            query.min_quality)
     names = [q for q, _ in LADDER]

@@ -53,6 +53,19 @@ def test_the_depth_curve_uses_the_rows_quantization(client) -> None:
     assert {p["quant"] for p in points if p["fits"]} == {fastest["quant"]}
 
 
+def test_the_depth_curve_is_computed_on_the_pages_rig(client) -> None:
+    """With "cards: 2" the rows are two-card rigs, and so are the chart's points."""
+    one = client.get("/api/v1/models/starcoder-2-15b").json()
+    two = client.get("/api/v1/models/starcoder-2-15b?gpus=2").json()
+    gpu = two["fastest"]["gpu"]
+    speeds = {n: [p["decode_tokens_per_s"] for p in data["depth_curve"]
+                  if p["gpu"] == gpu and p["fits"]] for n, data in ((1, one), (2, two))}
+    assert speeds[2] and speeds[1] and len(speeds[1]) == len(speeds[2])
+    # at depth 0 the point is the row's own two-card speed (the tests differ a little: tg128)
+    assert two["fastest"]["decode_tokens_per_s"] == pytest.approx(speeds[2][0], rel=0.05)
+    assert speeds[2] != speeds[1]
+
+
 @pytest.mark.parametrize(("lang", "title"), [
     ("en", "Generation speed against depth"),
     ("es", "Velocidad de generación según la profundidad"),

@@ -276,8 +276,12 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
     return estimate_rig(model, ladder, rig, query, runtime)
 
 
-def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> Estimate:
-    """One model on one rig: `quant` when given, else the least compressed that fits the query."""
+def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
+             placed: bool = True) -> Estimate:
+    """One model on one rig: `quant` when given, else the least compressed that fits the query.
+
+    `placed`: a single card's estimate carries the placement and command that realise it (a
+    chart point, which needs only the speeds, leaves them out)."""
     if not rig.is_single_card:
         return _on_rig(model, rig, query, quant)
     if quant is not None:
@@ -287,7 +291,7 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None) -> 
         ladder = _ladder(model, query)
         e = _evaluate([model], [_terms(model, ladder, query)], [rig], query,
                       _bounds(model, ladder, query))[0]
-    return _with_placement(model, e, rig, query)
+    return _with_placement(model, e, rig, query) if placed else e
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:

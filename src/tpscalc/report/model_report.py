@@ -263,7 +263,8 @@ def depth_curve(summary: ModelSummary, rows: Sequence[Row], eng: Engine) -> list
             query = replace(base, context=depth + DEPTH_PROMPT + DEPTH_GEN, depth=depth,
                             n_prompt=DEPTH_PROMPT, n_gen=DEPTH_GEN)
             try:
-                e = eng.estimate(summary.model, Rig.of(row.card), query, row.estimate.quant)
+                e = eng.estimate(summary.model, card_rig(row.card, summary.request.rig), query,
+                                 row.estimate.quant, placed=False)
             except EstimateInputError:
                 continue
             out.append(DepthPoint(
