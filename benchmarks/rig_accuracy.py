@@ -273,6 +273,33 @@ def ram_efficiency_check(rows: list[tuple[str, float, float, float]]) -> None:
     print()
 
 
+def range_check() -> None:
+    """How often the measured decode falls inside the estimate's [low, high], and the median
+    high / low, per scenario (the issue-11 standard for honest ranges: at least 80 % inside)."""
+    found: dict[str, list[tuple[bool, float, str]]] = {}
+    for case in multi_gpu_cases() + offload_cases() + cpu_cases():
+        try:
+            e = engine.estimate(get_model(case.model), case.rig,
+                                Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
+                                      n_prompt=512), case.quant)
+        except (NameNotFoundError, EstimateInputError):
+            continue
+        if e.decode is None:
+            continue
+        d = e.decode
+        scenario = case.scenario
+        if scenario == "multi-GPU":  # the Dec-2023 rows split every matrix (before -sm layer)
+            scenario += ", layer split" if case.layer_split else ", 2023 matrix split"
+        found.setdefault(scenario, []).append(
+            (d.low <= case.measured <= d.high, d.high / d.low, d.confidence))
+    print("\ndecode ranges: measured inside [low, high], median high / low, confidences")
+    for scenario, rows in found.items():
+        inside = sum(r[0] for r in rows) / len(rows)
+        levels = sorted({r[2] for r in rows})
+        print(f"  {scenario:30} {len(rows):4} rows  inside {inside:4.0%}  high/low "
+              f"{statistics.median(r[1] for r in rows):4.2f}  {', '.join(levels)}")
+
+
 def _seconds(case: Case, rig: Rig) -> float | None:
     """The estimated decode time per token of `case` on `rig`, None if it does not fit."""
     e = engine.estimate(get_model(case.model), rig,
@@ -325,6 +352,7 @@ def main() -> None:
               f"{max(errs):10.0%}")
     multi_device_fit(multi)
     ram_efficiency_check(ram_rows)
+    range_check()
     memory_check()
 
 

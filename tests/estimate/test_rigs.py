@@ -140,3 +140,19 @@ def test_an_offloaded_model_takes_the_quality_floor_not_the_top_of_the_ladder() 
     assert e.fit == "offload" and e.quant == "Q4_K_M"
     whole = engine.estimate(get_model("Llama 3.1-8B"), rig("RTX 4090", ram=128, bw=96), floor)
     assert whole.fit in ("comfortable", "tight") and whole.quant == "Q8_0"
+
+
+def test_a_rig_on_its_gpus_has_its_cards_range_and_offload_a_wide_one() -> None:
+    """All on calibrated GPUs the range is the cards' own (the same kernels as on one card);
+    the RAM terms are assumed, so an offload is 'low' with the wide rig band."""
+    m = get_model("Llama 3.3 70B")
+    two = engine.estimate(m, Rig((get_card("RTX 3090"),) * 2), Query(), "Q4_K_M")
+    assert two.fit in ("comfortable", "tight") and two.decode is not None
+    one = engine.estimate(get_model("Llama 3.1-8B"), Rig.of(get_card("RTX 3090")), Query(),
+                          "Q4_K_M")
+    assert one.decode is not None and two.decode.confidence == one.decode.confidence != "low"
+    d = two.decode
+    assert d.low < d.tokens_per_s < d.high and d.high / d.low < 1.6
+    off = engine.estimate(m, Rig((get_card("RTX 4090"),), 64, 96), Query(), "Q4_K_M")
+    assert off.fit == "offload" and off.decode is not None
+    assert off.decode.confidence == "low" and off.decode.high / off.decode.low > 1.6

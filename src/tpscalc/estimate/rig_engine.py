@@ -35,6 +35,7 @@ from tpscalc.estimate.speed_terms import attention_flops_per_token, attention_sc
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
     Bound,
+    Confidence,
     DecodeEstimate,
     Estimate,
     FitLabel,
@@ -69,7 +70,8 @@ PCIE_EFFICIENCY = 0.8
 # Effective CPU rate of llama.cpp's quantized matrix kernels for a prompt: an assumed
 # 1 TFLOPS (a desktop 8-16 core CPU with AVX2/AVX-512), not fitted.
 CPU_TFLOPS = 1.0
-_BAND = (0.6, 1.6)  # the range given around a rig's speed (its terms are not calibrated)
+_BAND = (0.6, 1.6)  # the range given around the RAM and CPU terms (not calibrated)
+_CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,8 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
     terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0}
     used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
             if d.layers or r > 0]
+    gpu_fast = gpu_slow = 0.0
+    confidence: Confidence = "low"
     if used:
         shares = [d.layers / n for _, d, _ in used]
         ests = speed.decode_estimates(
@@ -262,6 +266,9 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
             params_read=[model.parameters_active * s for s in shares], quant=q,
             attention_flops=[attention * s for s in shares])
         terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
+        gpu_fast = sum(1.0 / e.high for e in ests)
+        gpu_slow = sum(1.0 / e.low for e in ests)
+        confidence = min((e.confidence for e in ests), key=_CONFIDENCE_ORDER.index)
     cpu_read = (p.cpu_layers * (lay.read - lay.output_read) / n
                 + p.cpu_expert_layers * lay.expert_read_per_layer
                 + (0.0 if p.output_on_gpu else lay.output_read)
@@ -271,11 +278,18 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
         bandwidth = rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S
         terms["ram_bandwidth"] = cpu_read / (RAM_EFFICIENCY * bandwidth * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
-    terms["overhead"] += MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
+    split = MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
+    terms["overhead"] += split
     seconds = sum(terms.values())
     tps = 1.0 / seconds
     bound = max(terms, key=lambda k: terms[k])
-    return DecodeEstimate(tps, tps * _BAND[0], tps * _BAND[1], "low", bound)
+    # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
+    # CPU terms (assumed, not calibrated) at the rig band; the split cost as fitted.
+    host = seconds - terms["bandwidth"] - split
+    if host > 0:
+        confidence = "low"
+    return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host / _BAND[0]),
+                          1.0 / (gpu_fast + split + host / _BAND[1]), confidence, bound)
 
 
 # A rig's RAM bandwidth when none is given: dual-channel DDR4-3200 (2 × 8 B × 3.2 GT/s), the
