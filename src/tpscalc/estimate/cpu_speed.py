@@ -1,0 +1,71 @@
+"""What a CPU streams and computes for llama.cpp's CPU backend, from the CPU table.
+
+Decode on the CPU reads every weight once per token. The rate it reads them at is the least of
+    the RAM's bandwidth                                (bound "ram_bandwidth")
+    the CPU complex's read limit (an AMD CCD's fabric link, an Apple CPU cluster)   ("cpu_fabric")
+both at a fitted share, and of what the cores' dot-product kernels get through, a fitted share
+of the P-cores' FP32 peak (per weight: dequantize and multiply-add; F16 and BF16 convert to
+F32), at the file's bytes per weight                (bound "cpu_compute").
+A mixture-of-experts model's bytes cost a fitted factor more time (its experts' slices are read
+scattered, a few MiB each, and each expert's small product splits poorly over the threads), as
+the GPU model's moe_decode_factor.
+Prefill on the CPU is bounded by the same cores' FLOPS, at a fitted share.
+
+The shares (`CPU_FIT`) are fitted by benchmarks/rig_accuracy.py on every CPU-only row it can
+place (llama.cpp on Apple M1 Max, M3, M3 Max, Ryzen AI Max+ 395, Core Ultra 7 155H, Ryzen 7
+5800X) and judged leave-one-device-out there.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tpscalc.catalog.schema import Cpu
+from tpscalc.estimate.types import Bound
+
+FLOAT_TYPES = frozenset({"F16", "BF16", "F32"})
+
+
+@dataclass(frozen=True)
+class CpuFit:
+    """The fitted shares of the CPU model (dimensionless)."""
+
+    read_efficiency: float  # of min(RAM bandwidth, CPU read limit) the weights stream at
+    decode_share_quantized: float  # of the P-cores' FP32 peak, as weights × 2 FLOPs, quantized
+    decode_share_float: float  # the same for F16, BF16 and F32 weights
+    prefill_share: float  # of the P-cores' FP32 peak a prompt's matrix products reach
+    moe_decode_factor: float  # time multiplier on the bytes a mixture-of-experts model reads
+
+
+# Fitted by benchmarks/rig_accuracy.py (the median over the CPU rows of each share that makes a
+# row exact, where that term binds); leave-one-device-out error printed there.
+CPU_FIT = CpuFit(read_efficiency=0.908, decode_share_quantized=0.208, decode_share_float=0.117,
+                 prefill_share=0.7, moe_decode_factor=1.74)
+
+
+def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: float,
+                      is_float: bool, is_moe: bool = False,
+                      fit: CpuFit = CPU_FIT) -> dict[Bound, float]:
+    """Each limit on the weight bytes the CPU reads per second, GB/s, by the bound it names."""
+    share = fit.decode_share_float if is_float else fit.decode_share_quantized
+    weights_per_s = share * cpu.peak_fp32_gflops / 2  # 10^9 weights/s: 2 FLOPs each
+    rates: dict[Bound, float] = {
+        "ram_bandwidth": fit.read_efficiency * ram_bandwidth_gb_s,
+        "cpu_compute": weights_per_s * bytes_per_weight}
+    if cpu.cpu_read_gb_s is not None:
+        rates["cpu_fabric"] = fit.read_efficiency * cpu.cpu_read_gb_s
+    moe = fit.moe_decode_factor if is_moe else 1.0
+    return {bound: rate / moe for bound, rate in rates.items()}
+
+
+def decode_rate_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: float,
+                     is_float: bool, is_moe: bool = False,
+                     fit: CpuFit = CPU_FIT) -> tuple[float, Bound]:
+    """The rate the CPU reads weights at during decode, GB/s, and the limit that sets it."""
+    rates = decode_rates_gb_s(cpu, ram_bandwidth_gb_s, bytes_per_weight, is_float, is_moe, fit)
+    bound = min(rates, key=lambda k: rates[k])
+    return rates[bound], bound
+
+
+def prefill_flops(cpu: Cpu, fit: CpuFit = CPU_FIT) -> float:
+    """FLOP/s the CPU's P-cores reach on a prompt's matrix products."""
+    return fit.prefill_share * cpu.peak_fp32_gflops * 1e9
