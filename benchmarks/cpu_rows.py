@@ -14,10 +14,10 @@ from pathlib import Path
 
 from tpscalc.catalog import Cpu, Model, get_cpu, get_model
 from tpscalc.estimate import cpu_speed, engine
-from tpscalc.estimate.cpu_speed import CPU_FIT, CpuFit
+from tpscalc.estimate.cpu_speed import CPU_FIT, RAM_EFFICIENCY, CpuFit
 from tpscalc.estimate.memory import approx_architecture
 from tpscalc.estimate.query import Query, Rig
-from tpscalc.estimate.rig_engine import CPU_TOKEN_US, RAM_EFFICIENCY
+from tpscalc.estimate.rig_engine import CPU_TOKEN_US
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.sources.hf_config import model_from_config
 
@@ -173,9 +173,9 @@ def _row(case: CpuCase) -> _Row | None:
     return _Row(case, work, fixed, bandwidth, per_weight, is_float, is_moe, e.decode.bound)
 
 
-# When no remaining row binds a memory term (leave-one-device-out without the fabric-bound row),
-# the read efficiency falls back to the RAM efficiency the rig model assumes without a CPU.
-_PRIOR_READ_EFFICIENCY = RAM_EFFICIENCY
+# When no remaining row binds the fabric term (leave-one-device-out without the fabric-bound
+# row), its efficiency falls back to the RAM's (assumed, cpu_speed.RAM_EFFICIENCY).
+_PRIOR_FABRIC_EFFICIENCY = RAM_EFFICIENCY
 
 
 def _implied(r: _Row, f: CpuFit) -> tuple[str, float]:
@@ -192,21 +192,23 @@ def _implied(r: _Row, f: CpuFit) -> tuple[str, float]:
     if bound == "cpu_compute":
         share = f.decode_share_float if r.is_float else f.decode_share_quantized
         return ("float" if r.is_float else "quant"), share * achieved / rates[bound]
-    return "read", f.read_efficiency * achieved / rates[bound]
+    if bound == "cpu_fabric":
+        return "fabric", f.fabric_efficiency * achieved / rates[bound]
+    return "ram", RAM_EFFICIENCY * achieved / rates[bound]  # printed, not fitted
 
 
 def _decode_fit(rows: list[_Row]) -> CpuFit:
     """The decode constants as the median, over the rows each one binds, of the value that makes
-    the row exact; iterated until the binding terms settle. Dense rows set the read efficiency
-    and the shares, MoE rows then the MoE factor."""
-    f = replace(CPU_FIT, read_efficiency=_PRIOR_READ_EFFICIENCY)
+    the row exact; iterated until the binding terms settle. Dense rows set the fabric efficiency
+    and the shares, MoE rows then the MoE factor (the RAM efficiency is assumed, not fitted)."""
+    f = replace(CPU_FIT, fabric_efficiency=_PRIOR_FABRIC_EFFICIENCY)
     for _ in range(20):
         implied: dict[str, list[float]] = {}
         for r in rows:
             key, value = _implied(r, f)
             implied.setdefault(key, []).append(value)
         m = {k: statistics.median(v) for k, v in implied.items()}
-        new = replace(f, read_efficiency=min(1.0, m.get("read", f.read_efficiency)),
+        new = replace(f, fabric_efficiency=min(1.0, m.get("fabric", f.fabric_efficiency)),
                       decode_share_quantized=m.get("quant", f.decode_share_quantized),
                       decode_share_float=m.get("float", f.decode_share_float),
                       moe_decode_factor=max(1.0, m.get("moe", f.moe_decode_factor)))
@@ -223,13 +225,29 @@ def fit(rows: list[_Row]) -> CpuFit:
     implied = [CPU_FIT.prefill_share * r.seconds(CPU_FIT) / r.measured_s for r in rows
                if r.case.kind == "prefill"]
     share = statistics.median(implied) if implied else CPU_FIT.prefill_share
-    return CpuFit(round(f.read_efficiency, 3), round(f.decode_share_quantized, 3),
+    return CpuFit(round(f.fabric_efficiency, 3), round(f.decode_share_quantized, 3),
                   round(f.decode_share_float, 3), round(share, 3),
                   round(f.moe_decode_factor, 2))
 
 
 def _error(row: _Row, f: CpuFit) -> float:
     return row.measured_s / row.seconds(f) - 1  # estimated tok/s / measured - 1
+
+
+def _without_cpu(case: CpuCase) -> float | None:
+    """`case`'s decode error with the CPU unnamed (the RAM, the CPU's, at RAM_EFFICIENCY and
+    1 TFLOPS for a prompt: the estimate before the CPU table); None if it does not fit."""
+    cpu = case.rig.cpu
+    assert cpu is not None
+    rig = replace(case.rig, cpu=None,
+                  ram_bandwidth_gb_s=case.rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s)
+    n_gen = case.n if case.kind == "decode" else 128
+    n_prompt = case.n if case.kind == "prefill" else 512
+    e = engine.estimate(_model(case.model), rig, Query(context=max(4096, n_gen + n_prompt),
+                                                         n_gen=n_gen, n_prompt=n_prompt,
+                                                         kv_type=case.kv_type), case.quant)
+    speed = e.decode if case.kind == "decode" else e.prefill
+    return None if speed is None else speed.tokens_per_s / case.measured - 1
 
 
 def report() -> dict[str, float]:
@@ -260,6 +278,10 @@ def report() -> dict[str, float]:
                   f"{r.measured_s / r.seconds(CPU_FIT) * r.case.measured:7.2f} ({err:+.0%}, "
                   f"{r.bound}) LOO {loo:+.0%}")
         out[kind] = statistics.median(errs)
+        out[kind + " rows"] = len(chosen)
+        before = [abs(e) for r in chosen if (e := _without_cpu(r.case)) is not None]
+        print(f"CPU only {kind} without the CPU named (RAM at {RAM_EFFICIENCY:.0%}, 1 TFLOPS): "
+              f"median |error| {statistics.median(before):.0%} over the same rows")
         out[kind + " loo"] = statistics.median(loo_errs)
         print(f"CPU only {kind}: {len(chosen)} rows, {len({r.case.device for r in chosen})} "
               f"devices, median |error| {out[kind]:.0%} in sample, {out[kind + ' loo']:.0%} "

@@ -1,9 +1,10 @@
 """What a CPU streams and computes for llama.cpp's CPU backend, from the CPU table.
 
 Decode on the CPU reads every weight once per token. The rate it reads them at is the least of
-    the RAM's bandwidth                                (bound "ram_bandwidth")
-    the CPU complex's read limit (an AMD CCD's fabric link, an Apple CPU cluster)   ("cpu_fabric")
-both at a fitted share, and of what the cores' dot-product kernels get through, a fitted share
+    the RAM's bandwidth, at RAM_EFFICIENCY (assumed)   (bound "ram_bandwidth")
+    the CPU complex's read limit (an AMD CCD's fabric link, an Apple CPU cluster), at a fitted
+    share                                              (bound "cpu_fabric")
+and of what the cores' dot-product kernels get through, a fitted share
 of the P-cores' FP32 peak (per weight: dequantize and multiply-add; F16 and BF16 convert to
 F32), at the file's bytes per weight                (bound "cpu_compute").
 A mixture-of-experts model's bytes cost a fitted factor more time (its experts' slices are read
@@ -23,13 +24,18 @@ from tpscalc.catalog.schema import Cpu
 from tpscalc.estimate.types import Bound
 
 FLOAT_TYPES = frozenset({"F16", "BF16", "F32"})
+# Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
+# reads on desktop DDR4/DDR5 reach 60-75 % of the spec figure (e.g. ~60-65 GB/s on dual-channel
+# DDR5-6000, 96 GB/s spec); 0.65 is that range's middle, not fitted to the measured rows. The
+# same with or without the CPU known: naming the CPU only adds limits.
+RAM_EFFICIENCY = 0.65
 
 
 @dataclass(frozen=True)
 class CpuFit:
     """The fitted shares of the CPU model (dimensionless)."""
 
-    read_efficiency: float  # of min(RAM bandwidth, CPU read limit) the weights stream at
+    fabric_efficiency: float  # of the CPU complex's read limit the weights stream at
     decode_share_quantized: float  # of the P-cores' FP32 peak, as weights × 2 FLOPs, quantized
     decode_share_float: float  # the same for F16, BF16 and F32 weights
     prefill_share: float  # of the P-cores' FP32 peak a prompt's matrix products reach
@@ -38,8 +44,8 @@ class CpuFit:
 
 # Fitted by benchmarks/rig_accuracy.py (the median over the CPU rows of each share that makes a
 # row exact, where that term binds); leave-one-device-out error printed there.
-CPU_FIT = CpuFit(read_efficiency=0.908, decode_share_quantized=0.208, decode_share_float=0.117,
-                 prefill_share=0.7, moe_decode_factor=1.74)
+CPU_FIT = CpuFit(fabric_efficiency=0.908, decode_share_quantized=0.208, decode_share_float=0.117,
+                 prefill_share=0.7, moe_decode_factor=1.53)
 
 
 def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: float,
@@ -49,10 +55,10 @@ def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: flo
     share = fit.decode_share_float if is_float else fit.decode_share_quantized
     weights_per_s = share * cpu.peak_fp32_gflops / 2  # 10^9 weights/s: 2 FLOPs each
     rates: dict[Bound, float] = {
-        "ram_bandwidth": fit.read_efficiency * ram_bandwidth_gb_s,
+        "ram_bandwidth": RAM_EFFICIENCY * ram_bandwidth_gb_s,
         "cpu_compute": weights_per_s * bytes_per_weight}
     if cpu.cpu_read_gb_s is not None:
-        rates["cpu_fabric"] = fit.read_efficiency * cpu.cpu_read_gb_s
+        rates["cpu_fabric"] = fit.fabric_efficiency * cpu.cpu_read_gb_s
     moe = fit.moe_decode_factor if is_moe else 1.0
     return {bound: rate / moe for bound, rate in rates.items()}
 

@@ -46,10 +46,8 @@ from tpscalc.estimate.types import (
 from tpscalc.estimate.weights import role_bytes, weights_bytes
 
 GIB = 2**30
-# Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
-# reads on desktop DDR4/DDR5 reach 60-75 % of the spec figure (e.g. ~60-65 GB/s on dual-channel
-# DDR5-6000, 96 GB/s spec); 0.65 is that range's middle, not fitted to the measured rows.
-RAM_EFFICIENCY = 0.65
+# Share of the RAM's spec bandwidth the CPU streams weights at (stated in cpu_speed.py).
+RAM_EFFICIENCY = cpu_speed.RAM_EFFICIENCY
 # Fixed CPU cost of one token when some layers or experts run on the CPU (thread barriers per
 # graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
 # tiny model (~500 tok/s), not fitted.

@@ -83,6 +83,7 @@ class RigOptions:
     ram_type: str | None = None  # "DDR5-6000": the RAM bandwidth from type, speed, channels
     ram_channels: int | None = None  # memory channels populated (default 2 with ram_type)
     pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
+    cpu: str | None = None  # the host's CPU as the user names it ("7950X"), resolved by rigs.py
 
     @property
     def is_default(self) -> bool:
@@ -184,6 +185,10 @@ PARAMS: tuple[Param, ...] = (
           "bandwidth is MT/s × 8 bytes × channels (--ram-bandwidth, when given, wins)."),
     Param("ram_channels", "ram_channels", "rig", "count",
           f"Memory channels populated, with --ram-type (default {DEFAULT_RAM_CHANNELS})."),
+    Param("cpu", "cpu", "rig", "text",
+          "The host's CPU, e.g. \"Ryzen 9 7950X\" (its cores, fabric and memory bound the CPU's "
+          "share of a token; without --ram-bandwidth, the RAM bandwidth of the memory it "
+          "takes). Default: unknown, RAM read at 65 % of its bandwidth."),
     Param("pcie", "pcie", "rig", "pcie",
           "Each card's PCIe link as generation x lanes, e.g. 4x16 (default 4x16); bounds the "
           "prompt speed of a partial offload."),
@@ -200,8 +205,8 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                       "search", "all", "sort", "lang")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
-RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie", "n_gpu_layers",
-              "n_cpu_moe", "tensor_split")
+RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
+              "n_gpu_layers", "n_cpu_moe", "tensor_split")
 # the CLI's model and card commands
 REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie")
 # The model and card reports with a rig around the card: the CLI's commands and the JSON API.
