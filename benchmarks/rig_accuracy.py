@@ -21,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # cpu_rows, also when a test loads this file
 
 import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's fit
 
