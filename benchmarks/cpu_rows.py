@@ -18,11 +18,9 @@ from tpscalc.estimate.cpu_speed import CPU_FIT, RAM_EFFICIENCY, CpuFit
 from tpscalc.estimate.memory import approx_architecture
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import CPU_TOKEN_US
-from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.sources.hf_config import model_from_config
 
 DATA = Path(__file__).resolve().parent / "data"
-GIB = 2**30
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,6 @@ class _Row:
     work: float
     fixed_s: float
     bandwidth_gb_s: float
-    bytes_per_weight: float
     is_float: bool
     is_moe: bool
     bound: str
@@ -140,8 +137,8 @@ class _Row:
         assert cpu is not None
         if self.case.kind == "prefill":
             return self.work / cpu_speed.prefill_flops(cpu, fit)
-        rate, _ = cpu_speed.decode_rate_gb_s(cpu, self.bandwidth_gb_s, self.bytes_per_weight,
-                                             self.is_float, self.is_moe, fit)
+        rate, _ = cpu_speed.decode_rate_gb_s(cpu, self.bandwidth_gb_s, self.is_float,
+                                             self.is_moe, fit)
         return self.fixed_s + self.work / (rate * 1e9)
 
     @property
@@ -162,20 +159,14 @@ def _row(case: CpuCase) -> _Row | None:
     if e.decode is None or e.prefill is None:
         return None
     bandwidth = case.rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s
-    per_weight = e.memory.weights_gib * GIB / parameter_counts(arch)[0]
     is_float, is_moe = case.quant in cpu_speed.FLOAT_TYPES, arch.is_moe
     if case.kind == "prefill":
         work = e.prefill.time_to_first_token_s * cpu_speed.prefill_flops(cpu)
-        return _Row(case, work, 0.0, bandwidth, per_weight, is_float, is_moe, e.prefill.bound)
+        return _Row(case, work, 0.0, bandwidth, is_float, is_moe, e.prefill.bound)
     fixed = CPU_TOKEN_US * 1e-6
-    rate, _ = cpu_speed.decode_rate_gb_s(cpu, bandwidth, per_weight, is_float, is_moe)
+    rate, _ = cpu_speed.decode_rate_gb_s(cpu, bandwidth, is_float, is_moe)
     work = (1 / e.decode.tokens_per_s - fixed) * rate * 1e9
-    return _Row(case, work, fixed, bandwidth, per_weight, is_float, is_moe, e.decode.bound)
-
-
-# When no remaining row binds the fabric term (leave-one-device-out without the fabric-bound
-# row), its efficiency falls back to the RAM's (assumed, cpu_speed.RAM_EFFICIENCY).
-_PRIOR_FABRIC_EFFICIENCY = RAM_EFFICIENCY
+    return _Row(case, work, fixed, bandwidth, is_float, is_moe, e.decode.bound)
 
 
 def _implied(r: _Row, f: CpuFit) -> tuple[str, float]:
@@ -183,34 +174,31 @@ def _implied(r: _Row, f: CpuFit) -> tuple[str, float]:
     (MoE rows: the MoE factor, given the rest of `f`)."""
     cpu = r.case.rig.cpu
     assert cpu is not None
-    rates = cpu_speed.decode_rates_gb_s(cpu, r.bandwidth_gb_s, r.bytes_per_weight, r.is_float,
-                                        False, f)
+    rates = cpu_speed.decode_rates_gb_s(cpu, r.bandwidth_gb_s, r.is_float, False, f)
     bound = min(rates, key=lambda k: rates[k])
     achieved = r.work / max(r.measured_s - r.fixed_s, 1e-9) / 1e9  # GB/s
     if r.is_moe:
         return "moe", rates[bound] / achieved
     if bound == "cpu_compute":
-        share = f.decode_share_float if r.is_float else f.decode_share_quantized
-        return ("float" if r.is_float else "quant"), share * achieved / rates[bound]
-    if bound == "cpu_fabric":
-        return "fabric", f.fabric_efficiency * achieved / rates[bound]
-    return "ram", RAM_EFFICIENCY * achieved / rates[bound]  # printed, not fitted
+        core = f.core_gb_s_float if r.is_float else f.core_gb_s_quantized
+        return ("float" if r.is_float else "quant"), core * achieved / rates[bound]
+    # the fabric and RAM terms are not fitted: the share of each that makes the row exact
+    return bound, achieved / rates[bound] * (RAM_EFFICIENCY if bound == "ram_bandwidth" else 1)
 
 
 def _decode_fit(rows: list[_Row]) -> CpuFit:
     """The decode constants as the median, over the rows each one binds, of the value that makes
-    the row exact; iterated until the binding terms settle. Dense rows set the fabric efficiency
-    and the shares, MoE rows then the MoE factor (the RAM efficiency is assumed, not fitted)."""
-    f = replace(CPU_FIT, fabric_efficiency=_PRIOR_FABRIC_EFFICIENCY)
+    the row exact; iterated until the binding terms settle. Dense rows set the per-core rates,
+    MoE rows then the MoE factor (the RAM and fabric terms are not fitted)."""
+    f = CPU_FIT
     for _ in range(20):
         implied: dict[str, list[float]] = {}
         for r in rows:
             key, value = _implied(r, f)
             implied.setdefault(key, []).append(value)
         m = {k: statistics.median(v) for k, v in implied.items()}
-        new = replace(f, fabric_efficiency=min(1.0, m.get("fabric", f.fabric_efficiency)),
-                      decode_share_quantized=m.get("quant", f.decode_share_quantized),
-                      decode_share_float=m.get("float", f.decode_share_float),
+        new = replace(f, core_gb_s_quantized=m.get("quant", f.core_gb_s_quantized),
+                      core_gb_s_float=m.get("float", f.core_gb_s_float),
                       moe_decode_factor=max(1.0, m.get("moe", f.moe_decode_factor)))
         if new == f:
             break
@@ -225,8 +213,8 @@ def fit(rows: list[_Row]) -> CpuFit:
     implied = [CPU_FIT.prefill_share * r.seconds(CPU_FIT) / r.measured_s for r in rows
                if r.case.kind == "prefill"]
     share = statistics.median(implied) if implied else CPU_FIT.prefill_share
-    return CpuFit(round(f.fabric_efficiency, 3), round(f.decode_share_quantized, 3),
-                  round(f.decode_share_float, 3), round(share, 3),
+    return CpuFit(round(f.core_gb_s_quantized, 2),
+                  round(f.core_gb_s_float, 2), round(share, 3),
                   round(f.moe_decode_factor, 2))
 
 
@@ -263,7 +251,7 @@ def report() -> dict[str, float]:
     for reason in skipped():
         print(f"skip {reason}")
     fitted = fit(rows)
-    print(f"\nCPU shares fitted on all {len(rows)} CPU rows: {fitted} (in use: {CPU_FIT})")
+    print(f"\nCPU constants fitted on all {len(rows)} CPU rows: {fitted} (in use: {CPU_FIT})")
     out: dict[str, float] = {}
     for kind in ("decode", "prefill"):
         chosen = [r for r in rows if r.case.kind == kind]
@@ -284,6 +272,6 @@ def report() -> dict[str, float]:
               f"median |error| {statistics.median(before):.0%} over the same rows")
         out[kind + " loo"] = statistics.median(loo_errs)
         print(f"CPU only {kind}: {len(chosen)} rows, {len({r.case.device for r in chosen})} "
-              f"devices, median |error| {out[kind]:.0%} in sample, {out[kind + ' loo']:.0%} "
+              f"devices, median |error| {out[kind]:.1%} in sample, {out[kind + ' loo']:.1%} "
               f"leave-one-device-out")
     return out

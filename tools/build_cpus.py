@@ -3,8 +3,9 @@ a row), deriving what the CSV leaves to arithmetic and saying so beside each fig
 
 - memory_bandwidth_gb_s: MT/s × 8 B × 64-bit channels of the fastest memory the CPU takes,
   unless the row states the vendor's figure (unified-memory chips; checked within 5 %);
-- cpu_read_gb_s: a measurement where the row gives one, else for AMD's chiplet CPUs
-  CCDs × 32 B per fabric clock × FCLK (each CCD's link reads 32 B a clock, Zen 2-5), else none;
+- cpu_read_gb_s, what the cores can read: a measurement where the row gives one, else for AMD's
+  chiplet CPUs CCDs × 32 B per fabric clock × FCLK (each CCD's link reads 32 B a clock, Zen
+  2-5) × the share of that the one measured chiplet part reaches, else none;
 - peak_fp32_gflops: P-cores × P-core clock × FP32 FLOPs per clock (the threads llama.cpp uses).
 
 Run: python tools/build_cpus.py   (deterministic; a test rebuilds it and compares bytes)
@@ -27,6 +28,10 @@ from tpscalc.catalog.slug import slugify
 SOURCE = ROOT / "tools/data/cpus.csv"
 OUT = ROOT / "src/tpscalc/catalog/data/cpus.json"
 CCD_READ_BYTES_PER_CLOCK = 32  # AMD Infinity Fabric, CCD → IOD read width (Zen 2-5)
+# The share of its CCD links' read a chiplet CPU reaches: the Threadripper PRO 7965WX's four
+# CCDs read 225 GB/s with Intel MLC (ik_llama.cpp discussion 258; its row in cpus.csv) of
+# 4 × 32 B × 2 GHz = 256 GB/s
+CCD_READ_ACHIEVED = round(225 / (4 * CCD_READ_BYTES_PER_CLOCK * 2.0), 3)
 _RATE = re.compile(r"^(?:LP)?DDR[345]X?-(\d{4,5})$")
 
 
@@ -57,9 +62,10 @@ def _cpu_read(row: dict[str, str]) -> tuple[float | None, str | None]:
         return measured, row["cpu_read_source"]
     if row["ccds"]:
         ccds, fclk = int(row["ccds"]), int(row["fclk_mhz"])
-        gb_s = ccds * CCD_READ_BYTES_PER_CLOCK * fclk / 1000
+        gb_s = ccds * CCD_READ_BYTES_PER_CLOCK * fclk / 1000 * CCD_READ_ACHIEVED
         return round(gb_s, 2), (f"derived: {ccds} CCD × {CCD_READ_BYTES_PER_CLOCK} B per fabric "
-                                f"clock × FCLK {fclk} MHz")
+                                f"clock × FCLK {fclk} MHz × {CCD_READ_ACHIEVED} (the share the "
+                                "Threadripper PRO 7965WX reaches: 225 of 256 GB/s)")
     return None, None
 
 

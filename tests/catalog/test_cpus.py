@@ -40,16 +40,18 @@ def test_rebuild_reproduces_committed_file() -> None:
 
 
 @pytest.mark.parametrize(("name", "bandwidth", "read"), [
-    # 2 × 8 B × 5200 MT/s; one CCD reads 32 B per fabric clock at 2 GHz
-    ("Ryzen 5 7600X", 83.2, 64.0),
-    ("Ryzen 9 7950X", 83.2, 128.0),
+    # 2 × 8 B × 5200 MT/s; one CCD reads 32 B per fabric clock at 2 GHz, of which the one
+    # measured chiplet part (TR PRO 7965WX: 225 of 256 GB/s) reaches 0.879
+    ("Ryzen 5 7600X", 83.2, 64.0 * 0.879),
+    ("Ryzen 9 7950X", 83.2, 128.0 * 0.879),
+    ("Threadripper PRO 7965WX", 332.8, 225.0),  # that measurement itself
     ("Core i9-14900K", 89.6, None),  # Intel's ring: no public limit below the RAM
     ("Apple M1 Max", 400.0, 204.0),  # Apple's figure; AnandTech's measured CPU read
 ])
 def test_derived_figures(name: str, bandwidth: float, read: float | None) -> None:
     cpu = get_cpu(name)
     assert cpu.memory_bandwidth_gb_s == pytest.approx(bandwidth)
-    assert cpu.cpu_read_gb_s == (None if read is None else pytest.approx(read))
+    assert cpu.cpu_read_gb_s == (None if read is None else pytest.approx(read, abs=0.01))
 
 
 def test_unified_chips_know_their_cpu() -> None:

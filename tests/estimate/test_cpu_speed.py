@@ -8,32 +8,30 @@ from tpscalc.catalog import get_cpu, get_model, store
 from tpscalc.estimate import cpu_speed, engine
 from tpscalc.estimate.query import Query, Rig
 
-Q4_BYTES = 4.5 / 8  # bytes per weight of a ~4.5-bit file
 
-
-@pytest.mark.parametrize(("cpu", "bandwidth", "bytes_per_weight", "is_float", "bound"), [
-    ("Ryzen 5 7600X", 96.0, Q4_BYTES, False, "cpu_fabric"),  # one CCD: 64 GB/s < DDR5-6000
-    ("Ryzen 9 7950X", 96.0, Q4_BYTES, False, "ram_bandwidth"),  # two CCDs read 128
-    ("Apple M1 Max", 400.0, 2.0, True, "cpu_compute"),  # F16: converted, multiplied in F32
+@pytest.mark.parametrize(("cpu", "bandwidth", "is_float", "bound"), [
+    ("Ryzen 7 7700X", 96.0, False, "cpu_fabric"),  # one CCD reads 56 GB/s < DDR5-6000's 96
+    ("Ryzen 9 7950X", 96.0, False, "ram_bandwidth"),  # two CCDs read 113
+    ("Ryzen 5 7600X", 96.0, False, "cpu_compute"),  # six cores stream less than one CCD reads
+    ("Apple M1 Max", 400.0, True, "cpu_compute"),  # 8 P-cores on F16, well under 204 GB/s
 ])
-def test_the_binding_limit_is_named(cpu: str, bandwidth: float, bytes_per_weight: float,
-                                    is_float: bool, bound: str) -> None:
-    rate, named = cpu_speed.decode_rate_gb_s(get_cpu(cpu), bandwidth, bytes_per_weight, is_float)
+def test_the_binding_limit_is_named(cpu: str, bandwidth: float, is_float: bool,
+                                    bound: str) -> None:
+    rate, named = cpu_speed.decode_rate_gb_s(get_cpu(cpu), bandwidth, is_float)
     assert named == bound
-    assert rate == min(cpu_speed.decode_rates_gb_s(get_cpu(cpu), bandwidth, bytes_per_weight,
-                                                   is_float).values())
+    assert rate == min(cpu_speed.decode_rates_gb_s(get_cpu(cpu), bandwidth, is_float).values())
 
 
 def test_moe_reads_cost_more() -> None:
     cpu = get_cpu("Ryzen 9 7950X")
-    dense, _ = cpu_speed.decode_rate_gb_s(cpu, 96.0, Q4_BYTES, False)
-    moe, _ = cpu_speed.decode_rate_gb_s(cpu, 96.0, Q4_BYTES, False, is_moe=True)
+    dense, _ = cpu_speed.decode_rate_gb_s(cpu, 96.0, False)
+    moe, _ = cpu_speed.decode_rate_gb_s(cpu, 96.0, False, is_moe=True)
     assert moe == pytest.approx(dense / cpu_speed.CPU_FIT.moe_decode_factor)
 
 
 def test_naming_the_cpu_never_speeds_decode_up() -> None:
     for cpu in store.cpus():
-        rates = cpu_speed.decode_rates_gb_s(cpu, 96.0, Q4_BYTES, False)
+        rates = cpu_speed.decode_rates_gb_s(cpu, 96.0, False)
         assert rates["ram_bandwidth"] == pytest.approx(cpu_speed.RAM_EFFICIENCY * 96.0)
         assert min(rates.values()) <= rates["ram_bandwidth"]
 

@@ -2,11 +2,14 @@
 
 Decode on the CPU reads every weight once per token. The rate it reads them at is the least of
     the RAM's bandwidth, at RAM_EFFICIENCY (assumed)   (bound "ram_bandwidth")
-    the CPU complex's read limit (an AMD CCD's fabric link, an Apple CPU cluster), at a fitted
-    share                                              (bound "cpu_fabric")
-and of what the cores' dot-product kernels get through, a fitted share
-of the P-cores' FP32 peak (per weight: dequantize and multiply-add; F16 and BF16 convert to
-F32), at the file's bytes per weight                (bound "cpu_compute").
+    what the CPU complex can read (an AMD CCD's fabric link, an Apple CPU cluster; measured
+    or derived in the CPU table)                       (bound "cpu_fabric")
+and of what the cores stream: P-cores × a fitted per-core rate for the weight type, quantized
+or F16/BF16/F32 (bound "cpu_compute"). One core streaming a matrix-vector product is held by
+the cache misses it can keep in flight (Little's law: ~16 line-fill buffers × 64 B / ~100 ns of
+DRAM latency is ~10 GB/s), and quantized blocks cost unpacking on top: a rate per core and
+weight type, not the core's FLOPS (scaling it by clock or SIMD width fitted the rows worse:
+39 % and 37 % leave-one-device-out, against 25 %).
 A mixture-of-experts model's bytes cost a fitted factor more time (its experts' slices are read
 scattered, a few MiB each, and each expert's small product splits poorly over the threads), as
 the GPU model's moe_decode_factor.
@@ -33,41 +36,37 @@ RAM_EFFICIENCY = 0.65
 
 @dataclass(frozen=True)
 class CpuFit:
-    """The fitted shares of the CPU model (dimensionless)."""
+    """The fitted constants of the CPU model."""
 
-    fabric_efficiency: float  # of the CPU complex's read limit the weights stream at
-    decode_share_quantized: float  # of the P-cores' FP32 peak, as weights × 2 FLOPs, quantized
-    decode_share_float: float  # the same for F16, BF16 and F32 weights
+    core_gb_s_quantized: float  # GB/s one P-core streams of quantized weights in decode
+    core_gb_s_float: float  # the same for F16, BF16 and F32 weights
     prefill_share: float  # of the P-cores' FP32 peak a prompt's matrix products reach
     moe_decode_factor: float  # time multiplier on the bytes a mixture-of-experts model reads
 
 
-# Fitted by benchmarks/rig_accuracy.py (the median over the CPU rows of each share that makes a
-# row exact, where that term binds); leave-one-device-out error printed there.
-CPU_FIT = CpuFit(fabric_efficiency=0.908, decode_share_quantized=0.208, decode_share_float=0.117,
-                 prefill_share=0.7, moe_decode_factor=1.53)
+# Fitted by benchmarks/rig_accuracy.py (each the median, over the CPU rows where its term binds,
+# of the value that makes the row exact); leave-one-device-out error printed there.
+CPU_FIT = CpuFit(core_gb_s_quantized=8.47, core_gb_s_float=13.32, prefill_share=0.7,
+                 moe_decode_factor=1.63)
 
 
-def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: float,
-                      is_float: bool, is_moe: bool = False,
+def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, is_float: bool, is_moe: bool = False,
                       fit: CpuFit = CPU_FIT) -> dict[Bound, float]:
     """Each limit on the weight bytes the CPU reads per second, GB/s, by the bound it names."""
-    share = fit.decode_share_float if is_float else fit.decode_share_quantized
-    weights_per_s = share * cpu.peak_fp32_gflops / 2  # 10^9 weights/s: 2 FLOPs each
+    per_core = fit.core_gb_s_float if is_float else fit.core_gb_s_quantized
     rates: dict[Bound, float] = {
         "ram_bandwidth": RAM_EFFICIENCY * ram_bandwidth_gb_s,
-        "cpu_compute": weights_per_s * bytes_per_weight}
+        "cpu_compute": per_core * cpu.p_cores}
     if cpu.cpu_read_gb_s is not None:
-        rates["cpu_fabric"] = fit.fabric_efficiency * cpu.cpu_read_gb_s
+        rates["cpu_fabric"] = cpu.cpu_read_gb_s
     moe = fit.moe_decode_factor if is_moe else 1.0
     return {bound: rate / moe for bound, rate in rates.items()}
 
 
-def decode_rate_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, bytes_per_weight: float,
-                     is_float: bool, is_moe: bool = False,
+def decode_rate_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, is_float: bool, is_moe: bool = False,
                      fit: CpuFit = CPU_FIT) -> tuple[float, Bound]:
     """The rate the CPU reads weights at during decode, GB/s, and the limit that sets it."""
-    rates = decode_rates_gb_s(cpu, ram_bandwidth_gb_s, bytes_per_weight, is_float, is_moe, fit)
+    rates = decode_rates_gb_s(cpu, ram_bandwidth_gb_s, is_float, is_moe, fit)
     bound = min(rates, key=lambda k: rates[k])
     return rates[bound], bound
 

@@ -81,7 +81,6 @@ class _Layout:
     read: float  # read per generated token, bytes
     output_read: float
     expert_read_per_layer: float  # active expert bytes of one layer read per token
-    bytes_per_weight: float  # stored bytes per parameter, on average
 
 
 @functools.lru_cache(maxsize=4096)
@@ -118,7 +117,7 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
     active = ((arch.num_experts_active or 0) / arch.num_experts
               if arch.num_experts else 0.0)
     return _Layout(m, weights, read, out * read / weights if weights else 0.0,
-                   experts / n * active, per_weight)
+                   experts / n * active)
 
 
 def _slots(rig: Rig, arch: Architecture, query: Query, runtime: Runtime,
@@ -254,7 +253,7 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
                 + kv_read * p.cpu_layers / n)
     stages = len(used) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
-        rate_gb_s, ram_bound = _ram_rate(rig, lay.bytes_per_weight, q, arch.is_moe)
+        rate_gb_s, ram_bound = _ram_rate(rig, q, arch.is_moe)
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
     terms["overhead"] += MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
@@ -269,8 +268,7 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
 DEFAULT_RAM_BANDWIDTH_GB_S = 51.2
 
 
-def _ram_rate(rig: Rig, bytes_per_weight: float, quant: str,
-              is_moe: bool) -> tuple[float, Bound]:
+def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
     """The rate the CPU reads its weights at, GB/s, and the limit that sets it: with the CPU
     known, the least of RAM, CPU complex and cores (the RAM bandwidth, when not given, that of
     the memory the CPU takes); without, RAM_EFFICIENCY of the RAM bandwidth."""
@@ -279,8 +277,7 @@ def _ram_rate(rig: Rig, bytes_per_weight: float, quant: str,
         return RAM_EFFICIENCY * (rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S), \
             "ram_bandwidth"
     bandwidth = rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s
-    return cpu_speed.decode_rate_gb_s(cpu, bandwidth, bytes_per_weight,
-                                      quant in cpu_speed.FLOAT_TYPES, is_moe)
+    return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
 def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
