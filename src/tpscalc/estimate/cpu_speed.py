@@ -8,8 +8,9 @@ and of what the cores stream: P-cores × a fitted per-core rate for the weight t
 or F16/BF16/F32 (bound "cpu_compute"). One core streaming a matrix-vector product is held by
 the cache misses it can keep in flight (Little's law: ~16 line-fill buffers × 64 B / ~100 ns of
 DRAM latency is ~10 GB/s), and quantized blocks cost unpacking on top: a rate per core and
-weight type, not the core's FLOPS (scaling it by clock or SIMD width fitted the rows worse:
-39 % and 37 % leave-one-device-out, against 25 %).
+weight type, not the core's FLOPS (tried with the fabric share still fitted: a rate per
+core per GHz gave 39 % leave-one-device-out, a share of the FP32 peak per weight 37 %, a rate
+per core 25 %).
 A mixture-of-experts model's bytes cost a fitted factor more time (its experts' slices are read
 scattered, a few MiB each, and each expert's small product splits poorly over the threads), as
 the GPU model's moe_decode_factor.
