@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # cpu_rows, also when a test loads
 
 import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's fit
 
-from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
@@ -259,6 +259,33 @@ def _seconds(case: Case, rig: Rig) -> float | None:
     return None if e.decode is None else 1 / e.decode.tokens_per_s
 
 
+# The CPUs the offload rows name (their notes): one socket of the two Xeons (numactl
+# cpunodebind=0, 16 threads); the rows ran one thread per core.
+OFFLOAD_CPUS = {"RTX A6000": "Threadripper PRO 7965WX", "RTX 5090": "Threadripper PRO 7975WX",
+                "2x P100": "Xeon E5-2697A v4", "RTX 2080": "Core i9-10900X"}
+
+
+def offload_with_cpu(cases: list[Case]) -> None:
+    """The offload rows again with the CPU their notes name (`--cpu`): an independent check of
+    the CPU model, whose constants come from the CPU-only rows alone."""
+    print("\noffload rows with their CPU named (--cpu; the CPU model's constants are fitted on "
+          "the CPU-only rows only):")
+    errs: dict[str, list[float]] = {}
+    for case in cases:
+        name = next(v for k, v in OFFLOAD_CPUS.items() if case.label.startswith(k))
+        rig = replace(case.rig, cpu=get_cpu(name))
+        seconds = _seconds(case, rig)
+        if seconds is None:
+            continue
+        err = 1 / seconds / case.measured - 1
+        errs.setdefault(case.scenario, []).append(abs(err))
+        print(f"  {case.label[:62]:62} {name:24} measured {case.measured:6.2f} estimated "
+              f"{1 / seconds:6.2f} ({err:+.0%})")
+    for scenario, values in errs.items():
+        print(f"{scenario} with the CPU named: {len(values)} rows, median |error| "
+              f"{statistics.median(values):.0%}")
+
+
 def main() -> None:
     results: dict[str, list[float]] = {}
     multi: list[tuple[str, bool, float, float]] = []
@@ -291,6 +318,7 @@ def main() -> None:
         results.setdefault(case.scenario, []).append(abs(err))
         print(f"{case.scenario:12} {case.label[:70]:70} measured {case.measured:7.2f} "
               f"estimated {e.decode.tokens_per_s:7.2f} ({err:+.0%}, {e.decode.bound})")
+    offload_with_cpu(offload_cases())
     print()
     cpu = cpu_rows.report()
     print()
