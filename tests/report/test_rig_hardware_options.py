@@ -86,3 +86,10 @@ def test_a_unified_chip_brings_its_cpu_and_a_named_cpu_its_channels() -> None:
     two = build_rig("none", RigOptions(ram_gib=256, ram_type="DDR5-5200", ram_channels=2,
                                        cpu="Threadripper PRO 7975WX"))
     assert two.ram_bandwidth_gb_s == pytest.approx(83.2)  # the channels given win
+
+
+def test_cpu_is_checked_and_named_as_the_table_names_it() -> None:
+    assert parse_request({"cpu": "7950X"}).rig.cpu == "Ryzen 9 7950X"
+    with pytest.raises(RequestError) as err:
+        parse_request({"cpu": "Ryzen 9 7955"})
+    assert err.value.code == "unknown_cpu" and err.value.suggestions

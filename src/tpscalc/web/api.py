@@ -13,7 +13,6 @@ from fastapi import APIRouter, Request, Response
 
 from tpscalc import api
 from tpscalc.catalog.quants import all_quantizations
-from tpscalc.estimate.query import EstimateInputError
 from tpscalc.report.request import (
     CARD_RIG_REPORT_PARAMS,
     ESTIMATE_PARAMS,
@@ -178,6 +177,4 @@ def api_estimate(request: Request) -> dict[str, Any]:
             **{k: v for k, v in asdict(asked.rig).items() if v is not None},
         )
     except api.INPUT_ERRORS as exc:
-        if isinstance(exc, EstimateInputError) and exc.code == "unknown_cpu":  # as a card's
-            raise WebError(400, "unknown_cpu", str(exc), tuple(exc.suggestions)) from None
         raise WebError(400, "bad_input", str(exc)) from None
