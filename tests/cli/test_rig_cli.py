@@ -121,3 +121,32 @@ def test_a_piped_table_keeps_its_cells_whole() -> None:
     assert done.returncode == 0, done.stderr
     assert "…" not in done.stdout and "Qwen3.6-35B-A3B" in done.stdout
     assert "GeForce RTX 4090" in done.stdout
+
+
+def test_cpu_names_the_host_cpu_and_its_memory() -> None:
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "64", "--cpu", "7700X",
+                "--ram-type", "DDR5-6000", "--quant", "Q4_K_M", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    # one CCD reads 32 B × 2 GHz = 64 GB/s, less than two channels of DDR5-6000 (96 GB/s)
+    assert data["gpu"] == "CPU only (Ryzen 7 7700X)" and data["fit"] == "cpu"
+    assert data["decode"]["bound"] == "cpu_fabric" and 5 <= data["decode"]["tokens_per_s"] <= 25
+
+
+def test_unknown_cpu_is_one_line_and_exit_2() -> None:
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "64", "--cpu",
+                "Ryzen 9 7955")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = (done.stderr + done.stdout).strip().splitlines()
+    assert len(lines) == 1 and "unknown CPU 'Ryzen 9 7955'; closest:" in lines[0]
+
+
+def test_input_rows_take_a_cpu_column(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.csv"
+    rows.write_text("model,gpu,quant,ram_gib,cpu\n"
+                    "Llama 3.1-8B,none,Q4_K_M,64,Ryzen 9 7950X\n"
+                    "Llama 3.1-8B,none,Q4_K_M,64,Ryzen 9 7955\n", encoding="utf-8")
+    done = _run("--input", str(rows), "--json")
+    first, second = json.loads(done.stdout)
+    assert first["gpu"] == "CPU only (Ryzen 9 7950X)" and first["error"] is None
+    assert second["error"].startswith("unknown CPU")

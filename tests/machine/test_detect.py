@@ -195,3 +195,17 @@ def test_card_here_without_a_gpu_ends_with_one_line() -> None:
         return
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "estimate --model M --here" in result.output  # which answers for the CPU
+
+
+@pytest.mark.parametrize(("brand", "name"), [
+    ("AMD Ryzen 9 7950X 16-Core Processor", "Ryzen 9 7950X"),
+    ("13th Gen Intel(R) Core(TM) i9-13900K", "Core i9-13900K"),
+    ("Intel(R) Xeon(R) w9-3495X CPU @ 1.90GHz", "Xeon w9-3495X"),
+    ("AMD RYZEN AI MAX+ 395 w/ Radeon 8060S", "Ryzen AI Max+ 395"),
+    ("Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz", None),  # not in the table: unknown, no guess
+])
+def test_the_os_cpu_brand_finds_the_cpu_table_entry(brand: str, name: str | None) -> None:
+    from tpscalc.machine.detect import table_cpu
+
+    cpu = table_cpu(brand)
+    assert (cpu.name if cpu is not None else None) == name

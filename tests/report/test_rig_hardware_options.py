@@ -71,3 +71,25 @@ def test_the_engine_uses_them() -> None:
     # the copies of the CPU-resident weights bound a partial offload's prompt speed
     assert slow["prefill"]["tokens_per_s"] < by_rate["prefill"]["tokens_per_s"] \
         < fast["prefill"]["tokens_per_s"]
+
+
+def test_a_unified_chip_brings_its_cpu_and_a_named_cpu_its_channels() -> None:
+    from tpscalc.report.request import RigOptions
+    from tpscalc.report.rigs import build_rig
+
+    apple = build_rig("Apple M1 Max (32-core GPU)", RigOptions(n_gpu_layers=0))
+    assert apple.cpu is not None and apple.cpu.name == "Apple M1 Max"
+    # a Threadripper PRO takes 8 channels: DDR5-5200 in all of them, 332.8 GB/s
+    tr = build_rig("none", RigOptions(ram_gib=256, ram_type="DDR5-5200",
+                                      cpu="Threadripper PRO 7975WX"))
+    assert tr.ram_bandwidth_gb_s == pytest.approx(332.8)
+    two = build_rig("none", RigOptions(ram_gib=256, ram_type="DDR5-5200", ram_channels=2,
+                                       cpu="Threadripper PRO 7975WX"))
+    assert two.ram_bandwidth_gb_s == pytest.approx(83.2)  # the channels given win
+
+
+def test_cpu_is_checked_and_named_as_the_table_names_it() -> None:
+    assert parse_request({"cpu": "7950X"}).rig.cpu == "Ryzen 9 7950X"
+    with pytest.raises(RequestError) as err:
+        parse_request({"cpu": "Ryzen 9 7955"})
+    assert err.value.code == "unknown_cpu" and err.value.suggestions

@@ -86,3 +86,18 @@ def test_estimate_takes_ram_type_and_pcie(client) -> None:
         "model": "StarCoder 2 15B", "gpu": "geforce-gtx-1650", "ram": "64",
         "ram_type": "DDR5-6000", "ram_channels": "2", "pcie": "3x16"}).json()
     assert body["fit"] == "offload" and body["decode"]["tokens_per_s"] > 0
+
+
+def test_estimate_unknown_cpu_is_a_400_with_suggestions(client) -> None:
+    response = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B", "gpu": "none",
+                                                      "ram": "64", "cpu": "Ryzen 9 7955"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "unknown_cpu" and "closest" in error["message"]
+
+
+def test_estimate_takes_a_cpu(client) -> None:
+    body = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B", "gpu": "none",
+                                                  "ram": "64", "cpu": "Ryzen 9 7950X"}).json()
+    assert body["fit"] == "cpu" and body["gpu"] == "CPU only (Ryzen 9 7950X)"
+    assert body["decode"]["bound"] == "ram_bandwidth"

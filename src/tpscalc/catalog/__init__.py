@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tpscalc.catalog import store
 from tpscalc.catalog.lookup import NameNotFoundError, resolve
-from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.catalog.schema import Architecture, Card, Cpu, Model
 
 
 def get_card(name: str) -> Card:
@@ -16,4 +16,16 @@ def get_model(name: str) -> Model:
     return resolve(name, store.models(), "model")
 
 
-__all__ = ["Architecture", "Card", "Model", "NameNotFoundError", "get_card", "get_model"]
+def get_cpu(name: str) -> Cpu:
+    """The CPU `name` designates ("7950X", "Ryzen 9 7950X", "M3 Max 16-core CPU")."""
+    return resolve(name, store.cpus(), "CPU")
+
+
+def cpu_of_card(card: Card) -> Cpu | None:
+    """The CPU of a unified-memory chip of the catalog (Apple, Strix Halo, GB10); None for a
+    card with its own memory or a chip whose CPU the table lacks."""
+    return next((c for c in store.cpus() if card.name in c.cards), None)
+
+
+__all__ = ["Architecture", "Card", "Cpu", "Model", "NameNotFoundError", "cpu_of_card",
+           "get_card", "get_cpu", "get_model"]

@@ -360,3 +360,36 @@ class Quantization(_Frozen):
     quality_rank: int = Field(ge=0)  # 0 = least compressed; higher = more compressed
     ppl_increase_pct: float | None = None  # published perplexity increase vs F16, percent
     ppl_source: str | None = None
+
+
+class Cpu(_Frozen):
+    """One CPU (or the CPU side of a unified-memory chip) as llama.cpp's CPU backend uses it.
+
+    p_cores are the threads llama.cpp runs on by default (the performance cores: on hybrid
+    chips it leaves the efficiency cores out). Bandwidths in 10^9 B/s, FLOPS in 10^9/s.
+    """
+
+    name: str = Field(min_length=1)
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    vendor: str
+    microarchitecture: str
+    p_cores: int = Field(gt=0, le=512)
+    e_cores: int = Field(ge=0, le=512)
+    p_clock_ghz: float = Field(gt=0, le=7)
+    simd: Literal["AVX2", "AVX-512", "NEON"]
+    p_fp32_flops_per_clock: int = Field(gt=0, le=128)  # per P-core: FMA lanes × 2
+    peak_fp32_gflops: float = Field(gt=0)  # p_cores × p_clock_ghz × p_fp32_flops_per_clock
+    memory_type: str  # the fastest the CPU takes, "DDR5-5600"
+    memory_channels: int = Field(gt=0, le=24)  # 64-bit channels (a 256-bit LPDDR5X bus: 4)
+    memory_bandwidth_gb_s: float = Field(gt=0, le=2000)
+    memory_bandwidth_source: str
+    cpu_read_gb_s: float | None = Field(default=None, gt=0)  # what the cores can read; None:
+    cpu_read_source: str | None = None  # unknown (no public figure, no link width to derive)
+    cards: tuple[str, ...] = ()  # the catalog's unified-memory chips this is the CPU of
+    source_url: str
+    note: str = ""
+
+    @property
+    def unified_memory(self) -> bool:
+        """The CPU of a unified-memory chip (its RAM is fixed: the chip's bandwidth)."""
+        return bool(self.cards)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from tpscalc.catalog.schema import Card, Model
+from tpscalc.catalog.schema import Card, Cpu, Model
 
 DATA_PACKAGE = "tpscalc.catalog.data"
 
@@ -134,6 +134,16 @@ def validated_cards() -> tuple[Card, ...]:
 def validated_models() -> tuple[Model, ...]:
     """Every model from models.json, validated (the compact catalog's source)."""
     return tuple(_validate(Model, read_json("models.json")["models"], "models.json"))
+
+
+@cache
+def cpus() -> tuple[Cpu, ...]:
+    """Every CPU of cpus.json (tools/build_cpus.py), validated, in file order."""
+    rows = read_json("cpus.json")["cpus"]
+    try:
+        return tuple(Cpu.model_validate(row) for row in rows)
+    except ValidationError as exc:
+        raise CatalogError(f"cpus.json: {exc}") from None
 
 
 @cache

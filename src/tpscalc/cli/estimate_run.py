@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for -
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
 OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
-                    "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "pcie",
+                    "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "cpu", "pcie",
                     "n_gpu_layers", "n_cpu_moe", "gpus")
 
 

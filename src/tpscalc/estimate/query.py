@@ -15,7 +15,7 @@ from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.types import SpeedTest
 
 if TYPE_CHECKING:
-    from tpscalc.catalog.schema import Card, Model
+    from tpscalc.catalog.schema import Card, Cpu, Model
 
 DEFAULT_CONTEXT = 4096
 # Llama 4 Scout's 10M-token window is the longest any catalog model publishes; beyond it no
@@ -202,6 +202,9 @@ class Rig:
     n_cpu_moe: int | None = None
     tensor_split: tuple[float, ...] | None = None
     pcie_gb_s: float | None = None  # each card's PCIe link per direction; None: PCIe 4.0 x16
+    # The host's CPU (its cores, fabric and memory: cpu_speed.py); None: unknown, the CPU's
+    # share of a token then reads RAM at a stated efficiency (rig_engine.RAM_EFFICIENCY).
+    cpu: Cpu | None = None
 
     def __post_init__(self) -> None:
         if not self.devices and self.ram_gib is None:
@@ -236,7 +239,9 @@ class Rig:
     @property
     def name(self) -> str:
         """The devices as people write them ("RTX 3090 + RTX 3060 12 GB")."""
-        return " + ".join(d.name for d in self.devices) if self.devices else "CPU only"
+        if self.devices:
+            return " + ".join(d.name for d in self.devices)
+        return f"CPU only ({self.cpu.name})" if self.cpu is not None else "CPU only"
 
     @property
     def single_device(self) -> Card:

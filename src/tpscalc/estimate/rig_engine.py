@@ -10,6 +10,8 @@ with system RAM, with a user placement or with no GPU comes here. Memory comes f
                  + passes × CPU-resident weights / PCIe bandwidth   (partial offload: llama.cpp
                  copies the CPU weights to the GPU for each large batch)
     t(prefill, CPU only) = prompt FLOPs / CPU FLOPS
+With the host's CPU known (Rig.cpu) its RAM term is read at the least of RAM, CPU-complex and
+core rates, and its prompt FLOPS come from its cores (cpu_speed.py); without, as stated below.
 """
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.estimate import cpu_speed, speed
 from tpscalc.estimate import memory as mem
-from tpscalc.estimate import speed
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.placement import (
     DeviceSlot,
@@ -45,10 +47,8 @@ from tpscalc.estimate.types import (
 from tpscalc.estimate.weights import role_bytes, weights_bytes
 
 GIB = 2**30
-# Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
-# reads on desktop DDR4/DDR5 reach 60-75 % of the spec figure (e.g. ~60-65 GB/s on dual-channel
-# DDR5-6000, 96 GB/s spec); 0.65 is that range's middle, not fitted to the measured rows.
-RAM_EFFICIENCY = 0.65
+# Share of the RAM's spec bandwidth the CPU streams weights at (stated in cpu_speed.py).
+RAM_EFFICIENCY = cpu_speed.RAM_EFFICIENCY
 # Fixed CPU cost of one token when some layers or experts run on the CPU (thread barriers per
 # graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
 # tiny model (~500 tok/s), not fitted.
@@ -275,8 +275,8 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
                 + kv_read * p.cpu_layers / n)
     stages = len(used) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
-        bandwidth = rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S
-        terms["ram_bandwidth"] = cpu_read / (RAM_EFFICIENCY * bandwidth * 1e9)
+        rate_gb_s, ram_bound = _ram_rate(rig, q, arch.is_moe)
+        terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
     split = MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
     terms["overhead"] += split
@@ -292,9 +292,21 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
                           1.0 / (gpu_fast + split + host / _BAND[1]), confidence, bound)
 
 
-# A rig's RAM bandwidth when none is given: dual-channel DDR4-3200 (2 × 8 B × 3.2 GT/s), the
-# figure `tpscalc here` assumes too.
+# A rig's RAM bandwidth when neither it nor the CPU is given: dual-channel DDR4-3200
+# (2 × 8 B × 3.2 GT/s), the figure `tpscalc here` assumes too.
 DEFAULT_RAM_BANDWIDTH_GB_S = 51.2
+
+
+def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
+    """The rate the CPU reads its weights at, GB/s, and the limit that sets it: with the CPU
+    known, the least of RAM, CPU complex and cores (the RAM bandwidth, when not given, that of
+    the memory the CPU takes); without, RAM_EFFICIENCY of the RAM bandwidth."""
+    cpu = rig.cpu
+    if cpu is None:
+        return RAM_EFFICIENCY * (rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S), \
+            "ram_bandwidth"
+    bandwidth = rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s
+    return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
 def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
@@ -304,7 +316,8 @@ def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placemen
     mean_ctx = speed.prompt_mean_context(prompt, test.depth)
     flops = 2.0 * model.parameters_active + attention_flops_per_token(arch, mean_ctx)
     if not rig.devices:
-        seconds = prompt * flops / (CPU_TFLOPS * 1e12)
+        rate = CPU_TFLOPS * 1e12 if rig.cpu is None else cpu_speed.prefill_flops(rig.cpu)
+        seconds = prompt * flops / rate
         bound: Bound = "compute"
     else:
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers

@@ -8,7 +8,10 @@ if TYPE_CHECKING:
     from tpscalc.estimate.placement import Placement
 
 Confidence = Literal["high", "medium", "low"]
-Bound = Literal["bandwidth", "compute", "overhead", "ram_bandwidth", "pcie"]
+# ram_bandwidth, cpu_fabric, cpu_compute: the CPU's share of a token, read from RAM at the RAM's
+# bandwidth, at what the CPU complex can read, or at what its cores compute (cpu_speed.py)
+Bound = Literal["bandwidth", "compute", "overhead", "ram_bandwidth", "pcie", "cpu_fabric",
+                "cpu_compute"]
 FitLabel = Literal["comfortable", "tight", "offload", "cpu", "no"]
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 

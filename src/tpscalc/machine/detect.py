@@ -1,13 +1,14 @@
 """Put the detectors together: the machine's GPUs matched to catalog cards, RAM, CPU, a `Rig`."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tpscalc.catalog import store
-from tpscalc.catalog.schema import Card
+from tpscalc.catalog import NameNotFoundError, cpu_of_card, get_cpu, store
+from tpscalc.catalog.schema import Card, Cpu
 from tpscalc.estimate.query import Rig
 from tpscalc.machine.apple import Run, detect_apple, run_command
 from tpscalc.machine.match import match_card
@@ -106,9 +107,26 @@ def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
     ram_bw = bandwidth if bandwidth is not None else DEFAULT_RAM_BANDWIDTH_GB_S
     # The machine's own rig: its matched cards, or no card and its RAM (CPU-only); None only
     # when neither a card nor the RAM size is known.
-    rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw)
+    cpu = next((c for c in map(cpu_of_card, devices) if c is not None), None) \
+        or table_cpu(system.cpu)
+    rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw, cpu=cpu)
            if devices or system.ram_gib else None)
     return Machine(tuple(found), system, ram_bw, rig, tuple(_notes(found, system)))
+
+
+# What CPU brand strings add to a name ("AMD Ryzen 9 7950X 16-Core Processor",
+# "13th Gen Intel(R) Core(TM) i9-13900K", "Intel(R) Xeon(R) w9-3495X CPU @ 1.90GHz")
+_BRAND_NOISE = re.compile(r"\((?:R|TM)\)|\b\d+-Core Processor\b|\bProcessor\b|\bCPU @ .*$|"
+                          r"\b\d+th Gen\b|\bw/ .*$|\bwith Radeon .*$", re.IGNORECASE)
+
+
+def table_cpu(brand: str) -> Cpu | None:
+    """The CPU table's entry for an OS brand string, None when it names none (or several)."""
+    name = " ".join(_BRAND_NOISE.sub(" ", brand).split())
+    try:
+        return get_cpu(name) if name else None
+    except NameNotFoundError:
+        return None
 
 
 def machine_json(m: Machine) -> dict[str, Any]:

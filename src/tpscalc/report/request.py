@@ -83,6 +83,7 @@ class RigOptions:
     ram_type: str | None = None  # "DDR5-6000": the RAM bandwidth from type, speed, channels
     ram_channels: int | None = None  # memory channels populated (default 2 with ram_type)
     pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
+    cpu: str | None = None  # the host's CPU as the user names it ("7950X"), resolved by rigs.py
 
     @property
     def is_default(self) -> bool:
@@ -113,7 +114,7 @@ class ReportRequest:
 
 
 Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
-               "rate", "split", "ram_type", "pcie"]
+               "rate", "split", "ram_type", "pcie", "cpu"]
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,10 @@ PARAMS: tuple[Param, ...] = (
           "bandwidth is MT/s × 8 bytes × channels (--ram-bandwidth, when given, wins)."),
     Param("ram_channels", "ram_channels", "rig", "count",
           f"Memory channels populated, with --ram-type (default {DEFAULT_RAM_CHANNELS})."),
+    Param("cpu", "cpu", "rig", "cpu",
+          "The host's CPU, e.g. \"Ryzen 9 7950X\" (its cores, fabric and memory bound the CPU's "
+          "share of a token; without --ram-bandwidth, the RAM bandwidth of the memory it "
+          "takes). Default: unknown, RAM read at 65 % of its bandwidth."),
     Param("pcie", "pcie", "rig", "pcie",
           "Each card's PCIe link as generation x lanes, e.g. 4x16 (default 4x16); bounds the "
           "prompt speed of a partial offload."),
@@ -200,10 +205,10 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
                       "search", "all", "sort", "lang")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
-RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie", "n_gpu_layers",
-              "n_cpu_moe", "tensor_split")
+RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
+              "n_gpu_layers", "n_cpu_moe", "tensor_split")
 # the CLI's model and card commands
-REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "pcie")
+REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie")
 # The model and card reports with a rig around the card: the CLI's commands and the JSON API.
 MODEL_RIG_REPORT_PARAMS = MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS
 CARD_RIG_REPORT_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
@@ -323,6 +328,17 @@ def pcie_gb_s(link: str) -> float:
     return PCIE_LANE_GB_S[gen] * lanes
 
 
+def parse_cpu(raw: object) -> str:
+    """A CPU of the CPU table as the user names it ("7950X"), as the table names it; an unknown
+    or ambiguous name is a RequestError (unknown_cpu) listing the closest."""
+    from tpscalc.catalog import NameNotFoundError, get_cpu
+
+    try:
+        return get_cpu(_check_text(str(raw), "cpu").strip()).name
+    except NameNotFoundError as exc:
+        raise RequestError(str(exc), "unknown_cpu", exc.suggestions) from None
+
+
 def parse_flag(raw: object, name: str) -> bool:
     """True for 1/true/on/yes, False for 0/false/off/no or empty."""
     if isinstance(raw, bool):
@@ -357,6 +373,8 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_ram_type(raw)
     if param.kind == "pcie":
         return None if _is_blank(raw) else parse_pcie(raw)
+    if param.kind == "cpu":
+        return None if _is_blank(raw) else parse_cpu(raw)
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), param.name)
@@ -485,6 +503,10 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "string", "enum": above + ladder_names()}
         elif p.kind == "choice":
             schema = {"type": "string", "enum": list(p.choices)}
+        elif p.kind == "cpu":  # the table's names (a looser spelling resolves too: "7950X")
+            from tpscalc.catalog import store
+
+            schema = {"type": "string", "enum": [c.name for c in store.cpus()]}
         elif p.kind in ("ram_type", "pcie"):
             schema = {"type": "string",
                       "pattern": RAM_TYPE_PATTERN if p.kind == "ram_type" else PCIE_PATTERN}

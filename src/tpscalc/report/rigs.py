@@ -1,12 +1,13 @@
 """A rig from the way people write it: "RTX 4090", "2x RTX 3090", "RTX 3090 + RTX 3060 12 GB",
-"none" (the CPU alone), with the request's RAM, card count and placement. Parsed here only."""
+"none" (the CPU alone), with the request's RAM, CPU, card count and placement. Parsed here
+only. A unified-memory chip (Apple, Strix Halo, GB10) brings its own CPU when none is named."""
 from __future__ import annotations
 
 import re
 
-from tpscalc.catalog import Card, NameNotFoundError, get_card
+from tpscalc.catalog import Card, Cpu, NameNotFoundError, cpu_of_card, get_card, get_cpu
 from tpscalc.estimate.query import EstimateInputError, Rig
-from tpscalc.report.request import MAX_GPUS, RigOptions
+from tpscalc.report.request import MAX_GPUS, RigOptions, ram_bandwidth_gb_s
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
@@ -65,9 +66,24 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
         if options.gpus > MAX_GPUS:
             raise EstimateInputError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
         cards = cards * options.gpus
-    return Rig(cards, options.ram_gib, options.bandwidth_gb_s,
+    cpu = find_cpu(options.cpu) if options.cpu else next(
+        (c for c in map(cpu_of_card, cards) if c is not None), None)
+    bandwidth = options.bandwidth_gb_s
+    if (cpu is not None and options.ram_type is not None and options.ram_channels is None
+            and options.ram_bandwidth_gb_s is None):  # the channels the CPU takes
+        bandwidth = ram_bandwidth_gb_s(options.ram_type, cpu.memory_channels)
+    return Rig(cards, options.ram_gib, bandwidth,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
-               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s)
+               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu)
+
+
+def find_cpu(name: str) -> Cpu:
+    """The CPU `name` designates; an unknown or ambiguous name raises EstimateInputError
+    (code unknown_cpu) naming the closest CPUs."""
+    try:
+        return get_cpu(name)
+    except NameNotFoundError as exc:
+        raise EstimateInputError(str(exc), "unknown_cpu", exc.suggestions) from None
 
 
 def card_rig(card: Card, options: RigOptions) -> Rig:

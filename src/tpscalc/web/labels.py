@@ -21,6 +21,8 @@ LABELS: dict[str, str] = {
     "overhead": N_("per-token overhead bound"),
     "ram_bandwidth": N_("system-RAM bandwidth bound"),
     "pcie": N_("PCIe bound"),
+    "cpu_fabric": N_("CPU read-bandwidth bound"),
+    "cpu_compute": N_("CPU compute bound"),
     "speed": N_("speed"),
     "size": N_("size"),
     "date": N_("date"),
