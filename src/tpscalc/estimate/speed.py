@@ -48,6 +48,7 @@ from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
     moe_gemm_flops_per_token,
+    power_factor,
     prompt_matrix_tflops,
     shader_tflops,
 )
@@ -336,6 +337,8 @@ def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
     tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
     if tensor is None:
         return float("nan")
+    if not (quantized and int8_mmq):
+        tensor_share = 1.0  # F16 GEMMs, or weights dequantized apart before a cuBLAS GEMM
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
 
 
@@ -353,6 +356,7 @@ def prefill_estimates(
     expert_params: ArrayLike = 0.0,
     expert_batch: ArrayLike = np.inf,
     int8_mmq: bool = True,
+    flash_attn: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -360,7 +364,8 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; without `flash_attn`
+    attention runs at the calibration's no-flash-attention factor of it. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     ps = [card_params(c, backend, cal) for c in cards]
@@ -369,7 +374,8 @@ def prefill_estimates(
         [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
          for c, p, q in zip(cards, ps, quant)],
         float,
-    )
+    ) * np.array([power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
+                  for c in cards])
     factor = np.where(
         np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
     )
@@ -378,7 +384,8 @@ def prefill_estimates(
     moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
         expert_params, expert_batch, cal.moe_min_expert_batch
     )
-    k_att = np.array([p.prefill_attention_efficiency for p in ps])
+    k_att = np.array([p.prefill_attention_efficiency for p in ps]) * (
+        1.0 if flash_attn else cal.prefill_attention_no_fa_factor)
     work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
     compute, floor = prefill_seconds(
         prompt_tokens,

@@ -104,6 +104,23 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> 
     return tensor
 
 
+def power_factor(card: Card, watts_per_tflops: float, exponent: float) -> float:
+    """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
+
+    Prompt processing keeps the matrix units busy, and a card whose board power is small for
+    its peak rate (datacenter and workstation parts: an RTX 6000 Ada has 300 W for the AD102
+    that a GeForce RTX 4090 gives 450 W; a 70 W Tesla T4 or Arc Pro B50) clocks down to stay
+    within it. Below `watts_per_tflops` watts per peak matrix T(FL)OPS (prompt_matrix_tflops of
+    quantized weights in current builds: the chip's peak, whatever a row's kernels) the rate falls
+    as (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the
+    clock: voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
+    """
+    peak = prompt_matrix_tflops(card, True)
+    if not card.tdp_w or not peak or watts_per_tflops <= 0 or exponent <= 0:
+        return 1.0
+    return float(min(1.0, card.tdp_w / (watts_per_tflops * peak)) ** exponent)
+
+
 def dequant_class(quant: str) -> DequantClass:
     """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
     q = quant.upper()
