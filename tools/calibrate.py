@@ -90,14 +90,12 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
-ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
+ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
                                    for g in (0.5, 1.0))
-# Candidate shares of the flash-attention rate that attention without it reaches.
-NO_FA_GRID = (1.0, 0.15)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
@@ -204,13 +202,23 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 # ---- prefill ---------------------------------------------------------------------------------
 
 def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float,
-                  no_fa: float = 1.0, power: tuple[float, float] = (0.0, 0.0)) -> float:
-    """FLOP-equivalents per prompt token: GEMMs, MoE tile waste, attention at its efficiency,
-    ÷ the power-limited share of the rate (speed_terms.power_factor)."""
-    k = attention_efficiency * (1.0 if o.flash_attn else no_fa)
-    return (o.flops_per_token - o.attn_flops + o.attn_flops / k
-            + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch)
-            ) / power_factor(o.card, *power)
+                  tensor_share: float = 1.0) -> float:
+    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE tile waste, and
+    attention at k × its own units' rate (speed.attention_slowdown)."""
+    return (_gemm_work(o, moe_min_batch)
+            + o.attn_flops / attention_efficiency * _attention_ratio(o, tensor_share))
+
+
+def _gemm_work(o: Obs, moe_min_batch: float) -> float:
+    """GEMM FLOPs per prompt token, MoE experts' GEMMs charged at least a tile."""
+    return (o.flops_per_token - o.attn_flops
+            + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch))
+
+
+def _attention_ratio(o: Obs, tensor_share: float) -> float:
+    """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
+    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o))
+    return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
@@ -238,8 +246,8 @@ def _streaming_bound(o: Obs) -> bool:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float, float]] = (
-                       (1.0, 0.0, 1.0, 0.0, 0.0),)
+                   shapes: Sequence[tuple[float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0),)
                    ) -> list[tuple[dict[str, float], float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
@@ -274,15 +282,17 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
         a[n + k, j] = np.sqrt(lam)
     log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
                         for w in shares] for o in obs])
-    # Work per shape (k, b_min) and power factor per (c, γ) apart: the shapes are their product.
-    works = {sh[:3]: None for sh in shapes}
-    powers = {sh[3:]: None for sh in shapes}
-    log_w = {sh: np.log([_prefill_work(o, *sh) for o in obs]) for sh in works}
-    log_p = {pw: np.log([power_factor(o.card, *pw) for o in obs]) for pw in powers}
-    log_work = np.stack([log_w[sh[:3]] - log_p[sh[3:]] for sh in shapes], axis=1)
+    # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
+    gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
+    att = np.array([o.attn_flops for o in obs])
+    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:] for sh in shapes}}
+    ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
+    work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
+                     / np.array(power[sh[2:]])[:, None] for sh in shapes], axis=1)
+    log_work = np.log(work)  # (n, ns, nw)
     log_tps = np.log([o.tokens_per_s for o in obs])
-    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
-    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work[:, :, None]
+    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_sw
+    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
@@ -317,15 +327,14 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
     deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, bm, r, c, g) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
-              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for r in NO_FA_GRID
-              for c, g in POWER_GRID]
+    shapes = [(k, bm, c, g) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID]
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
                                  newest, mixed, shapes) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
     _, *rest = shapes[best]
-    out: dict[str, float] = dict(zip(("k", "moe_batch", "no_fa", "power_w", "power_exp"),
+    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp"),
                                      shapes[best]))
     for be, res in per_be.items():
         # A backend with deep prompts of its own gets its own k (same b_min); else the global.
@@ -428,7 +437,6 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         moe_min_expert_batch=pre.get("moe_batch", 0.0),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
-        prefill_attention_no_fa_factor=pre.get("no_fa", 1.0),
     )
 
 
@@ -471,7 +479,6 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,
         int8_mmq=_mmq(o),
-        flash_attn=o.flash_attn,
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(

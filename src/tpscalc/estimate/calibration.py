@@ -96,9 +96,6 @@ class Calibration:
     # below which a card clocks down, and the exponent of the fall (0: no term).
     prefill_power_w_per_tflops: float = 0.0
     prefill_power_exponent: float = 0.0
-    # Prefill attention without flash attention (scores written to memory as f32, then a
-    # softmax kernel, then P·V) runs at this share of the flash-attention rate.
-    prefill_attention_no_fa_factor: float = 1.0
     notes: str = ""
 
 
@@ -173,6 +170,5 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         moe_min_expert_batch=float(d.get("moe_min_expert_batch", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
-        prefill_attention_no_fa_factor=float(d.get("prefill_attention_no_fa_factor", 1.0)),
         notes=d.get("notes", ""),
     )

@@ -44,6 +44,7 @@ from tpscalc.estimate.calibration import (
     family_key,
 )
 from tpscalc.estimate.speed_terms import (
+    attention_tflops,
     dequant_class,
     device_class,
     efficiency_class,
@@ -342,6 +343,15 @@ def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
 
 
+def attention_slowdown(card: Card, backend: str, gemm_tflops: float) -> float:
+    """The prompt GEMMs' rate ÷ the attention kernels' peak rate (speed_terms.attention_tflops);
+    1 where either is unknown."""
+    att = attention_tflops(card, backend)
+    if not att or not np.isfinite(gemm_tflops):
+        return 1.0
+    return float(gemm_tflops / att)
+
+
 def prefill_estimates(
     flops_per_token: ArrayLike,
     prompt_tokens: int,
@@ -356,7 +366,6 @@ def prefill_estimates(
     expert_params: ArrayLike = 0.0,
     expert_batch: ArrayLike = np.inf,
     int8_mmq: bool = True,
-    flash_attn: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -364,18 +373,18 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; without `flash_attn`
-    attention runs at the calibration's no-flash-attention factor of it. `int8_mmq=False`
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     ps = [card_params(c, backend, cal) for c in cards]
     quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
-    tf = np.array(
+    peak = np.array(
         [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
          for c, p, q in zip(cards, ps, quant)],
         float,
-    ) * np.array([power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
-                  for c in cards])
+    )
+    tf = peak * np.array([power_factor(c, cal.prefill_power_w_per_tflops,
+                                       cal.prefill_power_exponent) for c in cards])
     factor = np.where(
         np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
     )
@@ -384,9 +393,10 @@ def prefill_estimates(
     moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
         expert_params, expert_batch, cal.moe_min_expert_batch
     )
-    k_att = np.array([p.prefill_attention_efficiency for p in ps]) * (
-        1.0 if flash_attn else cal.prefill_attention_no_fa_factor)
-    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
+    k_att = np.array([p.prefill_attention_efficiency for p in ps])
+    # Attention runs at k × its own units' rate: charged as GEMM-rate work × rate ÷ its rate.
+    slower = np.array([attention_slowdown(c, p.backend, r) for c, p, r in zip(cards, ps, peak)])
+    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn * slower / k_att
     compute, floor = prefill_seconds(
         prompt_tokens,
         work,

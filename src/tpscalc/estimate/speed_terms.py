@@ -104,6 +104,21 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> 
     return tensor
 
 
+# Backends whose flash-attention kernels run on matrix units (CUDA: mma.sync FP16 kernels on
+# Turing and later, wmma on Volta; Metal: simdgroup matrices). ROCm on RDNA and Vulkan without
+# cooperative matrices run their tile and vector kernels on the shader ALUs.
+_MATRIX_ATTENTION_BACKENDS = ("cuda", "metal")
+
+
+def attention_tflops(card: Card, backend: str) -> float | None:
+    """Peak rate of the prompt's attention (Q·Kᵀ, P·V in FP16), TFLOPS; None if unknown: the
+    FP16 matrix rate where the backend's flash-attention kernels use the matrix units, else
+    the shader rate (shader_tflops)."""
+    if backend in _MATRIX_ATTENTION_BACKENDS:
+        return prompt_matrix_tflops(card, quantized=False)
+    return shader_tflops(card)
+
+
 def power_factor(card: Card, watts_per_tflops: float, exponent: float) -> float:
     """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
 
