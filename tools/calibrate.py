@@ -295,7 +295,6 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     target = log_tps[:, None, None] - log_rate[:, None, :] + log_work
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
-    coef = np.linalg.lstsq(a, b, rcond=None)[0]
     # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
     # without family and device offsets (with them, a device of two rows absorbs any rate).
     keep = [j for k, j in cols.index.items() if not k.startswith(("d|", "f|"))]
@@ -303,13 +302,12 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     a_sel = a[np.ix_(rows_sel, keep)]
     coef_sel = np.linalg.lstsq(a_sel, b[rows_sel], rcond=None)[0]
     objective = np.sum((a_sel @ coef_sel - b[rows_sel]) ** 2, axis=0).reshape(ns, nw)
-    out = []
-    for si in range(ns):
-        best = min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
-        c = coef[:, si * nw + best]
-        out.append(({k: float(c[j]) for k, j in cols.index.items()}, shares[best],
-                    float(objective[si, best])))
-    return out
+    best = [min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
+            for si in range(ns)]
+    # The full fit (with offsets) only for each shape's chosen rate.
+    coef = np.linalg.lstsq(a, b[:, [si * nw + best[si] for si in range(ns)]], rcond=None)[0]
+    return [({k: float(coef[j, si]) for k, j in cols.index.items()}, shares[best[si]],
+             float(objective[si, best[si]])) for si in range(ns)]
 
 
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
