@@ -18,11 +18,13 @@ overhead (they had no CUDA graphs) and half the weight, and 2023 `./main` eval r
 per-token term; estimates use the newest era. Prefill is fitted in log space: log(measured ÷
 roofline) = log ε + offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt
 kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 /
-(w/T + (1 − w)/F), with the share w per backend chosen on a grid by the fit without family and
-device offsets; rows at their weight-streaming bound (a MoE's experts all read per micro-batch)
-stay out; attention at k × that rate (k per backend where it has deep prompts, else shared) and
-MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
-(estimate/speed.py).
+(w/T + (1 − w)/F) (w only where quantized blocks are unpacked inside the GEMM: MMQ builds),
+with the share w per backend chosen on a grid by the fit without family and device offsets;
+rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
+attention at k × the rate of its flash-attention kernels' units (k per backend where it has deep
+prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), and
+a power limit (below a knee of board watts per peak matrix TOPS the rate falls as a power γ of
+the shortfall; knee and γ shared), all on grids (estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the

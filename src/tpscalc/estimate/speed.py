@@ -11,12 +11,17 @@ bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a mem
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
     t(prompt) = max(prompt × (GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
-with R = 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the GEMM
-rate; an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
+rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
+cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
+an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
+TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
 quantized weights on NVIDIA the int8 tensor-core rate MMQ uses (ggml-cuda/mmq.cuh; DP4A on
 Pascal), for F16 the full FP16 tensor rate; F is the FP32 shader rate, on which the quantized
-blocks are unpacked; w (per backend) is the share of the work that scales with T. The floor
+blocks are unpacked inside the GEMM; w (per backend) is the share of the work that scales with
+T where they are (quantized weights in MMQ builds; 1 for F16 GEMMs and older builds). The floor
 reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens touches nearly
 every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
