@@ -18,11 +18,13 @@ overhead (they had no CUDA graphs) and half the weight, and 2023 `./main` eval r
 per-token term; estimates use the newest era. Prefill is fitted in log space: log(measured ÷
 roofline) = log ε + offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt
 kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 /
-(w/T + (1 − w)/F), with the share w per backend chosen on a grid by the fit without family and
-device offsets; rows at their weight-streaming bound (a MoE's experts all read per micro-batch)
-stay out; attention at k × that rate (k per backend where it has deep prompts, else shared) and
-MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), both on grids
-(estimate/speed.py).
+(w/T + (1 − w)/F) (w only where quantized blocks are unpacked inside the GEMM: MMQ builds),
+with the share w per backend chosen on a grid by the fit without family and device offsets;
+rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
+attention at k × the rate of its flash-attention kernels' units (k per backend where it has deep
+prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), and
+a power limit (below a knee of board watts per peak matrix TOPS the rate falls as a power γ of
+the shortfall; knee and γ shared), all on grids (estimate/speed.py).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
@@ -33,12 +35,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
+# Small least-squares problems: BLAS threads only contend for the cores (set before numpy loads).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +68,7 @@ from tpscalc.estimate.speed_terms import (
     dequant_class,
     device_class,
     efficiency_class,
+    power_factor,
     shader_tflops,
 )
 
@@ -89,8 +95,12 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
-ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08)
+ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
+# Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
+# card clocks down, and the exponent; (0, 0) is no term.
+POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
+                                   for g in (0.5, 1.0))
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
@@ -196,10 +206,24 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 # ---- prefill ---------------------------------------------------------------------------------
 
-def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float) -> float:
-    """FLOP-equivalents per prompt token: GEMMs, MoE tile waste, attention at its efficiency."""
-    return (o.flops_per_token - o.attn_flops + o.attn_flops / attention_efficiency
+def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float,
+                  tensor_share: float = 1.0) -> float:
+    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE tile waste, and
+    attention at k × its own units' rate (speed.attention_slowdown)."""
+    return (_gemm_work(o, moe_min_batch)
+            + o.attn_flops / attention_efficiency * _attention_ratio(o, tensor_share))
+
+
+def _gemm_work(o: Obs, moe_min_batch: float) -> float:
+    """GEMM FLOPs per prompt token, MoE experts' GEMMs charged at least a tile."""
+    return (o.flops_per_token - o.attn_flops
             + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch))
+
+
+def _attention_ratio(o: Obs, tensor_share: float) -> float:
+    """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
+    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o))
+    return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
@@ -226,7 +250,9 @@ def _streaming_bound(o: Obs) -> bool:
 
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
-                   mixed: set[str], shapes: Sequence[tuple[float, float]] = ((1.0, 0.0),)
+                   mixed: set[str],
+                   shapes: Sequence[tuple[float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0),)
                    ) -> list[tuple[dict[str, float], float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
@@ -261,13 +287,19 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
         a[n + k, j] = np.sqrt(lam)
     log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
                         for w in shares] for o in obs])
-    log_work = np.log([[_prefill_work(o, k, bm) for k, bm in shapes] for o in obs])
+    # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
+    gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
+    att = np.array([o.attn_flops for o in obs])
+    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:] for sh in shapes}}
+    ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
+    work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
+                     / np.array(power[sh[2:]])[:, None] for sh in shapes], axis=1)
+    log_work = np.log(work)  # (n, ns, nw)
     log_tps = np.log([o.tokens_per_s for o in obs])
-    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_s
-    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work[:, :, None]
+    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_sw
+    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
-    coef = np.linalg.lstsq(a, b, rcond=None)[0]
     # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
     # without family and device offsets (with them, a device of two rows absorbs any rate).
     keep = [j for k, j in cols.index.items() if not k.startswith(("d|", "f|"))]
@@ -275,13 +307,12 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     a_sel = a[np.ix_(rows_sel, keep)]
     coef_sel = np.linalg.lstsq(a_sel, b[rows_sel], rcond=None)[0]
     objective = np.sum((a_sel @ coef_sel - b[rows_sel]) ** 2, axis=0).reshape(ns, nw)
-    out = []
-    for si in range(ns):
-        best = min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
-        c = coef[:, si * nw + best]
-        out.append(({k: float(c[j]) for k, j in cols.index.items()}, shares[best],
-                    float(objective[si, best])))
-    return out
+    best = [min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
+            for si in range(ns)]
+    # The full fit (with offsets) only for each shape's chosen rate.
+    coef = np.linalg.lstsq(a, b[:, [si * nw + best[si] for si in range(ns)]], rcond=None)[0]
+    return [({k: float(coef[j, si]) for k, j in cols.index.items()}, shares[best[si]],
+             float(objective[si, best[si]])) for si in range(ns)]
 
 
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
@@ -299,19 +330,20 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
     deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, bm) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
-              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,))]
+    shapes = [(k, bm, c, g) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID]
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
                                  newest, mixed, shapes) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
-    k_all, b_all = shapes[best]
-    out: dict[str, float] = {"k": k_all, "moe_batch": b_all}
+    _, *rest = shapes[best]
+    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp"),
+                                     shapes[best]))
     for be, res in per_be.items():
         # A backend with deep prompts of its own gets its own k (same b_min); else the global.
         si = best
         if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
-            same_b = [i for i, (_, bm) in enumerate(shapes) if bm == b_all]
+            same_b = [i for i, (_, *r) in enumerate(shapes) if r == rest]
             si = min(same_b, key=lambda i: (round(res[i][2], 9), i))
         coef, share, _ = res[si]
         out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
@@ -406,6 +438,8 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_min_expert_batch=pre.get("moe_batch", 0.0),
+        prefill_power_w_per_tflops=pre.get("power_w", 0.0),
+        prefill_power_exponent=pre.get("power_exp", 0.0),
     )
 
 

@@ -194,3 +194,33 @@ def test_prefill_band_by_device_class() -> None:
     est = speed.prefill_estimates(1e10, 512, [card(), apple], "cuda", cal)
     assert est[0] is not None and est[0].high / est[0].low == (
         pytest.approx(1.3 / 0.8))
+
+
+def test_fp32_share_only_for_in_kernel_dequantisation() -> None:
+    # w applies to quantized weights in MMQ builds; F16 GEMMs and pre-MMQ builds (weights
+    # dequantized apart, then cuBLAS) run at the matrix rate alone
+    gpu = Card(name="Two-rate GPU", slug="two-rate-gpu", vendor="AMD", memory_gib=24,
+               bandwidth_gb_s=1000.0, architecture="RDNA 2", tflops_fp16_dense=100.0,
+               tflops_fp32=25.0)
+    assert speed.card_prefill_tflops(gpu, 0.5) == pytest.approx(40.0)
+    assert speed.card_prefill_tflops(gpu, 0.5, quantized=False) == pytest.approx(100.0)
+    assert speed.card_prefill_tflops(gpu, 0.5, int8_mmq=False) == pytest.approx(100.0)
+
+
+def test_prefill_power_limit_and_attention_rate() -> None:
+    # Power: 100 W for 100 TFLOPS with the knee at 4 W/TFLOPS, exponent 0.5: half the rate
+    hot = Card(name="Hot GPU", slug="hot-gpu", vendor="AMD", memory_gib=24, bandwidth_gb_s=1000.0,
+               architecture="RDNA 2", tflops_fp16_dense=100.0, tflops_fp32=25.0, tdp_w=100.0)
+    base = Calibration(backends=CAL.backends)
+    limited = Calibration(backends=CAL.backends, prefill_power_w_per_tflops=4.0,
+                          prefill_power_exponent=0.5)
+    a = speed.prefill_estimates(1e10, 512, [hot], "cuda", base, quantized=False)[0]
+    b = speed.prefill_estimates(1e10, 512, [hot], "cuda", limited, quantized=False)[0]
+    assert a is not None and b is not None
+    assert b.time_to_first_token_s == pytest.approx(2 * a.time_to_first_token_s)
+    # Attention on ROCm runs at the shader rate (25 of 100): 1e9 of its FLOPs cost 4e9
+    att = speed.prefill_estimates(1e10, 512, [hot], "rocm", base, quantized=False,
+                                  attention_flops_per_token=1e9)[0]
+    flat = speed.prefill_estimates(1.3e10, 512, [hot], "rocm", base, quantized=False)[0]
+    assert att is not None and flat is not None
+    assert att.time_to_first_token_s == pytest.approx(flat.time_to_first_token_s)

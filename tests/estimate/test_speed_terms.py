@@ -116,3 +116,24 @@ def test_dequant_term_slows_low_shader_rate_card() -> None:
 def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> None:
     rate = st.prompt_matrix_tflops(get_card(name), quantized)
     assert rate == pytest.approx(expected, rel=1e-3)
+
+
+def test_power_factor_slows_cards_with_few_watts_per_tops() -> None:
+    # RTX 6000 Ada: 300 W for 728.5 int8 TOPS (0.41 W/TOPS); RTX 4090: 450 W for 660.6 (0.68)
+    ada6000, rtx4090 = get_card("RTX 6000 Ada Generation"), get_card("GeForce RTX 4090")
+    assert st.power_factor(ada6000, 1.2, 0.5) == pytest.approx(
+        (300 / (1.2 * ada6000.tflops_fp16_dense * 2)) ** 0.5, rel=1e-6)
+    assert st.power_factor(ada6000, 1.2, 0.5) < st.power_factor(rtx4090, 1.2, 0.5) < 1.0
+    # A card above the knee, a card without a TDP, and the term switched off: no change
+    assert st.power_factor(get_card("Radeon RX 7900 XTX"), 1.2, 0.5) == 1.0
+    assert st.power_factor(get_card("Apple M3 Max (40-core GPU)"), 1.2, 0.5) == 1.0
+    assert st.power_factor(ada6000, 0.0, 0.0) == 1.0
+
+
+def test_attention_rate_follows_the_flash_attention_kernels() -> None:
+    # CUDA: FP16 tensor cores (the full FP16 rate); ROCm on RDNA: the shader rate (dual issue
+    # halved), so the same attention FLOPs cost R9700 8 × their matrix-rate time
+    rtx4090, r9700 = get_card("GeForce RTX 4090"), get_card("Radeon AI PRO R9700")
+    assert st.attention_tflops(rtx4090, "cuda") == pytest.approx(2 * 165.15, rel=1e-3)
+    assert st.attention_tflops(r9700, "rocm") == st.shader_tflops(r9700)
+    assert st.attention_tflops(r9700, "vulkan") == st.shader_tflops(r9700)

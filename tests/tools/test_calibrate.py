@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -109,14 +110,16 @@ def test_committed_calibration_is_up_to_date() -> None:
 
 
 def test_fit_prefill_recovers_tensor_share() -> None:
-    """Prompt speeds made with w = 0.35 on cards of unlike T/F ratios give back w and ε."""
+    """Prompt speeds made with w = 0.35 on cards of unlike T/F ratios give back w and ε (the
+    share applies to quantized weights unpacked inside the GEMM: a 2025 build's Q4_0 rows)."""
     w, eps = 0.35, 0.4
     obs = []
     for i, (tensor, fp32) in enumerate([(165, 82.6), (312, 19.5), (120, 15), (40, 40), (90, 45)]):
         c = Card(name=f"P{i}", slug=f"p{i}", vendor="NVIDIA", memory_gib=24, bandwidth_gb_s=1000,
                  architecture="Ampere", tflops_fp16_dense=tensor, tflops_fp32=fp32)
         rate = 1 / (w / tensor + (1 - w) / fp32)  # TFLOPS, hand-worked two-term rate
-        obs.append(_obs(c, "cuda", "prefill", eps * rate * 1e12 / FLOPS, 4e9, 32))
+        obs.append(replace(_obs(c, "cuda", "prefill", eps * rate * 1e12 / FLOPS, 4e9, 32),
+                           quant="Q4_0", quantized=True))
     coef, _ = calibrate.fit_prefill(obs)
     assert coef["w|cuda"] == pytest.approx(w)
     assert coef["e|cuda"] == pytest.approx(__import__("math").log(eps), abs=0.01)

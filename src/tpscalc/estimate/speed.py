@@ -11,12 +11,17 @@ bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a mem
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
     t(prompt) = max(prompt × (GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
-with R = 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the GEMM
-rate; an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
+rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
+cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
+an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
+TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
 quantized weights on NVIDIA the int8 tensor-core rate MMQ uses (ggml-cuda/mmq.cuh; DP4A on
 Pascal), for F16 the full FP16 tensor rate; F is the FP32 shader rate, on which the quantized
-blocks are unpacked; w (per backend) is the share of the work that scales with T. The floor
+blocks are unpacked inside the GEMM; w (per backend) is the share of the work that scales with
+T where they are (quantized weights in MMQ builds; 1 for F16 GEMMs and older builds). The floor
 reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens touches nearly
 every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
@@ -44,10 +49,12 @@ from tpscalc.estimate.calibration import (
     family_key,
 )
 from tpscalc.estimate.speed_terms import (
+    attention_tflops,
     dequant_class,
     device_class,
     efficiency_class,
     moe_gemm_flops_per_token,
+    power_factor,
     prompt_matrix_tflops,
     shader_tflops,
 )
@@ -336,7 +343,18 @@ def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
     tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
     if tensor is None:
         return float("nan")
+    if not (quantized and int8_mmq):
+        tensor_share = 1.0  # F16 GEMMs, or weights dequantized apart before a cuBLAS GEMM
     return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
+
+
+def attention_slowdown(card: Card, backend: str, gemm_tflops: float) -> float:
+    """The prompt GEMMs' rate ÷ the attention kernels' peak rate (speed_terms.attention_tflops);
+    1 where either is unknown."""
+    att = attention_tflops(card, backend)
+    if not att or not np.isfinite(gemm_tflops):
+        return 1.0
+    return float(gemm_tflops / att)
 
 
 def prefill_estimates(
@@ -365,11 +383,13 @@ def prefill_estimates(
     """
     ps = [card_params(c, backend, cal) for c in cards]
     quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
-    tf = np.array(
+    peak = np.array(
         [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
          for c, p, q in zip(cards, ps, quant)],
         float,
     )
+    tf = peak * np.array([power_factor(c, cal.prefill_power_w_per_tflops,
+                                       cal.prefill_power_exponent) for c in cards])
     factor = np.where(
         np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
     )
@@ -379,7 +399,9 @@ def prefill_estimates(
         expert_params, expert_batch, cal.moe_min_expert_batch
     )
     k_att = np.array([p.prefill_attention_efficiency for p in ps])
-    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn / k_att
+    # Attention runs at k × its own units' rate: charged as GEMM-rate work × rate ÷ its rate.
+    slower = np.array([attention_slowdown(c, p.backend, r) for c, p, r in zip(cards, ps, peak)])
+    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn * slower / k_att
     compute, floor = prefill_seconds(
         prompt_tokens,
         work,

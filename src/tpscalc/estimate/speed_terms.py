@@ -104,6 +104,38 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> 
     return tensor
 
 
+# Backends whose flash-attention kernels run on matrix units (CUDA: mma.sync FP16 kernels on
+# Turing and later, wmma on Volta; Metal: simdgroup matrices). ROCm on RDNA and Vulkan without
+# cooperative matrices run their tile and vector kernels on the shader ALUs.
+_MATRIX_ATTENTION_BACKENDS = ("cuda", "metal")
+
+
+def attention_tflops(card: Card, backend: str) -> float | None:
+    """Peak rate of the prompt's attention (Q·Kᵀ, P·V in FP16), TFLOPS; None if unknown: the
+    FP16 matrix rate where the backend's flash-attention kernels use the matrix units, else
+    the shader rate (shader_tflops)."""
+    if backend in _MATRIX_ATTENTION_BACKENDS:
+        return prompt_matrix_tflops(card, quantized=False)
+    return shader_tflops(card)
+
+
+def power_factor(card: Card, watts_per_tflops: float, exponent: float) -> float:
+    """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
+
+    Prompt processing keeps the matrix units busy, and a card whose board power is small for
+    its peak rate (datacenter and workstation parts: an RTX 6000 Ada has 300 W for the AD102
+    that a GeForce RTX 4090 gives 450 W; a 70 W Tesla T4 or Arc Pro B50) clocks down to stay
+    within it. Below `watts_per_tflops` watts per peak matrix T(FL)OPS (prompt_matrix_tflops of
+    quantized weights in current builds: the chip's peak, whatever a row's kernels) the rate falls
+    as (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the
+    clock: voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
+    """
+    peak = prompt_matrix_tflops(card, True)
+    if not card.tdp_w or not peak or watts_per_tflops <= 0 or exponent <= 0:
+        return 1.0
+    return float(min(1.0, card.tdp_w / (watts_per_tflops * peak)) ** exponent)
+
+
 def dequant_class(quant: str) -> DequantClass:
     """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
     q = quant.upper()
