@@ -150,3 +150,23 @@ def test_input_rows_take_a_cpu_column(tmp_path: Path) -> None:
     first, second = json.loads(done.stdout)
     assert first["gpu"] == "CPU only (Ryzen 9 7950X)" and first["error"] is None
     assert second["error"].startswith("unknown CPU")
+
+
+def test_here_without_a_gpu_prints_the_machine_and_no_traceback(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`tpscalc here` on a machine with no GPU (like CI) describes it and says how to ask; it
+    had no card to build a report for and failed with an IndexError."""
+    from typer.testing import CliRunner
+
+    from tpscalc import api
+    from tpscalc.cli.main import app
+    from tpscalc.estimate.query import Rig
+    from tpscalc.machine.detect import Machine
+    from tpscalc.machine.types import SystemInfo
+
+    system = SystemInfo(32.0, 30.0, 51.2, "test CPU", 8, "Linux")
+    note = "No GPU found: this machine is answered for CPU-only"
+    machine = Machine((), system, 51.2, Rig((), ram_gib=32.0, ram_bandwidth_gb_s=51.2), (note,))
+    monkeypatch.setattr(api, "detect_machine", lambda: machine)
+    result = CliRunner().invoke(app, ["here"])
+    assert result.exit_code == 0, result.output
+    assert "CPU: test CPU (8 cores)" in result.output and "CPU-only" in result.output

@@ -37,7 +37,7 @@ def here_cmd(
     typer.echo(f"CPU: {data['cpu']} ({data['cpu_cores']} cores); OS: {data['os']}")
     for note in data["notes"]:
         typer.echo(f"Note: {note}")
-    if machine.rig is not None:
+    if machine.rig is not None and machine.rig.devices:  # a CPU-only machine: the note says how
         from tpscalc.cli.render import render_card_report
         from tpscalc.report.card_report import build_card_report
 
