@@ -7,6 +7,11 @@
   (interleaved rounds, medians) and printed as a ratio. llmfit (PyPI `llmfit`, a native binary)
   is installed into its own venv under the cache folder ($TPSCALC_BENCH_CACHE, else
   ~/.cache/tpscalc-bench) when missing; without it the ratios are left out.
+  The tpscalc commands run as a user runs them after `pip install tpscalc`: the venv's
+  `tpscalc` console script, with tpscalc's modules compiled to bytecode first (`compileall`;
+  pip does that at install time) and PYTHONDONTWRITEBYTECODE unset for the timed commands. An
+  editable install run with PYTHONDONTWRITEBYTECODE=1 would recompile every tpscalc module on
+  every run (~45 ms), a cost no installed copy has.
 - `--export`: `tpscalc export-site` of the whole site into a temporary folder: time, pages, size
   on disk and peak memory (every process of the export together, sampled).
 
@@ -26,9 +31,9 @@ from pathlib import Path
 LLMFIT_MODEL = "bigcode/starcoder2-15b"  # llmfit's name for StarCoder 2 15B
 
 
-def _seconds(args: list[str]) -> float:
+def _seconds(args: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(args, capture_output=True, check=False)
+    subprocess.run(args, capture_output=True, check=False, env=env)
     return time.perf_counter() - start
 
 
@@ -52,16 +57,31 @@ def llmfit_binary() -> Path | None:
     return binary if binary.is_file() else None
 
 
+def _as_installed() -> tuple[list[str], dict[str, str]]:
+    """The `tpscalc` command and environment a user's `pip install` gives: the console script
+    next to this Python (else `python -m tpscalc`), tpscalc's modules compiled to bytecode, and
+    PYTHONDONTWRITEBYTECODE unset."""
+    import compileall
+
+    import tpscalc
+
+    compileall.compile_dir(str(Path(tpscalc.__file__).parent), quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    script = Path(sys.executable).parent / "tpscalc"
+    return ([str(script)] if script.is_file() else [sys.executable, "-m", "tpscalc"]), env
+
+
 def cli_side_by_side(model: str, repeat: int) -> None:
     """Median wall times of the three tpscalc commands and llmfit's `info`, interleaved."""
     py = sys.executable
+    tps, env = _as_installed()
     commands: dict[str, list[str]] = {
         "python -c pass": [py, "-c", "pass"],
-        f"tpscalc model {model!r} --json": [py, "-m", "tpscalc", "model", model, "--json"],
-        "tpscalc card 4090 --json": [py, "-m", "tpscalc", "card", "4090", "--json"],
+        f"tpscalc model {model!r} --json": [*tps, "model", model, "--json"],
+        "tpscalc card 4090 --json": [*tps, "card", "4090", "--json"],
         f"tpscalc estimate --model {model!r} --card 4090 --json": [
-            py, "-m", "tpscalc", "estimate", "--model", model, "--card", "4090", "--json"],
-        "tpscalc --help": [py, "-m", "tpscalc", "--help"],
+            *tps, "estimate", "--model", model, "--card", "4090", "--json"],
+        "tpscalc --help": [*tps, "--help"],
     }
     llmfit = llmfit_binary()
     peer = f"llmfit info {LLMFIT_MODEL}"
@@ -78,13 +98,15 @@ def cli_side_by_side(model: str, repeat: int) -> None:
         commands[peer] = [str(llmfit), "info", LLMFIT_MODEL]
     times: dict[str, list[float]] = {name: [] for name in commands}
     for name, args in commands.items():  # warm the file cache
-        _seconds(args)
+        _seconds(args, env)
     for _ in range(repeat):
         for name, args in commands.items():
-            times[name].append(_seconds(args))
+            times[name].append(_seconds(args, env))
     medians = {name: statistics.median(t) for name, t in times.items()}
     width = max(len(n) for n in commands)
-    print(f"CLI wall time, median of {repeat} interleaved rounds:")
+    print(f"CLI wall time, median of {repeat} interleaved rounds; tpscalc as installed "
+          f"({tps[0] if len(tps) == 1 else 'python -m tpscalc'}, bytecode compiled, "
+          f"PYTHONDONTWRITEBYTECODE unset); load average {os.getloadavg()[0]:.1f}:")
     for name, seconds in medians.items():
         ratio = ""
         if llmfit is not None and name.startswith("tpscalc") and "--help" not in name:
