@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
@@ -54,8 +52,8 @@ class _ModelTerms:
     """Everything about one model at one context that does not depend on the card, bytes."""
 
     quants: tuple[str, ...]
-    weights: np.ndarray  # per quant
-    read_per_token: np.ndarray  # per quant
+    weights: tuple[float, ...]  # per quant (bytes)
+    read_per_token: tuple[float, ...]  # per quant (bytes)
     kv: float
     kv_doubled: float
     compute: float
@@ -104,7 +102,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(
         quants=tuple(quants),
-        weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
+        weights=tuple(w for w, _ in pairs), read_per_token=tuple(r for _, r in pairs),
         kv=runtime.kv_cache_bytes(arch, context, kv_type),
         kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
         # the query's micro-batch and flash attention: without it the attention scores
@@ -154,43 +152,44 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     ceiling, floor = bounds
     quants = terms[0].quants
     backends = [_backend(c, backend) for c in cards]
-    overhead = np.array([runtime.overhead_bytes(b) for b in backends], float)
-    usable = np.array([c.usable_memory_gib for c in cards])
-    weights = np.array([t.weights for t in terms])  # (rows, quants)
-    fixed = np.array([t.kv + t.compute + t.vision for t in terms]) + overhead
-    fixed_doubled = (np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms])
-                     + overhead)
-    choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
-                           (weights + fixed_doubled[:, None]) / GIB, ceiling)
-    rows = np.flatnonzero(choice.index >= 0)
-    q = choice.index[rows]
-    fit_cards = [cards[int(i)] for i in rows]
-    fit_terms = [terms[int(i)] for i in rows]
+    overhead = [float(runtime.overhead_bytes(b)) for b in backends]
+    usable = [c.usable_memory_gib for c in cards]
+    fixed = [t.kv + t.compute + t.vision + o for t, o in zip(terms, overhead)]
+    fixed_doubled = [t.kv_doubled + t.compute_doubled + t.vision + o
+                     for t, o in zip(terms, overhead)]
+    choice = choose_quants([[(w + f) / GIB for w in t.weights] for t, f in zip(terms, fixed)],
+                           usable, floor,
+                           [[(w + f) / GIB for w in t.weights]
+                            for t, f in zip(terms, fixed_doubled)], ceiling)
+    rows = [i for i, j in enumerate(choice.index) if j >= 0]
+    q = [choice.index[i] for i in rows]
+    fit_cards = [cards[i] for i in rows]
+    fit_terms = [terms[i] for i in rows]
     cal = calibration()
     test = query.test
     decode = speed.decode_estimates(
-        np.array([t.read_per_token[j] for t, j in zip(fit_terms, q)]),
-        np.array([t.kv_decode for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
-        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool),
-        params_read=np.array([t.params_active for t in fit_terms]),
+        [t.read_per_token[j] for t, j in zip(fit_terms, q)],
+        [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
+        fit_cards, backend, cal, is_moe=[t.is_moe for t in fit_terms],
+        params_read=[t.params_active for t in fit_terms],
         quant=[quants[j] for j in q],
-        attention_flops=np.array([t.attention_decode for t in fit_terms]))
+        attention_flops=[t.attention_decode for t in fit_terms])
     prefill = speed.prefill_estimates(
-        np.array([t.flops_per_token for t in fit_terms]), test.n_prompt, fit_cards, backend, cal,
-        weights_bytes=weights[rows, q],
-        quantized=np.array([quants[j] not in UNQUANTIZED for j in q]),
+        [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
+        weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],
+        quantized=[quants[j] not in UNQUANTIZED for j in q],
         ubatch=test.n_ubatch,
-        attention_flops_per_token=np.array([t.attention_prefill for t in fit_terms]),
-        expert_params=np.array([t.expert_params for t in fit_terms]),
-        expert_batch=np.array([t.expert_batch for t in fit_terms]))
-    found = {int(i): (int(j), d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
+        attention_flops_per_token=[t.attention_prefill for t in fit_terms],
+        expert_params=[t.expert_params for t in fit_terms],
+        expert_batch=[t.expert_batch for t in fit_terms])
+    found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
         if i not in found:
             shown = len(quants) - 1 if floor is None else min(floor, len(quants) - 1)
             out.append(Estimate(model.name, card.name, None, context, backends[i],
-                                _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
-                                None, None, round(float(choice.short_by_gib[i]), 2), test))
+                                _breakdown(t, shown, overhead[i]), usable[i], False, "no",
+                                None, None, round(choice.short_by_gib[i], 2), test))
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
@@ -203,8 +202,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
                                                  backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
-                            _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], written, p, None, test, held))
+                            _breakdown(t, j, overhead[i]), usable[i], True,
+                            _FIT_LABELS[choice.label[i]], written, p, None, test, held))
     return out
 
 
