@@ -11,11 +11,9 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
-from pydantic import ValidationError
-
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.catalog.schema import Quantization
-from tpscalc.catalog.store import CatalogError, read_json
+from tpscalc.catalog.store import CatalogError, compact_quants, read_json
 
 FILENAME = "quants.json"
 # llama-quantize's aliases (QUANT_OPTIONS in llama.cpp tools/quantize/quantize.cpp).
@@ -47,6 +45,14 @@ def _from_llama_label(name: str) -> str:
 
 
 def _load(key: str) -> tuple[Quantization, ...]:
+    compact = compact_quants(key)  # pre-validated, in catalog.pickle
+    return compact if compact is not None else validated(key)
+
+
+def validated(key: str) -> tuple[Quantization, ...]:
+    """The quantizations of quants.json's `key` ("ladder" or "extra"), validated."""
+    from tpscalc.catalog.validate import ValidationError
+
     rows = read_json(FILENAME)[key]
     out = []
     for i, row in enumerate(rows):
