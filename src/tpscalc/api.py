@@ -6,7 +6,6 @@ Every function parses its keyword arguments with the same rules as the site and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
@@ -40,7 +39,9 @@ from tpscalc.sources import SourcedModel, SourceError
 from tpscalc.sources.load import sourced_model
 
 if TYPE_CHECKING:  # machine detection and the Hub client load when used (`tpscalc estimate`
-    # with a catalog model and card needs neither)
+    # with a catalog model and card needs neither), pathlib with a file
+    from pathlib import Path
+
     from tpscalc.machine import Machine
     from tpscalc.sources.hub import Hub
 

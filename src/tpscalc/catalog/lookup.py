@@ -1,7 +1,6 @@
 """Resolve names the way people type them ("4090", "rtx4090", "StarCoder 2 15B") to one entry."""
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +51,9 @@ def _key(name: str) -> _Key:
 def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:
     """The `n` names most like `query`."""
     by_compact = {compact(e.name): e.name for e in entries}
-    hits = difflib.get_close_matches(compact(query), list(by_compact), n=n, cutoff=0.4)
+    from difflib import get_close_matches  # on an unknown name only
+
+    hits = get_close_matches(compact(query), list(by_compact), n=n, cutoff=0.4)
     return [by_compact[h] for h in hits]
 
 

@@ -6,7 +6,6 @@ Names resolve the way people and tools write them: "Q4_K_M", "q4_k_m", "q4km", l
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -91,7 +90,9 @@ def get_quant(name: str) -> Quantization:
     if key in table:
         return table[key]
     names = {k: q.name for k, q in table.items()}
-    suggestions = [names[k] for k in difflib.get_close_matches(key, list(names), n=4, cutoff=0.4)]
+    from difflib import get_close_matches  # on an unknown name only
+
+    suggestions = [names[k] for k in get_close_matches(key, list(names), n=4, cutoff=0.4)]
     hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
     valid = ", ".join(q.name for q in quantizations())
     raise UnknownQuantizationError(
@@ -122,6 +123,8 @@ def ladder_name(name: str, ladder: Sequence[str] | None = None) -> str:
     names = list(ladder) if ladder is not None else ladder_names()
     if canonical in names:
         return canonical
-    close = difflib.get_close_matches(canonical, names, n=4, cutoff=0.3)
+    from difflib import get_close_matches  # on an unknown name only
+
+    close = get_close_matches(canonical, names, n=4, cutoff=0.3)
     hint = f"closest: {', '.join(close)}" if close else f"use one of {', '.join(names)}"
     raise UnknownQuantizationError(f"quantization {name!r} is not on the ladder; {hint}", close)
