@@ -82,8 +82,20 @@ def _by_compact() -> dict[str, Quantization]:
     return {_compact(q.name): q for q in all_quantizations()}
 
 
+@cache
+def _by_name() -> dict[str, Quantization]:
+    """Each quantization's own name → what `get_quant` resolves it to (a card report asks
+    for the same dozen names ~4,000 times)."""
+    return {q.name: _resolve(q.name) for q in all_quantizations()}
+
+
 def get_quant(name: str) -> Quantization:
     """The quantization `name` designates ("q4_k_m", "Q4_K_M", "q4km", "Q4_K - Medium")."""
+    found = _by_name().get(name)
+    return found if found is not None else _resolve(name)
+
+
+def _resolve(name: str) -> Quantization:
     table = _by_compact()
     key = _compact(_from_llama_label(name))
     key = _compact(_ALIASES.get(key, key))

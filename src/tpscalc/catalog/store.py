@@ -113,6 +113,12 @@ def compact_quants(key: str) -> tuple[Quantization, ...] | None:
 
 
 @cache
+def weights_columns() -> dict[str, int]:
+    """File type → its column in weights_table's rows."""
+    return {name: i for i, name in enumerate(weights_table()[0])}
+
+
+@cache
 def weights_table() -> tuple[tuple[str, ...], dict[str, list[list[int]]]]:
     """(file types, slug → [[weights bytes, bytes read per token], ...]) from weights.json."""
     data = read_json("weights.json")

@@ -127,10 +127,10 @@ class LlamaCpp:
         if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
             return float(fw.bytes_stored), fw.bytes_read_per_token
         # The precomputed table first (the build checks it against the formulas), else those.
-        types, rows = store.weights_table()
-        row = rows.get(model.slug)
-        if row is not None and fmt in types:
-            stored, read = row[types.index(fmt)]
+        row = store.weights_table()[1].get(model.slug)
+        column = store.weights_columns().get(fmt)
+        if row is not None and column is not None:
+            stored, read = row[column]
             return float(stored), float(read)
         arch = model.architecture
         if arch is None:
