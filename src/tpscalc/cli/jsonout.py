@@ -48,36 +48,68 @@ class _Fallback(Exception):
     """A value this module does not lay out itself: use json.dumps for the whole document."""
 
 
+_INDENT = ["\n" + " " * n for n in range(64)]
+
+
+def _indent(level: int) -> str:
+    return _INDENT[level] if level < len(_INDENT) else "\n" + " " * level
+
+
 def _write(value: Any, level: int, out: list[str]) -> None:
-    text = _scalar(value)
-    if text is not None:
-        out.append(text)
-        return
+    # The scalars inside containers are written inline (a report has ~20,000 of them); each
+    # branch writes what _scalar would.
     kind = type(value)
-    inner = "\n" + " " * (level + 1)
     if kind is dict:
         if not value:
             out.append("{}")
             return
-        first = True
+        inner = _indent(level + 1)
+        sep = "{" + inner
+        append = out.append
         for k, v in value.items():
-            key = _key(k)
+            key = encode_basestring(k) if type(k) is str else _key(k)
             if key is None:
                 raise _Fallback
-            out.append(("{" if first else ",") + inner + key + ": ")
-            first = False
-            _write(v, level + 1, out)
-        out.append("\n" + " " * level + "}")
+            head = sep + key + ": "
+            sep = "," + inner
+            t = type(v)
+            if t is str:
+                append(head + encode_basestring(v))
+            elif t is float and v - v == 0.0:  # finite
+                append(head + float.__repr__(v))
+            elif t is int:
+                append(head + int.__repr__(v))
+            elif v is None:
+                append(head + "null")
+            else:
+                append(head)
+                _write(v, level + 1, out)
+        out.append(_indent(level) + "}")
     elif kind is list or kind is tuple:
         if not value:
             out.append("[]")
             return
-        for i, v in enumerate(value):
-            out.append(("[" if i == 0 else ",") + inner)
-            _write(v, level + 1, out)
-        out.append("\n" + " " * level + "]")
+        inner = _indent(level + 1)
+        sep = "[" + inner
+        append = out.append
+        for v in value:
+            t = type(v)
+            if t is str:
+                append(sep + encode_basestring(v))
+            elif t is float and v - v == 0.0:
+                append(sep + float.__repr__(v))
+            elif t is int:
+                append(sep + int.__repr__(v))
+            else:
+                append(sep)
+                _write(v, level + 1, out)
+            sep = "," + inner
+        out.append(_indent(level) + "]")
     else:
-        raise _Fallback
+        text = _scalar(value)
+        if text is None:
+            raise _Fallback
+        out.append(text)
 
 
 def dumps(data: Any) -> str:
