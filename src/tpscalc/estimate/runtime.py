@@ -7,6 +7,7 @@ be another class with the same methods, not a change to the engine.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from tpscalc.catalog import store
@@ -51,6 +52,10 @@ class Runtime(Protocol):
         """(bytes stored, bytes read per generated token) of `model`'s weights in `fmt`."""
         ...
 
+    def weights_bytes_many(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        """`weights_bytes` of `model` in each of `fmts` (a ladder), in one call."""
+        ...
+
     def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
         """The KV cache (and recurrent state) for `context_tokens` tokens."""
         ...
@@ -77,7 +82,7 @@ class Runtime(Protocol):
         ...
 
 
-WEIGHTS_MEMO_SIZE = 4096  # (model, format) sizes kept; a card report asks ~1,000 models × ~20
+WEIGHTS_MEMO_SIZE = 2048  # models whose sizes are kept; a card report asks ~1,000 models × ~13
 
 
 class LlamaCpp:
@@ -106,21 +111,28 @@ class LlamaCpp:
         return next((fmt for prefix, fmt in NATIVE_FORMATS if repo.startswith(prefix)), None)
 
     def __init__(self) -> None:
-        # (id(model), format) -> (model, result): the formulas take milliseconds for a model
+        # id(model) -> (model, {format: result}): the formulas take milliseconds for a model
         # outside the precomputed table (a native format such as MXFP4), and a report asks
         # for the same model on every card. The model is kept so an id is never reused.
-        self._weights_memo: dict[tuple[int, str], tuple[Model, tuple[float, float]]] = {}
+        self._weights_memo: dict[int, tuple[Model, dict[str, tuple[float, float]]]] = {}
 
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
-        key = (id(model), fmt)
-        held = self._weights_memo.get(key)
-        if held is not None and held[0] is model:
-            return held[1]
-        result = self._weights_bytes(model, fmt)
-        if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
-            self._weights_memo.clear()
-        self._weights_memo[key] = (model, result)
-        return result
+        return self.weights_bytes_many(model, (fmt,))[0]
+
+    def weights_bytes_many(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        held = self._weights_memo.get(id(model))
+        if held is None or held[0] is not model:
+            if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
+                self._weights_memo.clear()
+            held = self._weights_memo[id(model)] = (model, {})
+        sizes = held[1]
+        out = []
+        for fmt in fmts:
+            found = sizes.get(fmt)
+            if found is None:
+                found = sizes[fmt] = self._weights_bytes(model, fmt)
+            out.append(found)
+        return out
 
     def _weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
         fw = model.file_weights
