@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from functools import cache
+from typing import NamedTuple, Protocol, TypeVar
 
 from tpscalc.catalog.slug import compact, slugify, tokens
 
@@ -35,13 +35,13 @@ class NameNotFoundError(ValueError):
         self.suggestions = tuple(suggestions)
 
 
-@dataclass(frozen=True)
-class _Key:
+class _Key(NamedTuple):
     compact: str
     core: str  # compact name without brand words
     tokens: frozenset[str]
 
 
+@cache  # a lookup compares the query with every entry's key, up to three times
 def _key(name: str) -> _Key:
     toks = tokens(name)
     core = "".join(t for t in toks if t not in BRAND_WORDS)
