@@ -37,7 +37,8 @@ def test_validation_rejects_what_the_constraints_forbid() -> None:
 def test_consistency_checks_run_on_construction_too() -> None:
     arch = next(m.architecture for m in store.models() if m.architecture is not None)
     with pytest.raises(ValueError, match="num_kv_heads"):
-        Architecture(**{**vars(arch), "num_kv_heads": arch.num_attention_heads + 1})
+        Architecture(**{**arch.model_dump(), "vision": arch.vision,
+                        "num_kv_heads": arch.num_attention_heads + 1})
 
 
 def test_model_copy_replaces_fields_without_touching_the_original() -> None:

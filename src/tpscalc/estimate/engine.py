@@ -17,7 +17,6 @@ from tpscalc.estimate.calibration import Calibration, lookup_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.rig_engine import estimate_rig
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -243,6 +242,9 @@ def _check_rig(model: Model, rig: Rig) -> None:
 
 def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None) -> Estimate:
     """A rig the single-card path does not take (several GPUs, RAM, a placement, no GPU)."""
+    # The placement search and its types load here: a one-card answer needs none of them.
+    from tpscalc.estimate.rig_engine import estimate_rig
+
     _check_rig(model, rig)
     if quant is not None:
         return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from tpscalc.catalog.quants import ladder_names
 from tpscalc.catalog.schema import Card, Model
-from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report.types import Row
+
+if TYPE_CHECKING:  # placements come with rigs of several devices (estimate/rig_engine.py)
+    from tpscalc.estimate.placement import Placement
 
 GIB = 2**30
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
