@@ -130,11 +130,10 @@ def lookup_measured(
     kind: str = "decode",
 ) -> MeasuredSpeed | None:
     """The held `kind` measurement for this card, model and quant (same backend, then fastest)."""
-    rows = tuple(
-        r
-        for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
-        if r.kind == kind
-    )
+    held = cal.measured.get(measured_key(card_name, model_name, quant))
+    if not held:  # most rows of a report: nothing measured
+        return None
+    rows = tuple(r for r in held if r.kind == kind)
     if backend is not None and any(r.backend == backend for r in rows):
         rows = tuple(r for r in rows if r.backend == backend)
     return max(rows, key=lambda r: r.tokens_per_s, default=None)

@@ -58,13 +58,16 @@ ETA_MAX = 1.0
 _FALLBACK_BAND = Band(0.6, 1.5)  # used only when a calibration carries no band for a level
 
 
+_VENDOR_BACKENDS = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}
+
+
 def default_backend(card: Card) -> str:
     """Backend llama.cpp users run on this card: cuda (NVIDIA), rocm (AMD), metal (Apple), vulkan.
 
     Intel defaults to vulkan, not sycl: the calibration holds Vulkan measurements of Arc cards
     and none of SYCL, so a SYCL estimate would be an unmeasured guess.
     """
-    return {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}.get(card.vendor, "vulkan")
+    return _VENDOR_BACKENDS.get(card.vendor, "vulkan")
 
 
 # ---- formula terms (floats) -----------------------------------------------------------------
@@ -196,9 +199,28 @@ def _backend_name(backend: str, cal: Calibration) -> str:
     return next(iter(cal.backends))
 
 
+# (id(card), backend, id(calibration)) -> (card, calibration, parameters): a report asks for
+# each card's twice (decode, prefill), the site for every card on every page. The card and the
+# calibration are kept so that an id is never reused.
+_PARAMS_MEMO: dict[tuple[int, str | None, int], tuple[Card, Calibration, CardParams]] = {}
+PARAMS_MEMO_SIZE = 8192  # entries; emptied when full
+
+
 def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
     """Parameters for `card`:
     the device's own if measured, else its family's, else the backend's."""
+    key = (id(card), backend, id(cal))
+    held = _PARAMS_MEMO.get(key)
+    if held is not None and held[0] is card and held[1] is cal:
+        return held[2]
+    if len(_PARAMS_MEMO) >= PARAMS_MEMO_SIZE:
+        _PARAMS_MEMO.clear()
+    params = _card_params(card, backend, cal)
+    _PARAMS_MEMO[key] = (card, cal, params)
+    return params
+
+
+def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
     asked = backend or default_backend(card)
     be = _backend_params(asked, cal)
     dev = cal.devices.get(device_key(card.name, asked))
