@@ -126,29 +126,33 @@ class LlamaCpp:
                 self._weights_memo.clear()
             held = self._weights_memo[id(model)] = (model, {})
         sizes = held[1]
-        out = []
-        for fmt in fmts:
-            found = sizes.get(fmt)
-            if found is None:
-                found = sizes[fmt] = self._weights_bytes(model, fmt)
-            out.append(found)
-        return out
+        missing = [fmt for fmt in fmts if fmt not in sizes]
+        if missing:
+            sizes.update(zip(missing, self._weights_bytes(model, missing)))
+        return [sizes[fmt] for fmt in fmts]
 
-    def _weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
+    def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
         fw = model.file_weights
-        if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
-            return float(fw.bytes_stored), fw.bytes_read_per_token
         # The precomputed table first (the build checks it against the formulas), else those.
         row = store.weights_table()[1].get(model.slug)
-        column = store.weights_columns().get(fmt)
-        if row is not None and column is not None:
-            stored, read = row[column]
-            return float(stored), float(read)
+        columns = store.weights_columns()
         arch = model.architecture
-        if arch is None:
-            total = approx_weights_bytes(model.parameters_total, fmt)
-            return total, total * model.parameters_active / model.parameters_total
-        return float(weights_bytes(arch, fmt)), weights_read_per_token_bytes(arch, fmt)
+        total_params = model.parameters_total
+        out = []
+        for fmt in fmts:
+            column = columns.get(fmt)
+            if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
+                out.append((float(fw.bytes_stored), fw.bytes_read_per_token))
+            elif row is not None and column is not None:
+                stored, read = row[column]
+                out.append((float(stored), float(read)))
+            elif arch is None:
+                total = approx_weights_bytes(total_params, fmt)
+                out.append((total, total * model.parameters_active / total_params))
+            else:
+                out.append((float(weights_bytes(arch, fmt)),
+                            weights_read_per_token_bytes(arch, fmt)))
+        return out
 
     def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
         return float(mem.kv_cache_bytes(arch, context_tokens, kv_type))
