@@ -311,15 +311,22 @@ def decode_estimates(
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
     out = []
+    last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
-        p = card_params(c, backend, cal)
+        if c is not last:
+            last, p = c, card_params(c, backend, cal)
+            shader = shader_tflops(c) or math.nan
+            band = _band(cal.decode_bands, p.decode_confidence)
+            dequant: dict[str, float] = {}
+        c_q = dequant.get(quants[i])
+        if c_q is None:
+            c_q = dequant[quants[i]] = dequant_flops(cal, p.backend, quants[i])
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)
-        work = dequant_flops(cal, p.backend, quants[i]) * params[i] + att_factor * attention[i]
-        comp = compute_seconds(work, shader_tflops(c) or math.nan)
+        work = c_q * params[i] + att_factor * attention[i]
+        comp = compute_seconds(work, shader)
         tps = 1.0 / (mem + over + comp)
-        band = _band(cal.decode_bands, p.decode_confidence)
         bound: Bound = (
             "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
         )
@@ -376,9 +383,16 @@ def prefill_estimates(
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
     quant = _flags(quantized, n)
     out: list[PrefillEstimate | None] = []
+    last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
-        p = card_params(c, backend, cal)
-        tf = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq)
+        if c is not last:
+            last, p = c, card_params(c, backend, cal)
+            band = prefill_band(cal, p.prefill_confidence, c)
+            rates: dict[bool, float] = {}
+        tf = rates.get(quant[i])
+        if tf is None:
+            tf = rates[quant[i]] = card_prefill_tflops(c, p.prefill_tensor_share, quant[i],
+                                                       int8_mmq)
         eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
         moe_extra = moe_gemm_flops_per_token(experts[i], batches[i], cal.moe_min_expert_batch)
         attn = attention[i]
@@ -390,7 +404,6 @@ def prefill_estimates(
             continue
         total = max(compute, floor)
         tps = prompt_tokens / total
-        band = prefill_band(cal, p.prefill_confidence, c)
         bound: Bound = "compute" if compute >= floor else "bandwidth"
         out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio, total,
                                    bound))
