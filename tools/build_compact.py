@@ -1,6 +1,7 @@
 """Write src/tpscalc/catalog/data/catalog.pickle: the validated cards, models and quantizations
 of cards.json, models.json and quants.json as their records (frozen dataclasses, pickle
-protocol 5), with the CRC-32 of the three files. The store loads it without parsing 3 MB of
+protocol 5), and weights.json's sizes as the engine reads them, with the CRC-32 of the four
+files. The store loads it without parsing 3 MB of
 JSON, validating 1,700 records again or importing pydantic, and ignores it when the JSON has
 changed since. Deterministic; a test rebuilds it and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
@@ -21,7 +22,8 @@ def build() -> bytes:
     """The file's exact content."""
     data = {"generated_by": "tools/build_compact.py", "crc32": store.source_crcs(),
             "cards": store.validated_cards(), "models": store.validated_models(),
-            "quants": {key: quants.validated(key) for key in ("ladder", "extra")}}
+            "quants": {key: quants.validated(key) for key in ("ladder", "extra")},
+            "weights": store.weights_sizes_of(store.weights_table())}
     return pickletools.optimize(pickle.dumps(data, protocol=5))
 
 

@@ -31,6 +31,7 @@ def test_compact_records_equal_the_validated_ones() -> None:
         for a, b in zip(rows, validated, strict=True):
             assert type(a) is type(b) and a == b
             assert a.model_dump(mode="json") == b.model_dump(mode="json")
+    assert fast["weights"] == store.weights_sizes_of(store.weights_table())
     assert store.models() == store.validated_models()
     assert store.cards() == store.validated_cards()
 
@@ -45,7 +46,8 @@ def test_loading_the_compact_catalog_imports_no_pydantic() -> None:
 
 def test_a_stale_compact_file_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "source_crcs",
-                        lambda: {"cards.json": 0, "models.json": 0, "quants.json": 0})
+                        lambda: {"cards.json": 0, "models.json": 0, "quants.json": 0,
+                                 "weights.json": 0})
     store._compact.cache_clear()
     try:
         assert store._compact() is None

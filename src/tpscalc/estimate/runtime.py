@@ -124,7 +124,13 @@ class LlamaCpp:
         if held is None or held[0] is not model:
             if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
                 self._weights_memo.clear()
-            held = self._weights_memo[id(model)] = (model, {})
+            # The precomputed table first (the build checks it against the formulas), then a
+            # user's file's own sizes for its format, else the formulas (_weights_bytes).
+            known = dict(store.weights_sizes().get(model.slug) or {})
+            fw = model.file_weights
+            if fw is not None:
+                known[fw.format] = (float(fw.bytes_stored), fw.bytes_read_per_token)
+            held = self._weights_memo[id(model)] = (model, known)
         sizes = held[1]
         missing = [fmt for fmt in fmts if fmt not in sizes]
         if missing:
@@ -132,21 +138,12 @@ class LlamaCpp:
         return [sizes[fmt] for fmt in fmts]
 
     def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
-        fw = model.file_weights
-        # The precomputed table first (the build checks it against the formulas), else those.
-        row = store.weights_table()[1].get(model.slug)
-        columns = store.weights_columns()
+        """Sizes neither the table nor the user's file gives: from the formulas."""
         arch = model.architecture
         total_params = model.parameters_total
         out = []
         for fmt in fmts:
-            column = columns.get(fmt)
-            if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
-                out.append((float(fw.bytes_stored), fw.bytes_read_per_token))
-            elif row is not None and column is not None:
-                stored, read = row[column]
-                out.append((float(stored), float(read)))
-            elif arch is None:
+            if arch is None:
                 total = approx_weights_bytes(total_params, fmt)
                 out.append((total, total * model.parameters_active / total_params))
             else:
