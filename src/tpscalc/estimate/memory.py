@@ -7,6 +7,8 @@ MLA 16k ctx before V-less caching: 2074 MiB; gemma3 4B 128k ctx with sliding win
 """
 from __future__ import annotations
 
+from functools import cache
+
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
@@ -34,6 +36,7 @@ F32_BYTES = 4  # logits and activations in llama.cpp's compute graph are f32
 APPROX_VOCAB = 128_256
 
 
+@cache  # asked three times per model in a report
 def kv_bytes_per_element(kv_type: str = "f16") -> float:
     """Bytes per cached value: f16 2, q8_0 34/32, q4_0 18/32 (GGML_QUANT_SIZES block/bytes)."""
     block, size = ggml_block_sizes()[kv_type.upper()]
@@ -266,7 +269,11 @@ def approx_architecture(parameters: float) -> Architecture:
     It lands near LLaMA 3 8B's KV cache (132 vs 128 KiB per token) and errs high for large
     models (70B: 587 vs LLaMA 3 70B's 320 KiB): estimates from it are flagged approximated.
     """
-    hidden = max(128, round((parameters * 128 / 13) ** (1 / 3) / 128) * 128)
+    return _approx_shape(max(128, round((parameters * 128 / 13) ** (1 / 3) / 128) * 128))
+
+
+@cache  # a card report asks for ~270 of them, of a few dozen widths
+def _approx_shape(hidden: int) -> Architecture:
     heads = hidden // 128
     return Architecture(
         num_layers=max(1, hidden // 128), hidden_size=hidden,
