@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import zlib
 from functools import cache
 from typing import Any
 
 from tpscalc.catalog.schema import Card, Model, Quantization
+
+try:  # the C unpickler alone: pickle.py's own imports cost a CLI answer ~1 ms
+    from _pickle import loads as unpickle
+except ImportError:  # another Python implementation
+    from pickle import loads as unpickle
 
 # The package's data folder, read as plain files: importlib.resources (with pathlib, tempfile,
 # zipfile) costs a CLI answer ~10 ms of imports, and the package installs as files.
@@ -73,7 +77,7 @@ def _compact() -> dict[str, Any] | None:
         raw = read_bytes(COMPACT_FILE)
     except FileNotFoundError:
         return None
-    data = pickle.loads(raw)  # our own build output, shipped in the package
+    data = unpickle(raw)  # our own build output, shipped in the package
     return data if isinstance(data, dict) and data.get("crc32") == source_crcs() else None
 
 
