@@ -125,16 +125,21 @@ class LlamaCpp:
             if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
                 self._weights_memo.clear()
             # The precomputed table first (the build checks it against the formulas), then a
-            # user's file's own sizes for its format, else the formulas (_weights_bytes).
-            known = dict(store.weights_sizes().get(model.slug) or {})
+            # user's file's own sizes for its format, else the formulas (_weights_bytes). The
+            # table's own row is shared until a size has to be added to it.
+            known = store.weights_sizes().get(model.slug) or {}
             fw = model.file_weights
             if fw is not None:
-                known[fw.format] = (float(fw.bytes_stored), fw.bytes_read_per_token)
+                known = {**known, fw.format: (float(fw.bytes_stored), fw.bytes_read_per_token)}
             held = self._weights_memo[id(model)] = (model, known)
         sizes = held[1]
+        try:
+            return [sizes[fmt] for fmt in fmts]
+        except KeyError:
+            pass
         missing = [fmt for fmt in fmts if fmt not in sizes]
-        if missing:
-            sizes.update(zip(missing, self._weights_bytes(model, missing)))
+        sizes = {**sizes, **dict(zip(missing, self._weights_bytes(model, missing)))}
+        self._weights_memo[id(model)] = (model, sizes)
         return [sizes[fmt] for fmt in fmts]
 
     def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
