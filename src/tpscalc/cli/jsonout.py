@@ -44,6 +44,21 @@ def _key(key: Any) -> str | None:
     return None
 
 
+# '"name": ' of the keys written so far: a report repeats the same few dozen keys on every row.
+_KEYS: dict[str, str] = {}
+KEYS_KEPT = 4096
+
+
+def _key_text(key: Any) -> str:
+    text = _key(key)
+    if text is None:
+        raise _Fallback
+    text += ": "
+    if type(key) is str and len(_KEYS) < KEYS_KEPT:
+        _KEYS[key] = text
+    return text
+
+
 class _Fallback(Exception):
     """A value this module does not lay out itself: use json.dumps for the whole document."""
 
@@ -67,10 +82,10 @@ def _write(value: Any, level: int, out: list[str]) -> None:
         sep = "{" + inner
         append = out.append
         for k, v in value.items():
-            key = encode_basestring(k) if type(k) is str else _key(k)
+            key = _KEYS.get(k) if type(k) is str else None
             if key is None:
-                raise _Fallback
-            head = sep + key + ": "
+                key = _key_text(k)
+            head = sep + key
             sep = "," + inner
             t = type(v)
             if t is str:
