@@ -59,7 +59,7 @@ class Engine(Protocol):
 
 def default_engine() -> Engine:
     """The real engine; builders take another through their `engine` argument (tests do)."""
-    from tpscalc.estimate import engine  # numpy and the weight table load on first use
+    from tpscalc.estimate import engine  # the engine and the weight table load on first use
 
     return cast(Engine, engine)
 
