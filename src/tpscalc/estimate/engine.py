@@ -103,7 +103,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(
         quants=tuple(quants),
-        weights=tuple(w for w, _ in pairs), read_per_token=tuple(r for _, r in pairs),
+        weights=tuple([w for w, _ in pairs]), read_per_token=tuple([r for _, r in pairs]),
         kv=runtime.kv_cache_bytes(arch, context, kv_type),
         kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
         # the query's micro-batch and flash attention: without it the attention scores

@@ -93,8 +93,28 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
         window = arch.sliding_window or 0
         swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
     cells = full_layers * context_tokens + swa_layers * swa_cells
+    per_cell, recurrent = _kv_constants(arch, kv_type)
+    return round(cells * per_cell) + recurrent
+
+
+# (id(arch), kv_type) -> (arch, bytes per cached token and attention layer, recurrent state
+# bytes): what the KV cache of an architecture costs at any context, asked three times per model
+# and report. The architecture is kept so that an id is never reused.
+_KV_MEMO: dict[tuple[int, str], tuple[Architecture, float, int]] = {}
+KV_MEMO_SIZE = 8192  # entries; emptied when full
+
+
+def _kv_constants(arch: Architecture, kv_type: str) -> tuple[float, int]:
+    key = (id(arch), kv_type)
+    held = _KV_MEMO.get(key)
+    if held is not None and held[0] is arch:
+        return held[1], held[2]
+    if len(_KV_MEMO) >= KV_MEMO_SIZE:
+        _KV_MEMO.clear()
     per_cell = _mean_kv_values_per_attention_layer(arch) * kv_bytes_per_element(kv_type)
-    return round(cells * per_cell) + recurrent_state_bytes(arch)
+    recurrent = recurrent_state_bytes(arch)
+    _KV_MEMO[key] = (arch, per_cell, recurrent)
+    return per_cell, recurrent
 
 
 def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:

@@ -145,12 +145,12 @@ class LlamaCpp:
     def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
         """Sizes neither the table nor the user's file gives: from the formulas."""
         arch = model.architecture
-        total_params = model.parameters_total
+        total_params, active_params = model.parameters_total, model.parameters_active
         out = []
         for fmt in fmts:
             if arch is None:
                 total = approx_weights_bytes(total_params, fmt)
-                out.append((total, total * model.parameters_active / total_params))
+                out.append((total, total * active_params / total_params))
             else:
                 out.append((float(weights_bytes(arch, fmt)),
                             weights_read_per_token_bytes(arch, fmt)))
