@@ -13,7 +13,7 @@ from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.calibration import Calibration, lookup_measured
+from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
@@ -152,9 +152,12 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     context, backend = query.context, query.backend
     ceiling, floor = bounds
     quants = terms[0].quants
-    backends = [_backend(c, backend) for c in cards]
-    overhead = [float(runtime.overhead_bytes(b)) for b in backends]
-    usable = [c.usable_memory_gib for c in cards]
+    per_card: dict[int, tuple[str, float, float]] = {}  # a card report repeats one card
+    for c in cards:
+        if id(c) not in per_card:
+            b = _backend(c, backend)
+            per_card[id(c)] = (b, float(runtime.overhead_bytes(b)), c.usable_memory_gib)
+    backends, overhead, usable = (list(x) for x in zip(*(per_card[id(c)] for c in cards)))
     fixed = [t.kv + t.compute + t.vision + o for t, o in zip(terms, overhead)]
     fixed_doubled = [t.kv_doubled + t.compute_doubled + t.vision + o
                      for t, o in zip(terms, overhead)]
@@ -196,12 +199,14 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = _low_confidence(d, cal)
         written = d if model.generates else None  # an embedding model writes no tokens
-        measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
-        if measured is not None:
-            d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
-                               measured.tokens_per_s)
-        held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
-                                                 backends[i])
+        held = None
+        if cal.measured.get(measured_key(card.name, model.name, quants[j])):  # few rows have any
+            measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
+            if measured is not None:
+                d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
+                                   measured.tokens_per_s)
+            held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
+                                                     backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), usable[i], True,
                             _FIT_LABELS[choice.label[i]], written, p, None, test, held))
