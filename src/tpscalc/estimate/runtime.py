@@ -8,6 +8,7 @@ be another class with the same methods, not a change to the engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Protocol
 
 from tpscalc.catalog import store
@@ -85,6 +86,11 @@ class Runtime(Protocol):
 WEIGHTS_MEMO_SIZE = 2048  # models whose sizes are kept; a card report asks ~1,000 models × ~13
 
 
+@cache  # asked for every model of a card report
+def _ladder_names() -> tuple[str, ...]:
+    return tuple(q.name for q in quantizations())
+
+
 class LlamaCpp:
     """llama.cpp with GGUF files: the quantization ladder, its KV cache and its buffers."""
 
@@ -93,7 +99,7 @@ class LlamaCpp:
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds
             return (model.file_weights.format,)
-        ladder = tuple(q.name for q in quantizations())
+        ladder = _ladder_names()
         native = self.native_format(model)
         if native is None:
             return ladder
