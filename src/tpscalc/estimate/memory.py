@@ -13,7 +13,6 @@ from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
-from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
 
 GIB = 2**30
 MIB = 2**20
@@ -307,6 +306,8 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
                      context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
                      n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
     """Weights, KV cache, runtime and total, GiB; approximated when `arch` is None."""
+    from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
+
     approximated = arch is None or arch.approximated
     if arch is None:
         shape = approx_architecture(parameters)

@@ -18,11 +18,6 @@ from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import family_key
 from tpscalc.estimate.vision import vision_bytes
-from tpscalc.estimate.weights import (
-    approx_weights_bytes,
-    weights_bytes,
-    weights_read_per_token_bytes,
-)
 
 # Models released quantized, by Hugging Face repository prefix, with the GGUF file type of the
 # lab's (or ggml-org's) own conversion of those weights. The catalog build sets
@@ -149,7 +144,14 @@ class LlamaCpp:
         return [sizes[fmt] for fmt in fmts]
 
     def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
-        """Sizes neither the table nor the user's file gives: from the formulas."""
+        """Sizes neither the table nor the user's file gives: from the formulas (their module,
+        with the tensor inventories, loads here: a catalog model's sizes are in the table)."""
+        from tpscalc.estimate.weights import (
+            approx_weights_bytes,
+            weights_bytes,
+            weights_read_per_token_bytes,
+        )
+
         arch = model.architecture
         total_params, active_params = model.parameters_total, model.parameters_active
         out = []
