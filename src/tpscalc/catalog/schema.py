@@ -42,6 +42,23 @@ class Record:
 
         return validate(cls, data)
 
+    # eq, hash and repr: these generic ones, as the generated methods would be (the records'
+    # decorators say eq=False, repr=False): compiling them for each class cost the CLI ~1.5 ms.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        names = _names(type(self))
+        return (tuple([getattr(self, n) for n in names])
+                == tuple([getattr(other, n) for n in names]))
+
+    def __hash__(self) -> int:
+        return hash(tuple([getattr(self, n) for n in _names(type(self))]))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}"
+                          for f in fields(self) if f.repr)  # type: ignore[arg-type]
+        return f"{type(self).__qualname__}({inner})"
+
     def __getstate__(self) -> dict[str, Any]:
         """What pickle keeps (catalog.pickle): the fields that differ from their defaults. The
         others read from the class, where the dataclass keeps each default: an architecture
@@ -71,6 +88,14 @@ class Record:
 
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    """The names of record class `cls`'s fields that take part in comparisons, in order."""
+    if cls not in _NAMES:
+        _NAMES[cls] = tuple(f.name for f in fields(cls) if f.compare)
+    return _NAMES[cls]
 
 
 def _defaults(cls: type) -> dict[str, Any]:
@@ -94,7 +119,7 @@ def _json_value(value: Any) -> Any:
 
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Card(Record):
     """One graphics card or unified-memory chip. Memory in GiB (2^30 B), bandwidth in 10^9 B/s."""
 
@@ -133,7 +158,7 @@ class Card(Record):
         return self.memory_gib * self.gpu_memory_fraction
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class VisionEncoder(Record):
     """The image encoder of a vision-language model (HF `vision_config`): a ViT and the projector
     into the language model, loaded by llama.cpp from a separate mmproj file."""
@@ -154,7 +179,7 @@ class VisionEncoder(Record):
     params_total: int | None = _check(default=None, gt=0)  # computed at build time
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Architecture(Record):
     """Transformer shape facts from a config.json-like source; enough to count every tensor."""
 
@@ -317,7 +342,7 @@ class Architecture(Record):
         return self.kv_lora_rank is not None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class FileWeights(Record):
     """The weights of one model file as stored (a GGUF's tensor table), exact to the byte."""
 
@@ -346,7 +371,7 @@ EXTRACTIVE_QA = "Question answering"
 EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Model(Record):
     """One open-weight language model, with its architecture when known: from Epoch AI's data,
     or (in_epoch_data False) a lab's release after Epoch's last record, from llmfit's HF list."""
@@ -421,7 +446,7 @@ class Model(Record):
         return self.parameters_total
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Quantization(Record):
     """A llama.cpp file type (Q4_K_M, Q8_0, ...) with its average size and quality."""
 
