@@ -46,3 +46,30 @@ def test_model_copy_replaces_fields_without_touching_the_original() -> None:
     copy = card.model_copy(update={"memory_gib": 1.0})
     assert copy.memory_gib == 1.0 and card.memory_gib != 1.0
     assert copy.name == card.name and type(copy) is Card
+
+
+def test_frozen_value_methods_match_the_generated_ones() -> None:
+    from dataclasses import dataclass, field
+
+    from tpscalc.catalog.frozen import FrozenValue
+
+    @dataclass(frozen=True)
+    class Made:
+        x: int
+        y: float = 1.0
+        z: str = field(default="", compare=False, repr=False)
+
+    @dataclass(frozen=True, eq=False, repr=False)
+    class Made2(FrozenValue):
+        x: int
+        y: float = 1.0
+        z: str = field(default="", compare=False, repr=False)
+
+    nan = float("nan")
+    for args in ((1,), (2, 2.5, "a"), (3, nan)):
+        a, b = Made(*args), Made2(*args)
+        assert repr(a).replace("Made(", "Made2(") == repr(b)
+        assert hash(a) == hash(b)
+        assert (a == Made(*args)) == (b == Made2(*args))  # NaN: equal as the same object
+    assert Made2(1, 1.0, "a") == Made2(1, 1.0, "b") and Made2(1) != Made2(2)
+    assert Made2(1) != Made(1) and Made2(1) != (1, 1.0)

@@ -14,6 +14,8 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal, Self
 
+from tpscalc.catalog.frozen import FrozenValue
+
 CardKind = Literal["desktop", "laptop", "workstation", "datacenter", "unified", "other"]
 Bus = Literal["PCIe", "SXM", "OAM", "SoC", "other"]
 DatePrecision = Literal["day", "month", "year"]
@@ -28,8 +30,9 @@ def _check(default: Any = MISSING, **rules: Any) -> Any:
     return field(default=default, metadata=rules)
 
 
-class Record:
-    """The records' common methods, named as pydantic's (the records were pydantic models)."""
+class Record(FrozenValue):
+    """The records' common methods, named as pydantic's (the records were pydantic models);
+    eq, hash and repr are FrozenValue's."""
 
     __slots__ = ()
     # Read by pydantic when it validates a record: an unknown field is an error.
@@ -41,23 +44,6 @@ class Record:
         from tpscalc.catalog.validate import validate
 
         return validate(cls, data)
-
-    # eq, hash and repr: these generic ones, as the generated methods would be (the records'
-    # decorators say eq=False, repr=False): compiling them for each class cost the CLI ~1.5 ms.
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        names = _names(type(self))
-        return (tuple([getattr(self, n) for n in names])
-                == tuple([getattr(other, n) for n in names]))
-
-    def __hash__(self) -> int:
-        return hash(tuple([getattr(self, n) for n in _names(type(self))]))
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}"
-                          for f in fields(self) if f.repr)  # type: ignore[arg-type]
-        return f"{type(self).__qualname__}({inner})"
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickle keeps (catalog.pickle): the fields that differ from their defaults. The
@@ -88,14 +74,6 @@ class Record:
 
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
-_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _names(cls: type) -> tuple[str, ...]:
-    """The names of record class `cls`'s fields that take part in comparisons, in order."""
-    if cls not in _NAMES:
-        _NAMES[cls] = tuple(f.name for f in fields(cls) if f.compare)
-    return _NAMES[cls]
 
 
 def _defaults(cls: type) -> dict[str, Any]:
@@ -117,8 +95,7 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-
-
+# eq=False, repr=False: FrozenValue's generic methods (catalog/frozen.py)
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Card(Record):
     """One graphics card or unified-memory chip. Memory in GiB (2^30 B), bandwidth in 10^9 B/s."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
 from tpscalc.estimate.types import Confidence
@@ -16,8 +17,8 @@ from tpscalc.estimate.types import Confidence
 LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
 
 
-@dataclass(frozen=True)
-class BackendParams:
+@dataclass(frozen=True, eq=False, repr=False)
+class BackendParams(FrozenValue):
     """Backend-wide parameters: decode overhead, and fallbacks for unmeasured families."""
 
     decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
@@ -34,8 +35,8 @@ class BackendParams:
     prefill_attention_efficiency: float | None = None
 
 
-@dataclass(frozen=True)
-class LevelParams:
+@dataclass(frozen=True, eq=False, repr=False)
+class LevelParams(FrozenValue):
     """Efficiencies fitted for one family or one device."""
 
     decode_efficiency: float | None
@@ -43,8 +44,8 @@ class LevelParams:
     n_measurements: int = 0
 
 
-@dataclass(frozen=True)
-class Band:
+@dataclass(frozen=True, eq=False, repr=False)
+class Band(FrozenValue):
     """Quantiles of measured ÷ predicted speed at one confidence level
     (range = estimate × these)."""
 
@@ -53,8 +54,8 @@ class Band:
     n: int = 0
 
 
-@dataclass(frozen=True)
-class MeasuredSpeed:
+@dataclass(frozen=True, eq=False, repr=False)
+class MeasuredSpeed(FrozenValue):
     """A real llama.cpp measurement for one card, model and quantization."""
 
     tokens_per_s: float
@@ -64,8 +65,8 @@ class MeasuredSpeed:
     kind: str = "decode"  # or "prefill"
 
 
-@dataclass(frozen=True)
-class Calibration:
+@dataclass(frozen=True, eq=False, repr=False)
+class Calibration(FrozenValue):
     """Everything the speed model needs that was fitted on measurements."""
 
     backends: dict[str, BackendParams]
