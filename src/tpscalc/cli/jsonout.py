@@ -44,19 +44,24 @@ def _key(key: Any) -> str | None:
     return None
 
 
-# '"name": ' of the keys written so far: a report repeats the same few dozen keys on every row.
-_KEYS: dict[str, str] = {}
-KEYS_KEPT = 4096
+# (keys, level) -> what precedes each value of a dict with those keys at that depth
+# ('{\n  "name": ', ',\n  "slug": ', ...): a report's ~1,000 rows share a few key sequences.
+_HEADS: dict[tuple[tuple[Any, ...], int], tuple[str, ...]] = {}
+HEADS_KEPT = 4096
 
 
-def _key_text(key: Any) -> str:
-    text = _key(key)
-    if text is None:
-        raise _Fallback
-    text += ": "
-    if type(key) is str and len(_KEYS) < KEYS_KEPT:
-        _KEYS[key] = text
-    return text
+def _heads(keys: tuple[Any, ...], level: int) -> tuple[str, ...]:
+    heads = _HEADS.get((keys, level))
+    if heads is None:
+        inner = _indent(level + 1)
+        texts = [_key(k) for k in keys]
+        if any(t is None for t in texts):
+            raise _Fallback
+        heads = tuple(("{" if i == 0 else ",") + inner + f"{t}: " for i, t in enumerate(texts))
+        # only string keys: 1, 1.0 and True are equal keys but written "1", "1.0", "true"
+        if len(_HEADS) < HEADS_KEPT and all(type(k) is str for k in keys):
+            _HEADS[keys, level] = heads
+    return heads
 
 
 class _Fallback(Exception):
@@ -78,15 +83,8 @@ def _write(value: Any, level: int, out: list[str]) -> None:
         if not value:
             out.append("{}")
             return
-        inner = _indent(level + 1)
-        sep = "{" + inner
         append = out.append
-        for k, v in value.items():
-            key = _KEYS.get(k) if type(k) is str else None
-            if key is None:
-                key = _key_text(k)
-            head = sep + key
-            sep = "," + inner
+        for head, v in zip(_heads(tuple(value), level), value.values()):
             t = type(v)
             if t is str:
                 append(head + encode_basestring(v))
