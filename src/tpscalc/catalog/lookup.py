@@ -62,9 +62,9 @@ def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]
 
     The candidates come fewest extra words first.
     """
-    q_slug, q_key = slugify(q), _key(q)
+    q_slug, q_key, q_lower = slugify(q), _key(q), q.lower()
     for e in entries:  # the exact name first: "Command R+" has the slug "command-r", and
-        if e.name.lower() == q.lower():  # "Command R" must still name Command R
+        if e.name.lower() == q_lower:  # "Command R" must still name Command R
             return e, []
     for e in entries:
         if e.slug == q_slug:

@@ -7,6 +7,7 @@ backend alone. The level used for a card decides the confidence label and the wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from tpscalc.catalog.frozen import FrozenValue
@@ -103,8 +104,13 @@ def arch_slug(card: Card) -> str:
         # "Apple M3 Max (40-core GPU)" -> "apple-m3": the generation, whatever the tier.
         words = card.name.replace("(", " ").split()
         gen = next((w for w in words if len(w) >= 2 and w[0] in "Mm" and w[1:].isdigit()), "m")
-        return slugify(f"apple {gen}")
-    return slugify(card.architecture or card.vendor or "unknown")
+        return _slug(f"apple {gen}")
+    return _slug(card.architecture or card.vendor or "unknown")
+
+
+@cache  # a few dozen architectures for 850 cards
+def _slug(text: str) -> str:
+    return slugify(text)
 
 
 def family_key(card: Card, backend: str) -> str:
