@@ -1,12 +1,20 @@
 """Wall-clock figures: the CLI side by side with llmfit, reports in process, the static export.
 
-    python benchmarks/speed.py [MODEL] [--all-models] [--export] [--repeat N]
+    python benchmarks/speed.py [MODEL] [--all-models] [--export] [--repeat N] [--against SRC]
 
 - The CLI: `tpscalc model MODEL --json`, `tpscalc card 4090 --json` and `tpscalc estimate ...
   --json`, each against llmfit's native `llmfit info` for one model, measured in the same run
   (interleaved rounds, medians) and printed as a ratio. llmfit (PyPI `llmfit`, a native binary)
   is installed into its own venv under the cache folder ($TPSCALC_BENCH_CACHE, else
   ~/.cache/tpscalc-bench) when missing; without it the ratios are left out.
+  The tpscalc commands run as a user runs them after `pip install tpscalc`: the venv's
+  `tpscalc` console script, with tpscalc's modules compiled to bytecode first (`compileall`;
+  pip does that at install time) and PYTHONDONTWRITEBYTECODE unset for the timed commands. An
+  editable install run with PYTHONDONTWRITEBYTECODE=1 would recompile every tpscalc module on
+  every run (~45 ms), a cost no installed copy has.
+- `--against SRC`: the three commands also run from another copy of the package (SRC is its
+  `src` folder, e.g. `git archive main src | tar -x -C /tmp/main`), compiled and launched the
+  same way, in the same interleaved rounds: the "before" of a change.
 - `--export`: `tpscalc export-site` of the whole site into a temporary folder: time, pages, size
   on disk and peak memory (every process of the export together, sampled).
 
@@ -26,9 +34,9 @@ from pathlib import Path
 LLMFIT_MODEL = "bigcode/starcoder2-15b"  # llmfit's name for StarCoder 2 15B
 
 
-def _seconds(args: list[str]) -> float:
+def _seconds(args: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(args, capture_output=True, check=False)
+    subprocess.run(args, capture_output=True, check=False, env=env)
     return time.perf_counter() - start
 
 
@@ -52,17 +60,40 @@ def llmfit_binary() -> Path | None:
     return binary if binary.is_file() else None
 
 
-def cli_side_by_side(model: str, repeat: int) -> None:
+def _as_installed() -> tuple[list[str], dict[str, str]]:
+    """The `tpscalc` command and environment a user's `pip install` gives: the console script
+    next to this Python (else `python -m tpscalc`), tpscalc's modules compiled to bytecode, and
+    PYTHONDONTWRITEBYTECODE unset."""
+    import compileall
+
+    import tpscalc
+
+    compileall.compile_dir(str(Path(tpscalc.__file__).parent), quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    script = Path(sys.executable).parent / "tpscalc"
+    return ([str(script)] if script.is_file() else [sys.executable, "-m", "tpscalc"]), env
+
+
+def cli_side_by_side(model: str, repeat: int, against: str | None = None) -> None:
     """Median wall times of the three tpscalc commands and llmfit's `info`, interleaved."""
     py = sys.executable
-    commands: dict[str, list[str]] = {
-        "python -c pass": [py, "-c", "pass"],
-        f"tpscalc model {model!r} --json": [py, "-m", "tpscalc", "model", model, "--json"],
-        "tpscalc card 4090 --json": [py, "-m", "tpscalc", "card", "4090", "--json"],
-        f"tpscalc estimate --model {model!r} --card 4090 --json": [
-            py, "-m", "tpscalc", "estimate", "--model", model, "--card", "4090", "--json"],
-        "tpscalc --help": [py, "-m", "tpscalc", "--help"],
+    tps, env = _as_installed()
+    hot = {f"model {model!r} --json": ["model", model, "--json"],
+           "card 4090 --json": ["card", "4090", "--json"],
+           f"estimate --model {model!r} --card 4090 --json": [
+               "estimate", "--model", model, "--card", "4090", "--json"]}
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {
+        "python -c pass": ([py, "-c", "pass"], env),
+        **{f"tpscalc {name}": ([*tps, *args], env) for name, args in hot.items()},
+        "tpscalc --help": ([*tps, "--help"], env),
     }
+    if against:
+        import compileall
+
+        compileall.compile_dir(str(Path(against) / "tpscalc"), quiet=1)
+        before = dict(env, PYTHONPATH=str(Path(against).resolve()))
+        commands.update({f"before: tpscalc {name}": ([*tps, *args], before)
+                         for name, args in hot.items()})
     llmfit = llmfit_binary()
     peer = f"llmfit info {LLMFIT_MODEL}"
     if llmfit is not None:
@@ -75,19 +106,21 @@ def cli_side_by_side(model: str, repeat: int) -> None:
             print(f"llmfit does not run here ({why[:160]}); no ratios")
             llmfit = None
     if llmfit is not None:
-        commands[peer] = [str(llmfit), "info", LLMFIT_MODEL]
+        commands[peer] = ([str(llmfit), "info", LLMFIT_MODEL], env)
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for name, args in commands.items():  # warm the file cache
-        _seconds(args)
+    for args, run_env in commands.values():  # warm the file cache
+        _seconds(args, run_env)
     for _ in range(repeat):
-        for name, args in commands.items():
-            times[name].append(_seconds(args))
+        for name, (args, run_env) in commands.items():
+            times[name].append(_seconds(args, run_env))
     medians = {name: statistics.median(t) for name, t in times.items()}
     width = max(len(n) for n in commands)
-    print(f"CLI wall time, median of {repeat} interleaved rounds:")
+    print(f"CLI wall time, median of {repeat} interleaved rounds; tpscalc as installed "
+          f"({tps[0] if len(tps) == 1 else 'python -m tpscalc'}, bytecode compiled, "
+          f"PYTHONDONTWRITEBYTECODE unset); load average {os.getloadavg()[0]:.1f}:")
     for name, seconds in medians.items():
         ratio = ""
-        if llmfit is not None and name.startswith("tpscalc") and "--help" not in name:
+        if llmfit is not None and "tpscalc" in name and "--help" not in name:
             ratio = f"  {seconds / medians[peer]:.2f}× llmfit"
         print(f"  {name:<{width}}  {seconds:.3f} s{ratio}")
 
@@ -171,9 +204,12 @@ def in_process(model: str, all_models: bool) -> None:
 def main() -> None:
     """Print the timings."""
     args = sys.argv[1:]
-    model = next((a for a in args if not a.startswith("--") and not a.isdigit()), "StarCoder 2 15B")
+    values = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--repeat", "--against")}
+    model = next((a for a in args if not a.startswith("--") and a not in values),
+                 "StarCoder 2 15B")
     repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 5
-    cli_side_by_side(model, repeat)
+    against = args[args.index("--against") + 1] if "--against" in args else None
+    cli_side_by_side(model, repeat, against)
     in_process(model, "--all-models" in args)
     if "--export" in args:
         export_figures([])

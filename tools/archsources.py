@@ -120,7 +120,7 @@ def _family_fields(c: dict[str, Any], mt: str, n_layers: int) -> dict[str, Any] 
 def _validated(fields: dict[str, Any]) -> Architecture | str:
     """The Architecture with exact parameter counts, or the validation message."""
     try:
-        arch = Architecture(**fields)
+        arch = Architecture.model_validate(fields)
     except ValidationError as exc:
         return f"invalid: {exc.errors()[0]['msg']}"
     total, active = parameter_counts(arch)

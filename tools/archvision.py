@@ -28,12 +28,12 @@ def vision_from_hf_config(cfg: dict[str, Any]) -> VisionEncoder | None:
         h, ff = int(vc["hidden_size"]), int(vc["intermediate_size"])
         out = int(vc.get("out_hidden_size") or text["hidden_size"])
     qwen3 = mt.startswith("qwen3")
-    v = VisionEncoder(
-        num_layers=int(vc["depth"]), hidden_size=h, intermediate_size=ff,
-        num_heads=int(vc["num_heads"]), patch_size=int(vc.get("patch_size") or 14),
-        temporal_patch_size=int(vc.get("temporal_patch_size") or 2),
-        spatial_merge_size=int(vc.get("spatial_merge_size") or 2), out_hidden_size=out,
-        ffn_gated=mt == "qwen2_5_vl", layer_norm=mt != "qwen2_5_vl", patch_bias=qwen3,
-        position_embeddings=int(vc.get("num_position_embeddings") or 0) if qwen3 else 0,
-        extra_mergers=len(vc.get("deepstack_visual_indexes") or ()) if qwen3 else 0)
+    v = VisionEncoder.model_validate({
+        "num_layers": int(vc["depth"]), "hidden_size": h, "intermediate_size": ff,
+        "num_heads": int(vc["num_heads"]), "patch_size": int(vc.get("patch_size") or 14),
+        "temporal_patch_size": int(vc.get("temporal_patch_size") or 2),
+        "spatial_merge_size": int(vc.get("spatial_merge_size") or 2), "out_hidden_size": out,
+        "ffn_gated": mt == "qwen2_5_vl", "layer_norm": mt != "qwen2_5_vl", "patch_bias": qwen3,
+        "position_embeddings": int(vc.get("num_position_embeddings") or 0) if qwen3 else 0,
+        "extra_mergers": len(vc.get("deepstack_visual_indexes") or ()) if qwen3 else 0})
     return v.model_copy(update={"params_total": vision_parameters(v)})

@@ -1,7 +1,9 @@
-"""Write src/tpscalc/catalog/data/catalog.pickle: the validated cards and models of cards.json
-and models.json as plain rows (pickle protocol 5), with the CRC-32 of both files. The store
-loads it without parsing 3 MB of JSON or validating 1,700 records again, and ignores it when
-the JSON has changed since. Deterministic; a test rebuilds it and compares bytes.
+"""Write src/tpscalc/catalog/data/catalog.pickle: the validated cards, models and quantizations
+of cards.json, models.json and quants.json as their records (frozen dataclasses, pickle
+protocol 5), and weights.json's sizes as the engine reads them, with the CRC-32 of the four
+files. The store loads it without parsing 3 MB of
+JSON, validating 1,700 records again or importing pydantic, and ignores it when the JSON has
+changed since. Deterministic; a test rebuilds it and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
 """
 from __future__ import annotations
@@ -11,7 +13,7 @@ import pickletools
 import sys
 from pathlib import Path
 
-from tpscalc.catalog import store
+from tpscalc.catalog import quants, store
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data" / store.COMPACT_FILE
 
@@ -19,8 +21,9 @@ OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data" / store.C
 def build() -> bytes:
     """The file's exact content."""
     data = {"generated_by": "tools/build_compact.py", "crc32": store.source_crcs(),
-            "cards": store.compact_rows(store.validated_cards()),
-            "models": store.compact_rows(store.validated_models())}
+            "cards": store.validated_cards(), "models": store.validated_models(),
+            "quants": {key: quants.validated(key) for key in ("ladder", "extra")},
+            "weights": store.weights_sizes_of(store.weights_table())}
     return pickletools.optimize(pickle.dumps(data, protocol=5))
 
 

@@ -164,10 +164,11 @@ def _hf_repo(rec: dict[str, Any], join: Join, row: MapRow | None = None) -> str 
 
 def _model(rec: dict[str, Any], slug: str, join: Join, row: MapRow | None = None) -> Model:
     record = {k: v for k, v in rec.items() if v is not None}
-    return Model(name=rec["model"], slug=slug, parameters=float(rec["parameters"]),
-                 organization=tuple(rec.get("organization") or ()),
-                 publication_date=rec.get("publication_date"), hf_repo=_hf_repo(rec, join, row),
-                 architecture=join.arch, record=record)
+    return Model.model_validate({
+        "name": rec["model"], "slug": slug, "parameters": float(rec["parameters"]),
+        "organization": tuple(rec.get("organization") or ()),
+        "publication_date": rec.get("publication_date"), "hf_repo": _hf_repo(rec, join, row),
+        "architecture": join.arch, "record": record})
 
 
 def _sha256(path: Path) -> str:
@@ -227,7 +228,7 @@ def build_all(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
     slugs = unique_slugs([r["model"] for r in recs] + [m["name"] for m in recent])
     models = [_model(r, s, j, hand.get(r["model"])).model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]
-    models += [Model(slug=s, **m).model_dump(mode="json", exclude_defaults=True)
+    models += [Model.model_validate({"slug": s, **m}).model_dump(mode="json", exclude_defaults=True)
                for m, s in zip(recent, slugs[len(recs):])]
     doc = {
         "generated_by": "tools/build_models.py",

@@ -210,7 +210,7 @@ def report(shared: Path) -> tuple[str, int]:
     for m in doc["models"]:
         if not m.get("architecture"):
             continue
-        arch = Architecture(**m["architecture"])
+        arch = Architecture.model_validate(m["architecture"])
         row = hand.get(m["name"])
         srcs = field_sources(arch, row)
         from_hand = sorted(f for f, s in srcs.items() if s.startswith("hand map"))

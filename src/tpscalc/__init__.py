@@ -12,7 +12,7 @@ _API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> Any:
-    # The Python API is imported on first use, so `import tpscalc` loads no numpy or catalog.
+    # The Python API is imported on first use, so `import tpscalc` loads no engine or catalog.
     if name in _API:
         from tpscalc import api
 

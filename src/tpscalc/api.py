@@ -6,8 +6,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
 from tpscalc.catalog.lookup import NameNotFoundError
@@ -18,8 +17,6 @@ from tpscalc.estimate.query import (
     Rig,
     query_for_model,
 )
-from tpscalc.machine import Machine, detect
-from tpscalc.machine.detect import machine_json
 from tpscalc.report import card_report as card_builder
 from tpscalc.report import common
 from tpscalc.report import model_report as model_builder
@@ -39,8 +36,14 @@ from tpscalc.report.rigs import build_rig
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport, ModelReport
 from tpscalc.sources import SourcedModel, SourceError
-from tpscalc.sources.hub import Hub
 from tpscalc.sources.load import sourced_model
+
+if TYPE_CHECKING:  # machine detection and the Hub client load when used (`tpscalc estimate`
+    # with a catalog model and card needs neither), pathlib with a file
+    from pathlib import Path
+
+    from tpscalc.machine import Machine
+    from tpscalc.sources.hub import Hub
 
 # Exception types that mean bad user input (one line and exit code 2 in the CLI, 4xx on the web).
 INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
@@ -177,6 +180,15 @@ def card_report(name: str, **opts: object) -> CardReport:
     return card_builder.card_report(name, request)
 
 
+def machine_json(machine: Machine) -> dict[str, Any]:
+    """`machine` as JSON data (tpscalc.machine.detect.machine_json)."""
+    from tpscalc.machine.detect import machine_json as to_json
+
+    return to_json(machine)
+
+
 def detect_machine() -> Machine:
     """This machine: its GPUs matched to catalog cards, RAM, CPU, and the rig they make."""
+    from tpscalc.machine import detect
+
     return detect()

@@ -1,18 +1,17 @@
 """Translations (Babel .po catalogs read directly, no compile step) and locale-aware formatting."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from datetime import date
-from decimal import Decimal
 from functools import cache, lru_cache
-from gettext import c2py
-from importlib import resources
 
-# Babel loads on first use: the CLI's English report formats no locale-specific text.
+# Babel (and gettext, decimal, datetime) load on first use: the CLI's English JSON report
+# formats no locale-specific text.
 
 LANGUAGES: tuple[str, ...] = ("en", "es", "nl")
 DEFAULT_LANGUAGE = "en"
-LOCALES_PACKAGE = "tpscalc.web"
+# The .po catalogs, read as plain files (importlib.resources costs ~10 ms of imports).
+LOCALES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "locales")
 
 
 class UnknownLanguageError(ValueError):
@@ -32,12 +31,12 @@ def messages(lang: str) -> dict[str, str | tuple[str, ...]]:
     check_language(lang)
     if lang == DEFAULT_LANGUAGE:  # its .po file only repeats the msgids (a test checks): the
         return {}                 # CLI's English report then loads no Babel for it
-    path = resources.files(LOCALES_PACKAGE).joinpath(f"locales/{lang}/LC_MESSAGES/messages.po")
-    if not path.is_file():
+    path = os.path.join(LOCALES_DIR, lang, "LC_MESSAGES", "messages.po")
+    if not os.path.isfile(path):
         return {}
     from babel.messages.pofile import read_po
 
-    with path.open("rb") as fh:
+    with open(path, "rb") as fh:
         catalog = read_po(fh, locale=lang)
     out: dict[str, str | tuple[str, ...]] = {}
     for msg in catalog:
@@ -71,6 +70,8 @@ class Translator:
 
 @cache
 def _plural_rule(lang: str) -> Callable[[int], int]:
+    from gettext import c2py
+
     from babel.messages.plurals import get_plural
 
     return c2py(get_plural(lang).plural_expr)
@@ -109,6 +110,8 @@ def neutral_number(value: float, digits: int = 0) -> str:
     before the locale's marks replace them (a static page's script does that step)."""
     # Same text as babel's format_decimal with pattern "#,##0.0…" (half-even on the decimal
     # repr), ~10x faster: a model page formats a few thousand numbers.
+    from decimal import Decimal
+
     return f"{Decimal(str(value)):,.{digits}f}"
 
 
@@ -132,6 +135,8 @@ def format_release(iso_date: str | None, precision: str, lang: str) -> str:
         return str(year)
     if lang == DEFAULT_LANGUAGE:  # CLDR's English "MMM y" without loading Babel's locale data
         return f"{ENGLISH_MONTHS[month - 1]} {year}"  # (a test checks every month with Babel)
+    from datetime import date
+
     from babel.dates import format_date
 
     return format_date(date(year, month, day), format="MMM y", locale=lang)

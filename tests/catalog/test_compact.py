@@ -2,6 +2,7 @@
 the validated JSON's, and a stale file (JSON edited since) is ignored."""
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import build_compact
 
-from tpscalc.catalog import store
+from tpscalc.catalog import quants, store
 
 
 def test_committed_file_is_the_rebuild() -> None:
@@ -22,18 +23,31 @@ def test_compact_records_equal_the_validated_ones() -> None:
     assert store._compact() is not None  # the committed file matches the JSON
     fast = store._compact()
     assert fast is not None
-    for kind, rows, validated in ((store.Card, fast["cards"], store.validated_cards()),
-                                  (store.Model, fast["models"], store.validated_models())):
-        rebuilt = [store.construct(kind, row) for row in store.compact_rows(validated)]
-        assert len(rebuilt) == len(rows) == len(validated)
-        for a, b in zip(rebuilt, validated, strict=True):
-            assert a == b and a.__getstate__() == b.__getstate__()
+    for rows, validated in ((fast["cards"], store.validated_cards()),
+                            (fast["models"], store.validated_models()),
+                            (fast["quants"]["ladder"], quants.validated("ladder")),
+                            (fast["quants"]["extra"], quants.validated("extra"))):
+        assert len(rows) == len(validated)
+        for a, b in zip(rows, validated, strict=True):
+            assert type(a) is type(b) and a == b
+            assert a.model_dump(mode="json") == b.model_dump(mode="json")
+    assert fast["weights"] == store.weights_sizes_of(store.weights_table())
     assert store.models() == store.validated_models()
     assert store.cards() == store.validated_cards()
 
 
+def test_loading_the_compact_catalog_imports_no_pydantic() -> None:
+    code = ("import sys; from tpscalc.catalog import store, quants; store.cards(); "
+            "store.models(); quants.quantizations(); print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_a_stale_compact_file_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store, "source_crcs", lambda: {"cards.json": 0, "models.json": 0})
+    monkeypatch.setattr(store, "source_crcs",
+                        lambda: {"cards.json": 0, "models.json": 0, "quants.json": 0,
+                                 "weights.json": 0})
     store._compact.cache_clear()
     try:
         assert store._compact() is None

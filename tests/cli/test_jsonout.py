@@ -40,3 +40,10 @@ def test_same_bytes_on_real_reports() -> None:
     for data in (report_json(model_report("StarCoder 2 15B", lang="es")),
                  report_json(card_report("RTX 4090", all=True))):
         assert dumps(data) == json.dumps(data, ensure_ascii=False, indent=1)
+
+
+def test_equal_keys_of_other_types_are_written_each_their_own_way() -> None:
+    from tpscalc.cli import jsonout
+
+    for data in ([{1: 0}, {True: 0}, {1.0: 0}], [{"a": 1, 2: 3}, {"a": 1, 2.0: 3}]):
+        assert jsonout.dumps(data) == json.dumps(data, ensure_ascii=False, indent=1)

@@ -145,6 +145,23 @@ def test_tables_read_whole_at_80_columns() -> None:
     assert "Bandwidth (GB/s)" in wide.export_text()
 
 
+@pytest.mark.parametrize("argv", [
+    ["model", "StarCoder 2 15B", "--json"], ["card", "4090", "--json"],
+    ["estimate", "--model", "StarCoder 2 15B", "--card", "4090", "--json"]])
+def test_the_fast_commands_import_no_numpy_pydantic_or_typer(argv: list[str]) -> None:
+    """A plain `model`, `card` or `estimate` answers without numpy (the engine computes in
+    floats), pydantic (the catalog loads pre-validated records) or Typer."""
+    code = ("import sys, io, contextlib\n"
+            "from tpscalc.cli.fast import run\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert run({argv!r})\n"
+            "print(sorted(m for m in ('pydantic', 'numpy', 'typer', 'gguf') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
 def test_help_loads_neither_the_catalog_nor_the_engine() -> None:
     """Start-up: `tpscalc --help` imports the commands, not pydantic, numpy or gguf."""
     code = ("import sys, tpscalc.cli.main\n"

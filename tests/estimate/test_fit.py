@@ -26,22 +26,22 @@ USABLE = np.array([180.0, 16.0, 12.0, 10.0, 8.0])
 
 def test_least_compressed_quant_that_fits() -> None:
     c = choose_quants(TOTALS, USABLE, doubled_totals_gib=DOUBLED)
-    assert c.index.tolist() == [0, 1, 2, 2, -1]  # the 10 GiB card still holds Q4_K_M (9.8)
-    assert c.label.tolist() == ["comfortable", "comfortable", "comfortable", "tight", "no"]
-    assert c.short_by_gib.tolist() == pytest.approx([0, 0, 0, 0, 0.9])  # 8.9 - 8.0
+    assert c.index == [0, 1, 2, 2, -1]  # the 10 GiB card still holds Q4_K_M (9.8)
+    assert c.label == ["comfortable", "comfortable", "comfortable", "tight", "no"]
+    assert c.short_by_gib == pytest.approx([0, 0, 0, 0, 0.9])  # 8.9 - 8.0
 
 
 def test_quality_floor_hides_cards_that_only_fit_below_it() -> None:
     c = choose_quants(TOTALS, np.array([16.0, 9.0, 8.0]), floor_index=2)
-    assert c.index.tolist() == [1, -1, -1]  # 9 GiB would fit IQ4_XS (8.9), below the floor
-    assert c.short_by_gib.tolist() == pytest.approx([0, 0.8, 1.8])  # 9.8 - usable
-    assert set(c.label.tolist()) <= {"tight", "no"}  # no doubled totals given
+    assert c.index == [1, -1, -1]  # 9 GiB would fit IQ4_XS (8.9), below the floor
+    assert c.short_by_gib == pytest.approx([0, 0.8, 1.8])  # 9.8 - usable
+    assert set(c.label) <= {"tight", "no"}  # no doubled totals given
 
 
 def test_per_card_totals_for_mixed_backends() -> None:
     totals = np.vstack([TOTALS, TOTALS + 0.5])  # second card: bigger backend overhead
     c = choose_quants(totals, np.array([10.0, 10.0]))
-    assert c.index.tolist() == [2, 3]
+    assert c.index == [2, 3]
 
 
 def test_matches_a_plain_loop_on_random_cards() -> None:

@@ -72,4 +72,4 @@ def test_kv_cache_skips_layers_without_attention() -> None:
 ])
 def test_inconsistent_heads_rejected(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
-        Architecture(**dict(TINY, **bad))
+        Architecture.model_validate(dict(TINY, **bad))

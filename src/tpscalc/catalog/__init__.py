@@ -24,6 +24,8 @@ def get_cpu(name: str) -> Cpu:
 def cpu_of_card(card: Card) -> Cpu | None:
     """The CPU of a unified-memory chip of the catalog (Apple, Strix Halo, GB10); None for a
     card with its own memory or a chip whose CPU the table lacks."""
+    if not card.unified_memory:  # a discrete card: no need to load the CPU table
+        return None
     return next((c for c in store.cpus() if card.name in c.cards), None)
 
 

@@ -1,11 +1,10 @@
 """Resolve names the way people type them ("4090", "rtx4090", "StarCoder 2 15B") to one entry."""
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from functools import cache
+from typing import NamedTuple, Protocol, TypeVar
 
 from tpscalc.catalog.slug import compact, slugify, tokens
 
@@ -36,13 +35,13 @@ class NameNotFoundError(ValueError):
         self.suggestions = tuple(suggestions)
 
 
-@dataclass(frozen=True)
-class _Key:
+class _Key(NamedTuple):
     compact: str
     core: str  # compact name without brand words
     tokens: frozenset[str]
 
 
+@cache  # a lookup compares the query with every entry's key, up to three times
 def _key(name: str) -> _Key:
     toks = tokens(name)
     core = "".join(t for t in toks if t not in BRAND_WORDS)
@@ -52,7 +51,9 @@ def _key(name: str) -> _Key:
 def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:
     """The `n` names most like `query`."""
     by_compact = {compact(e.name): e.name for e in entries}
-    hits = difflib.get_close_matches(compact(query), list(by_compact), n=n, cutoff=0.4)
+    from difflib import get_close_matches  # on an unknown name only
+
+    hits = get_close_matches(compact(query), list(by_compact), n=n, cutoff=0.4)
     return [by_compact[h] for h in hits]
 
 
@@ -61,9 +62,9 @@ def _ranked(q: str, entries: Sequence[T]) -> tuple[T | None, list[tuple[int, T]]
 
     The candidates come fewest extra words first.
     """
-    q_slug, q_key = slugify(q), _key(q)
+    q_slug, q_key, q_lower = slugify(q), _key(q), q.lower()
     for e in entries:  # the exact name first: a name is what the user typed, a slug a guess
-        if e.name.lower() == q.lower():
+        if e.name.lower() == q_lower:
             return e, []
     for e in entries:
         if e.slug == q_slug:

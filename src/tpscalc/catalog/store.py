@@ -1,24 +1,34 @@
 """Load the committed catalog files lazily (first use), validate them, and cache them.
 
-Cards and models come from catalog.pickle when it matches cards.json and models.json (their
-CRC-32s are in it): the same records, validated when tools/build_compact.py wrote them, rebuilt
-without validating again (a CLI answer spends ~50 ms less). Otherwise from the JSON, validated.
+Cards, models, quantizations and weight sizes come from catalog.pickle when it matches
+cards.json, models.json, quants.json and weights.json (their CRC-32s are in it): the same
+records, validated when tools/build_compact.py wrote them, unpickled without validating again
+or importing pydantic (a CLI answer spends ~50 ms less). Otherwise from the JSON, validated.
 """
 from __future__ import annotations
 
 import json
-import pickle
-import typing
+import os
 import zlib
 from functools import cache
-from importlib import resources
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from tpscalc.catalog.schema import Card, Cpu, Model, Quantization
 
-from tpscalc.catalog.schema import Card, Cpu, Model
+try:  # the C unpickler alone: pickle.py's own imports cost a CLI answer ~1 ms
+    from _pickle import loads as unpickle
+except ImportError:  # another Python implementation
+    from pickle import loads as unpickle
 
-DATA_PACKAGE = "tpscalc.catalog.data"
+# The package's data folder, read as plain files: importlib.resources (with pathlib, tempfile,
+# zipfile) costs a CLI answer ~10 ms of imports, and the package installs as files.
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def read_bytes(filename: str) -> bytes:
+    """The bytes of one file shipped in the package's data folder."""
+    with open(os.path.join(DATA_DIR, filename), "rb") as fh:
+        return fh.read()
 
 
 class CatalogError(RuntimeError):
@@ -28,13 +38,16 @@ class CatalogError(RuntimeError):
 def read_json(filename: str) -> Any:
     """Parse one JSON file shipped in the package's data folder."""
     try:
-        text = resources.files(DATA_PACKAGE).joinpath(filename).read_text(encoding="utf-8")
+        raw = read_bytes(filename)
     except FileNotFoundError as exc:
         raise CatalogError(f"catalog file {filename} is missing: run `make catalog`") from exc
-    return json.loads(text)
+    return json.loads(raw.decode("utf-8"))
 
 
-def _validate(kind: type[Card | Model], rows: list[dict[str, Any]], filename: str) -> list[Any]:
+def _validate(kind: type[Card | Model], rows: list[dict[str, Any]],
+              filename: str) -> list[Any]:
+    from tpscalc.catalog.validate import ValidationError
+
     out = []
     for i, row in enumerate(rows):
         try:
@@ -49,62 +62,22 @@ def _validate(kind: type[Card | Model], rows: list[dict[str, Any]], filename: st
 
 
 COMPACT_FILE = "catalog.pickle"
-COMPACT_SOURCES = ("cards.json", "models.json")
-_M = TypeVar("_M", bound=BaseModel)
+COMPACT_SOURCES = ("cards.json", "models.json", "quants.json", "weights.json")
 
 
 def source_crcs() -> dict[str, int]:
     """CRC-32 of each JSON file the compact catalog is built from."""
-    data = resources.files(DATA_PACKAGE)
-    return {name: zlib.crc32(data.joinpath(name).read_bytes()) for name in COMPACT_SOURCES}
-
-
-def compact_rows(items: tuple[BaseModel, ...]) -> list[list[Any]]:
-    """Records as the compact catalog keeps them: [field values, names of the fields given],
-    nested records the same way, so a record rebuilt from them equals the validated one."""
-    return [_compact_row(item) for item in items]
-
-
-def _compact_row(item: BaseModel) -> list[Any]:
-    values = dict(item.__dict__)
-    for name, _ in _nested(type(item)):
-        if values[name] is not None:
-            values[name] = _compact_row(values[name])
-    return [values, sorted(item.__pydantic_fields_set__)]
-
-
-@cache
-def _nested(cls: type[BaseModel]) -> tuple[tuple[str, type[BaseModel]], ...]:
-    """(field, record type) for the fields of `cls` that hold a record (or None)."""
-    out = []
-    for name, info in cls.model_fields.items():
-        for arg in (info.annotation, *typing.get_args(info.annotation)):
-            if isinstance(arg, type) and issubclass(arg, BaseModel):
-                out.append((name, arg))
-    return tuple(out)
-
-
-def construct(cls: type[_M], row: list[Any]) -> _M:
-    """The record a compact row describes, without validation (it was validated when written):
-    the state pickle itself would restore."""
-    values, given = row
-    for name, kind in _nested(cls):
-        if values[name] is not None:
-            values[name] = construct(kind, values[name])
-    item = cls.__new__(cls)
-    item.__setstate__({"__dict__": values, "__pydantic_fields_set__": set(given),
-                       "__pydantic_extra__": None, "__pydantic_private__": None})
-    return item
+    return {name: zlib.crc32(read_bytes(name)) for name in COMPACT_SOURCES}
 
 
 @cache
 def _compact() -> dict[str, Any] | None:
-    """The compact catalog's rows, or None when it is missing or does not match the JSON."""
+    """The compact catalog's records, or None when it is missing or does not match the JSON."""
     try:
-        raw = resources.files(DATA_PACKAGE).joinpath(COMPACT_FILE).read_bytes()
+        raw = read_bytes(COMPACT_FILE)
     except FileNotFoundError:
         return None
-    data = pickle.loads(raw)  # our own build output, shipped in the package
+    data = unpickle(raw)  # our own build output, shipped in the package
     return data if isinstance(data, dict) and data.get("crc32") == source_crcs() else None
 
 
@@ -113,8 +86,8 @@ def cards() -> tuple[Card, ...]:
     """Every card in the catalog, in file order."""
     compact = _compact()
     if compact is not None:
-        return tuple(construct(Card, row) for row in compact["cards"])
-    return tuple(_validate(Card, read_json("cards.json")["cards"], "cards.json"))
+        return tuple(compact["cards"])
+    return validated_cards()
 
 
 @cache
@@ -122,8 +95,8 @@ def models() -> tuple[Model, ...]:
     """Every model in the catalog, in file order."""
     compact = _compact()
     if compact is not None:
-        return tuple(construct(Model, row) for row in compact["models"])
-    return tuple(_validate(Model, read_json("models.json")["models"], "models.json"))
+        return tuple(compact["models"])
+    return validated_models()
 
 
 def validated_cards() -> tuple[Card, ...]:
@@ -136,9 +109,37 @@ def validated_models() -> tuple[Model, ...]:
     return tuple(_validate(Model, read_json("models.json")["models"], "models.json"))
 
 
+def compact_quants(key: str) -> tuple[Quantization, ...] | None:
+    """The compact catalog's quantizations of quants.json's `key` ("ladder" or "extra"), or
+    None without a matching compact catalog (quants.py then validates the JSON)."""
+    compact = _compact()
+    return None if compact is None else tuple(compact["quants"][key])
+
+
+@cache
+def weights_sizes() -> dict[str, dict[str, tuple[float, float]]]:
+    """slug → {file type: (weights bytes, bytes read per token)}: weights_table as the engine
+    reads it, from the compact catalog (12,000 pairs, ~15 ms to convert) when it matches."""
+    compact = _compact()
+    if compact is not None:
+        sizes: dict[str, dict[str, tuple[float, float]]] = compact["weights"]
+        return sizes
+    return weights_sizes_of(weights_table())
+
+
+def weights_sizes_of(table: tuple[tuple[str, ...], dict[str, list[list[int]]]]
+                     ) -> dict[str, dict[str, tuple[float, float]]]:
+    """weights_sizes from the rows of weights_table."""
+    types, rows = table
+    return {slug: {t: (float(stored), float(read)) for t, (stored, read) in zip(types, row)}
+            for slug, row in rows.items()}
+
+
 @cache
 def cpus() -> tuple[Cpu, ...]:
     """Every CPU of cpus.json (tools/build_cpus.py), validated, in file order."""
+    from tpscalc.catalog.validate import ValidationError  # first use: only --cpu asks
+
     rows = read_json("cpus.json")["cpus"]
     try:
         return tuple(Cpu.model_validate(row) for row in rows)

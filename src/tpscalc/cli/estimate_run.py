@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 from dataclasses import asdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.cli import jsonout
@@ -12,7 +11,9 @@ from tpscalc.cli.output import echo, fail
 from tpscalc.estimate.query import Rig
 from tpscalc.report.request import ReportRequest
 
-if TYPE_CHECKING:  # the catalog (pydantic) loads when a command runs, not for --help
+if TYPE_CHECKING:  # the catalog loads when a command runs, not for --help; pathlib (~5 ms)
+    from pathlib import Path  # only with --input
+
     from tpscalc.catalog.schema import Card
 
 CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gpu" = "card"

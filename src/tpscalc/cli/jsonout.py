@@ -44,40 +44,85 @@ def _key(key: Any) -> str | None:
     return None
 
 
+# (keys, level) -> what precedes each value of a dict with those keys at that depth
+# ('{\n  "name": ', ',\n  "slug": ', ...): a report's ~1,000 rows share a few key sequences.
+_HEADS: dict[tuple[tuple[Any, ...], int], tuple[str, ...]] = {}
+HEADS_KEPT = 4096
+
+
+def _heads(keys: tuple[Any, ...], level: int) -> tuple[str, ...]:
+    heads = _HEADS.get((keys, level))
+    if heads is None:
+        inner = _indent(level + 1)
+        texts = [_key(k) for k in keys]
+        if any(t is None for t in texts):
+            raise _Fallback
+        heads = tuple(("{" if i == 0 else ",") + inner + f"{t}: " for i, t in enumerate(texts))
+        # only string keys: 1, 1.0 and True are equal keys but written "1", "1.0", "true"
+        if len(_HEADS) < HEADS_KEPT and all(type(k) is str for k in keys):
+            _HEADS[keys, level] = heads
+    return heads
+
+
 class _Fallback(Exception):
     """A value this module does not lay out itself: use json.dumps for the whole document."""
 
 
+_INDENT = ["\n" + " " * n for n in range(64)]
+
+
+def _indent(level: int) -> str:
+    return _INDENT[level] if level < len(_INDENT) else "\n" + " " * level
+
+
 def _write(value: Any, level: int, out: list[str]) -> None:
-    text = _scalar(value)
-    if text is not None:
-        out.append(text)
-        return
+    # The scalars inside containers are written inline (a report has ~20,000 of them); each
+    # branch writes what _scalar would.
     kind = type(value)
-    inner = "\n" + " " * (level + 1)
     if kind is dict:
         if not value:
             out.append("{}")
             return
-        first = True
-        for k, v in value.items():
-            key = _key(k)
-            if key is None:
-                raise _Fallback
-            out.append(("{" if first else ",") + inner + key + ": ")
-            first = False
-            _write(v, level + 1, out)
-        out.append("\n" + " " * level + "}")
+        append = out.append
+        for head, v in zip(_heads(tuple(value), level), value.values()):
+            t = type(v)
+            if t is str:
+                append(head + encode_basestring(v))
+            elif t is float and v - v == 0.0:  # finite
+                append(head + float.__repr__(v))
+            elif t is int:
+                append(head + int.__repr__(v))
+            elif v is None:
+                append(head + "null")
+            else:
+                append(head)
+                _write(v, level + 1, out)
+        out.append(_indent(level) + "}")
     elif kind is list or kind is tuple:
         if not value:
             out.append("[]")
             return
-        for i, v in enumerate(value):
-            out.append(("[" if i == 0 else ",") + inner)
-            _write(v, level + 1, out)
-        out.append("\n" + " " * level + "]")
+        inner = _indent(level + 1)
+        sep = "[" + inner
+        append = out.append
+        for v in value:
+            t = type(v)
+            if t is str:
+                append(sep + encode_basestring(v))
+            elif t is float and v - v == 0.0:
+                append(sep + float.__repr__(v))
+            elif t is int:
+                append(sep + int.__repr__(v))
+            else:
+                append(sep)
+                _write(v, level + 1, out)
+            sep = "," + inner
+        out.append(_indent(level) + "]")
     else:
-        raise _Fallback
+        text = _scalar(value)
+        if text is None:
+            raise _Fallback
+        out.append(text)
 
 
 def dumps(data: Any) -> str:

@@ -7,8 +7,10 @@ backend alone. The level used for a card decides the confidence label and the wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
 from tpscalc.estimate.types import Confidence
@@ -16,8 +18,8 @@ from tpscalc.estimate.types import Confidence
 LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
 
 
-@dataclass(frozen=True)
-class BackendParams:
+@dataclass(frozen=True, eq=False, repr=False)
+class BackendParams(FrozenValue):
     """Backend-wide parameters: decode overhead, and fallbacks for unmeasured families."""
 
     decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
@@ -34,8 +36,8 @@ class BackendParams:
     prefill_attention_efficiency: float | None = None
 
 
-@dataclass(frozen=True)
-class LevelParams:
+@dataclass(frozen=True, eq=False, repr=False)
+class LevelParams(FrozenValue):
     """Efficiencies fitted for one family or one device."""
 
     decode_efficiency: float | None
@@ -43,8 +45,8 @@ class LevelParams:
     n_measurements: int = 0
 
 
-@dataclass(frozen=True)
-class Band:
+@dataclass(frozen=True, eq=False, repr=False)
+class Band(FrozenValue):
     """Quantiles of measured ÷ predicted speed at one confidence level
     (range = estimate × these)."""
 
@@ -53,8 +55,8 @@ class Band:
     n: int = 0
 
 
-@dataclass(frozen=True)
-class MeasuredSpeed:
+@dataclass(frozen=True, eq=False, repr=False)
+class MeasuredSpeed(FrozenValue):
     """A real llama.cpp measurement for one card, model and quantization."""
 
     tokens_per_s: float
@@ -64,8 +66,8 @@ class MeasuredSpeed:
     kind: str = "decode"  # or "prefill"
 
 
-@dataclass(frozen=True)
-class Calibration:
+@dataclass(frozen=True, eq=False, repr=False)
+class Calibration(FrozenValue):
     """Everything the speed model needs that was fitted on measurements."""
 
     backends: dict[str, BackendParams]
@@ -106,8 +108,13 @@ def arch_slug(card: Card) -> str:
         # "Apple M3 Max (40-core GPU)" -> "apple-m3": the generation, whatever the tier.
         words = card.name.replace("(", " ").split()
         gen = next((w for w in words if len(w) >= 2 and w[0] in "Mm" and w[1:].isdigit()), "m")
-        return slugify(f"apple {gen}")
-    return slugify(card.architecture or card.vendor or "unknown")
+        return _slug(f"apple {gen}")
+    return _slug(card.architecture or card.vendor or "unknown")
+
+
+@cache  # a few dozen architectures for 850 cards
+def _slug(text: str) -> str:
+    return slugify(text)
 
 
 def family_key(card: Card, backend: str) -> str:
@@ -134,11 +141,10 @@ def lookup_measured(
     kind: str = "decode",
 ) -> MeasuredSpeed | None:
     """The held `kind` measurement for this card, model and quant (same backend, then fastest)."""
-    rows = tuple(
-        r
-        for r in cal.measured.get(measured_key(card_name, model_name, quant), ())
-        if r.kind == kind
-    )
+    held = cal.measured.get(measured_key(card_name, model_name, quant))
+    if not held:  # most rows of a report: nothing measured
+        return None
+    rows = tuple(r for r in held if r.kind == kind)
     if backend is not None and any(r.backend == backend for r in rows):
         rows = tuple(r for r in rows if r.backend == backend)
     return max(rows, key=lambda r: r.tokens_per_s, default=None)

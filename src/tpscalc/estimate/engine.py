@@ -9,17 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.calibration import Calibration, lookup_measured
+from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.rig_engine import estimate_rig, gpu_placement
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -49,13 +46,15 @@ def _quant_name(name: str) -> str:
         raise EstimateInputError(str(exc), "bad_quant", exc.suggestions) from exc
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _ModelTerms:
-    """Everything about one model at one context that does not depend on the card, bytes."""
+    """Everything about one model at one context that does not depend on the card, bytes.
+    Not changed once made (a memo shares it); not frozen: a frozen dataclass's __init__ costs
+    ~10 µs for 20 fields, and a card report makes ~1,000."""
 
     quants: tuple[str, ...]
-    weights: np.ndarray  # per quant
-    read_per_token: np.ndarray  # per quant
+    weights: tuple[float, ...]  # per quant (bytes)
+    read_per_token: tuple[float, ...]  # per quant (bytes)
     kv: float
     kv_doubled: float
     compute: float
@@ -94,7 +93,7 @@ def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
 def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     context, kv_type, test = query.context, query.kv_type, query.test
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
-    pairs = [runtime.weights_bytes(model, q) for q in quants]
+    pairs = runtime.weights_bytes_many(model, quants)
     # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
     decode_ctx = test.depth + test.n_gen / 2
     kv_decode = runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type)
@@ -104,7 +103,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(
         quants=tuple(quants),
-        weights=np.array([w for w, _ in pairs]), read_per_token=np.array([r for _, r in pairs]),
+        weights=tuple([w for w, _ in pairs]), read_per_token=tuple([r for _, r in pairs]),
         kv=runtime.kv_cache_bytes(arch, context, kv_type),
         kv_doubled=runtime.kv_cache_bytes(arch, 2 * context, kv_type),
         # the query's micro-batch and flash attention: without it the attention scores
@@ -153,58 +152,64 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     context, backend = query.context, query.backend
     ceiling, floor = bounds
     quants = terms[0].quants
-    backends = [_backend(c, backend) for c in cards]
-    overhead = np.array([runtime.overhead_bytes(b) for b in backends], float)
-    usable = np.array([c.usable_memory_gib for c in cards])
-    weights = np.array([t.weights for t in terms])  # (rows, quants)
-    fixed = np.array([t.kv + t.compute + t.vision for t in terms]) + overhead
-    fixed_doubled = (np.array([t.kv_doubled + t.compute_doubled + t.vision for t in terms])
-                     + overhead)
-    choice = choose_quants((weights + fixed[:, None]) / GIB, usable, floor,
-                           (weights + fixed_doubled[:, None]) / GIB, ceiling)
-    rows = np.flatnonzero(choice.index >= 0)
-    q = choice.index[rows]
-    fit_cards = [cards[int(i)] for i in rows]
-    fit_terms = [terms[int(i)] for i in rows]
+    per_card: dict[int, tuple[str, float, float]] = {}  # a card report repeats one card
+    for c in cards:
+        if id(c) not in per_card:
+            b = _backend(c, backend)
+            per_card[id(c)] = (b, float(runtime.overhead_bytes(b)), c.usable_memory_gib)
+    backends, overhead, usable = (list(x) for x in zip(*(per_card[id(c)] for c in cards)))
+    fixed = [t.kv + t.compute + t.vision + o for t, o in zip(terms, overhead)]
+    fixed_doubled = [t.kv_doubled + t.compute_doubled + t.vision + o
+                     for t, o in zip(terms, overhead)]
+    choice = choose_quants([[(w + f) / GIB for w in t.weights] for t, f in zip(terms, fixed)],
+                           usable, floor,
+                           [[(w + f) / GIB for w in t.weights]
+                            for t, f in zip(terms, fixed_doubled)], ceiling)
+    rows = [i for i, j in enumerate(choice.index) if j >= 0]
+    q = [choice.index[i] for i in rows]
+    fit_cards = [cards[i] for i in rows]
+    fit_terms = [terms[i] for i in rows]
     cal = calibration()
     test = query.test
     decode = speed.decode_estimates(
-        np.array([t.read_per_token[j] for t, j in zip(fit_terms, q)]),
-        np.array([t.kv_decode for t in fit_terms]), np.array([t.n_layers for t in fit_terms]),
-        fit_cards, backend, cal, is_moe=np.array([t.is_moe for t in fit_terms], bool),
-        params_read=np.array([t.params_active for t in fit_terms]),
+        [t.read_per_token[j] for t, j in zip(fit_terms, q)],
+        [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
+        fit_cards, backend, cal, is_moe=[t.is_moe for t in fit_terms],
+        params_read=[t.params_active for t in fit_terms],
         quant=[quants[j] for j in q],
-        attention_flops=np.array([t.attention_decode for t in fit_terms]))
+        attention_flops=[t.attention_decode for t in fit_terms])
     prefill = speed.prefill_estimates(
-        np.array([t.flops_per_token for t in fit_terms]), test.n_prompt, fit_cards, backend, cal,
-        weights_bytes=weights[rows, q],
-        quantized=np.array([quants[j] not in UNQUANTIZED for j in q]),
+        [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
+        weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],
+        quantized=[quants[j] not in UNQUANTIZED for j in q],
         ubatch=test.n_ubatch,
-        attention_flops_per_token=np.array([t.attention_prefill for t in fit_terms]),
-        expert_params=np.array([t.expert_params for t in fit_terms]),
-        expert_batch=np.array([t.expert_batch for t in fit_terms]))
-    found = {int(i): (int(j), d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
+        attention_flops_per_token=[t.attention_prefill for t in fit_terms],
+        expert_params=[t.expert_params for t in fit_terms],
+        expert_batch=[t.expert_batch for t in fit_terms])
+    found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):
         if i not in found:
             shown = len(quants) - 1 if floor is None else min(floor, len(quants) - 1)
             out.append(Estimate(model.name, card.name, None, context, backends[i],
-                                _breakdown(t, shown, overhead[i]), float(usable[i]), False, "no",
-                                None, None, round(float(choice.short_by_gib[i]), 2), test))
+                                _breakdown(t, shown, overhead[i]), usable[i], False, "no",
+                                None, None, round(choice.short_by_gib[i], 2), test))
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = _low_confidence(d, cal)
         written = d if model.generates else None  # an embedding model writes no tokens
-        measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
-        if measured is not None:
-            d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
-                               measured.tokens_per_s)
-        held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
-                                                 backends[i])
+        held = None
+        if cal.measured.get(measured_key(card.name, model.name, quants[j])):  # few rows have any
+            measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
+            if measured is not None:
+                d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
+                                   measured.tokens_per_s)
+            held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
+                                                     backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
-                            _breakdown(t, j, overhead[i]), float(usable[i]), True,
-                            _FIT_LABELS[str(choice.label[i])], written, p, None, test, held))
+                            _breakdown(t, j, overhead[i]), usable[i], True,
+                            _FIT_LABELS[choice.label[i]], written, p, None, test, held))
     return out
 
 
@@ -250,6 +255,8 @@ def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estima
     """A single-card estimate that fits, with the placement and command that realise it."""
     if not e.fits or e.quant is None or e.placement is not None:
         return e
+    from tpscalc.estimate.rig_engine import gpu_placement  # the placement code, when asked
+
     return replace(e, placement=gpu_placement(model, e.quant, rig, query, runtime),
                    offload_share=0.0)
 
@@ -262,6 +269,9 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
     for what does not fit, so giving it never changes an answer that does (the quantization,
     the speed and its range stay those of the card's page). `alone_tried`: that answer was
     already found not to fit."""
+    # The placement search and its types load here: a one-card answer needs none of them.
+    from tpscalc.estimate.rig_engine import estimate_rig
+
     _check_rig(model, rig)
     if _one_card(rig) and not alone_tried:
         alone = estimate(model, Rig.of(rig.devices[0]), query, quant)

@@ -5,17 +5,13 @@ Rules (memory in GiB, usable memory = `Card.usable_memory_gib`):
 - the fit is "comfortable" when it would still fit with the context doubled (the headroom a
   longer conversation needs), "tight" when it fits only as asked, "no" when it does not fit.
 The chooser gives every card the least compressed quantization of the ladder that fits and is
-not more compressed than the quality floor, vectorised over all cards at once (numpy).
+not more compressed than the quality floor, for all cards in one call.
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import numpy as np
-
-if TYPE_CHECKING:  # numpy.typing costs ~20 ms to import; annotations only
-    from numpy.typing import ArrayLike, NDArray
 
 from tpscalc.estimate.types import FitLabel
 
@@ -40,25 +36,28 @@ def fit_label(total_gib: float, usable_gib: float, doubled_context_total_gib: fl
 class QuantChoice:
     """Per card: ladder index chosen (-1: none fits), fit label, and GiB missing when none fits."""
 
-    index: NDArray[np.int64]  # shape (cards,)
-    label: NDArray[np.str_]  # "comfortable" / "tight" / "no"
-    short_by_gib: NDArray[np.float64]  # 0 where something fits
+    index: list[int]  # one per card
+    label: list[str]  # "comfortable" / "tight" / "no"
+    short_by_gib: list[float]  # 0 where something fits
 
 
-def _per_card(values: ArrayLike, n_cards: int) -> NDArray[np.float64]:
-    """Broadcast quant totals, (quants,) or (cards, quants), to (cards, quants)."""
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim == 1:
-        return np.broadcast_to(arr, (n_cards, arr.shape[0]))
-    if arr.ndim == 2 and arr.shape[0] == n_cards:
-        return arr
-    raise ValueError(f"totals must be (quants,) or (cards={n_cards}, quants), got {arr.shape}")
+Totals = Sequence[float] | Sequence[Sequence[float]]
 
 
-def choose_quants(totals_gib: ArrayLike, usable_gib: ArrayLike, floor_index: int | None = None,
-                  doubled_totals_gib: ArrayLike | None = None,
+def _per_card(values: Totals, n_cards: int) -> list[Sequence[float]]:
+    """Quant totals, (quants,) or (cards, quants), as one row of totals per card."""
+    rows = list(values)
+    if rows and not hasattr(rows[0], "__len__"):
+        return [rows] * n_cards  # type: ignore[list-item]
+    if len(rows) == n_cards:
+        return rows  # type: ignore[return-value]
+    raise ValueError(f"totals must be (quants,) or (cards={n_cards}, quants), got {len(rows)} rows")
+
+
+def choose_quants(totals_gib: Totals, usable_gib: Sequence[float],
+                  floor_index: int | None = None, doubled_totals_gib: Totals | None = None,
                   ceiling_index: int | None = None) -> QuantChoice:
-    """For every card, the least compressed allowed quantization that fits, without a card loop.
+    """For every card, the least compressed allowed quantization that fits.
 
     totals_gib: memory needed at each ladder quantization, least compressed first, either one
     row for all cards (quants,) or one per card (cards, quants) when backends differ.
@@ -67,22 +66,23 @@ def choose_quants(totals_gib: ArrayLike, usable_gib: ArrayLike, floor_index: int
     the comfortable/tight label (None: every fit is 'tight'). ceiling_index: the least
     compressed ladder index allowed (None: all).
     """
-    usable = np.asarray(usable_gib, dtype=np.float64).reshape(-1)
-    totals = _per_card(totals_gib, usable.shape[0])
-    n_quants = totals.shape[1]
-    ladder = np.arange(n_quants)
-    allowed = (ladder <= (n_quants - 1 if floor_index is None else floor_index)) \
-        & (ladder >= (0 if ceiling_index is None else ceiling_index))
-    ok = (totals <= usable[:, None]) & allowed[None, :]
-    any_ok = ok.any(axis=1)
-    index = np.where(any_ok, ok.argmax(axis=1), -1).astype(np.int64)
-    rows = np.arange(usable.shape[0])
-    safe = np.clip(index, 0, None)
-    label = np.where(any_ok, TIGHT, NO).astype("<U11")
-    if doubled_totals_gib is not None:
-        doubled = _per_card(doubled_totals_gib, usable.shape[0])
-        roomy = any_ok & (doubled[rows, safe] <= usable)
-        label = np.where(roomy, COMFORTABLE, label)
-    smallest_allowed = np.where(allowed[None, :], totals, np.inf).min(axis=1)
-    short = np.where(any_ok, 0.0, smallest_allowed - usable)
+    usable = [float(u) for u in usable_gib]
+    totals = _per_card(totals_gib, len(usable))
+    doubled = None if doubled_totals_gib is None else _per_card(doubled_totals_gib, len(usable))
+    n_quants = len(totals[0]) if totals else 0
+    if any(len(row) != n_quants for row in totals):
+        raise ValueError("totals must have one value per quantization on every row")
+    top = 0 if ceiling_index is None else max(ceiling_index, 0)
+    bottom = n_quants - 1 if floor_index is None else min(floor_index, n_quants - 1)
+    allowed = range(top, bottom + 1)
+    index, label, short = [], [], []
+    for i, (room, row) in enumerate(zip(usable, totals)):
+        j = next((q for q in allowed if row[q] <= room), -1)
+        index.append(j)
+        if j < 0:
+            label.append(NO)
+            short.append(min((float(row[q]) for q in allowed), default=math.inf) - room)
+            continue
+        label.append(COMFORTABLE if doubled is not None and doubled[i][j] <= room else TIGHT)
+        short.append(0.0)
     return QuantChoice(index=index, label=label, short_by_gib=short)

@@ -7,11 +7,12 @@ MLA 16k ctx before V-less caching: 2074 MiB; gemma3 4B 128k ctx with sliding win
 """
 from __future__ import annotations
 
+from functools import cache
+
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
-from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
 
 GIB = 2**30
 MIB = 2**20
@@ -34,6 +35,7 @@ F32_BYTES = 4  # logits and activations in llama.cpp's compute graph are f32
 APPROX_VOCAB = 128_256
 
 
+@cache  # asked three times per model in a report
 def kv_bytes_per_element(kv_type: str = "f16") -> float:
     """Bytes per cached value: f16 2, q8_0 34/32, q4_0 18/32 (GGML_QUANT_SIZES block/bytes)."""
     block, size = ggml_block_sizes()[kv_type.upper()]
@@ -90,8 +92,28 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
         window = arch.sliding_window or 0
         swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
     cells = full_layers * context_tokens + swa_layers * swa_cells
+    per_cell, recurrent = _kv_constants(arch, kv_type)
+    return round(cells * per_cell) + recurrent
+
+
+# (id(arch), kv_type) -> (arch, bytes per cached token and attention layer, recurrent state
+# bytes): what the KV cache of an architecture costs at any context, asked three times per model
+# and report. The architecture is kept so that an id is never reused.
+_KV_MEMO: dict[tuple[int, str], tuple[Architecture, float, int]] = {}
+KV_MEMO_SIZE = 8192  # entries; emptied when full
+
+
+def _kv_constants(arch: Architecture, kv_type: str) -> tuple[float, int]:
+    key = (id(arch), kv_type)
+    held = _KV_MEMO.get(key)
+    if held is not None and held[0] is arch:
+        return held[1], held[2]
+    if len(_KV_MEMO) >= KV_MEMO_SIZE:
+        _KV_MEMO.clear()
     per_cell = _mean_kv_values_per_attention_layer(arch) * kv_bytes_per_element(kv_type)
-    return round(cells * per_cell) + recurrent_state_bytes(arch)
+    recurrent = recurrent_state_bytes(arch)
+    _KV_MEMO[key] = (arch, per_cell, recurrent)
+    return per_cell, recurrent
 
 
 def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:
@@ -266,7 +288,11 @@ def approx_architecture(parameters: float) -> Architecture:
     It lands near LLaMA 3 8B's KV cache (132 vs 128 KiB per token) and errs high for large
     models (70B: 587 vs LLaMA 3 70B's 320 KiB): estimates from it are flagged approximated.
     """
-    hidden = max(128, round((parameters * 128 / 13) ** (1 / 3) / 128) * 128)
+    return _approx_shape(max(128, round((parameters * 128 / 13) ** (1 / 3) / 128) * 128))
+
+
+@cache  # a card report asks for ~270 of them, of a few dozen widths
+def _approx_shape(hidden: int) -> Architecture:
     heads = hidden // 128
     return Architecture(
         num_layers=max(1, hidden // 128), hidden_size=hidden,
@@ -280,6 +306,8 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
                      context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
                      n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
     """Weights, KV cache, runtime and total, GiB; approximated when `arch` is None."""
+    from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
+
     approximated = arch is None or arch.approximated
     if arch is None:
         shape = approx_architecture(parameters)

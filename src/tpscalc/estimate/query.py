@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.bench import SpeedTestError, speed_test
@@ -158,7 +158,9 @@ class Query:
     def __post_init__(self) -> None:
         check_context(self.context)
         try:
-            self.test  # noqa: B018  (checks the test parameters once, here)
+            # checks the test parameters once, here, and keeps the test (asked per model)
+            self.__dict__["_test"] = speed_test(self.context, self.n_prompt, self.n_gen,
+                                                self.depth, self.flash_attn, self.n_ubatch)
         except SpeedTestError as exc:
             raise EstimateInputError(str(exc), f"bad_{str(exc).split()[0]}") from None
         floor = check_quality(self.min_quality, "bad_quality")
@@ -171,12 +173,17 @@ class Query:
         object.__setattr__(self, "max_quality", ceiling)
         object.__setattr__(self, "backend", check_choice(self.backend, BACKENDS, "backend"))
         object.__setattr__(self, "kv_type", kv_type)
+        # The hash the dataclass would compute, once: a query keys the engine's memo per model.
+        self.__dict__["_hash"] = hash(tuple(getattr(self, f.name) for f in fields(self)))
+
+    def __hash__(self) -> int:
+        return int(self.__dict__["_hash"])
 
     @property
     def test(self) -> SpeedTest:
         """The llama-bench test the decode and prefill speeds are for."""
-        return speed_test(self.context, self.n_prompt, self.n_gen, self.depth, self.flash_attn,
-                          self.n_ubatch)
+        test: SpeedTest = self.__dict__["_test"]
+        return test
 
     def ladder_bounds(self) -> tuple[int | None, int | None]:
         """(ceiling, floor) as indexes on the quantization ladder (None: unbounded)."""

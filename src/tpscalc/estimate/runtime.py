@@ -7,6 +7,8 @@ be another class with the same methods, not a change to the engine.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cache
 from typing import Protocol
 
 from tpscalc.catalog import store
@@ -16,11 +18,6 @@ from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import family_key
 from tpscalc.estimate.vision import vision_bytes
-from tpscalc.estimate.weights import (
-    approx_weights_bytes,
-    weights_bytes,
-    weights_read_per_token_bytes,
-)
 
 # Models released quantized, by Hugging Face repository prefix, with the GGUF file type of the
 # lab's (or ggml-org's) own conversion of those weights. The catalog build sets
@@ -51,6 +48,10 @@ class Runtime(Protocol):
         """(bytes stored, bytes read per generated token) of `model`'s weights in `fmt`."""
         ...
 
+    def weights_bytes_many(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        """`weights_bytes` of `model` in each of `fmts` (a ladder), in one call."""
+        ...
+
     def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
         """The KV cache (and recurrent state) for `context_tokens` tokens."""
         ...
@@ -77,7 +78,12 @@ class Runtime(Protocol):
         ...
 
 
-WEIGHTS_MEMO_SIZE = 4096  # (model, format) sizes kept; a card report asks ~1,000 models × ~20
+WEIGHTS_MEMO_SIZE = 2048  # models whose sizes are kept; a card report asks ~1,000 models × ~13
+
+
+@cache  # asked for every model of a card report
+def _ladder_names() -> tuple[str, ...]:
+    return tuple(q.name for q in quantizations())
 
 
 class LlamaCpp:
@@ -88,7 +94,7 @@ class LlamaCpp:
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds
             return (model.file_weights.format,)
-        ladder = tuple(q.name for q in quantizations())
+        ladder = _ladder_names()
         native = self.native_format(model)
         if native is None:
             return ladder
@@ -106,37 +112,57 @@ class LlamaCpp:
         return next((fmt for prefix, fmt in NATIVE_FORMATS if repo.startswith(prefix)), None)
 
     def __init__(self) -> None:
-        # (id(model), format) -> (model, result): the formulas take milliseconds for a model
+        # id(model) -> (model, {format: result}): the formulas take milliseconds for a model
         # outside the precomputed table (a native format such as MXFP4), and a report asks
         # for the same model on every card. The model is kept so an id is never reused.
-        self._weights_memo: dict[tuple[int, str], tuple[Model, tuple[float, float]]] = {}
+        self._weights_memo: dict[int, tuple[Model, dict[str, tuple[float, float]]]] = {}
 
     def weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
-        key = (id(model), fmt)
-        held = self._weights_memo.get(key)
-        if held is not None and held[0] is model:
-            return held[1]
-        result = self._weights_bytes(model, fmt)
-        if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
-            self._weights_memo.clear()
-        self._weights_memo[key] = (model, result)
-        return result
+        return self.weights_bytes_many(model, (fmt,))[0]
 
-    def _weights_bytes(self, model: Model, fmt: str) -> tuple[float, float]:
-        fw = model.file_weights
-        if fw is not None and fmt == fw.format:  # the file's own tensor sizes, exact
-            return float(fw.bytes_stored), fw.bytes_read_per_token
-        # The precomputed table first (the build checks it against the formulas), else those.
-        types, rows = store.weights_table()
-        row = rows.get(model.slug)
-        if row is not None and fmt in types:
-            stored, read = row[types.index(fmt)]
-            return float(stored), float(read)
+    def weights_bytes_many(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        held = self._weights_memo.get(id(model))
+        if held is None or held[0] is not model:
+            if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:
+                self._weights_memo.clear()
+            # The precomputed table first (the build checks it against the formulas), then a
+            # user's file's own sizes for its format, else the formulas (_weights_bytes). The
+            # table's own row is shared until a size has to be added to it.
+            known = store.weights_sizes().get(model.slug) or {}
+            fw = model.file_weights
+            if fw is not None:
+                known = {**known, fw.format: (float(fw.bytes_stored), fw.bytes_read_per_token)}
+            held = self._weights_memo[id(model)] = (model, known)
+        sizes = held[1]
+        try:
+            return [sizes[fmt] for fmt in fmts]
+        except KeyError:
+            pass
+        missing = [fmt for fmt in fmts if fmt not in sizes]
+        sizes = {**sizes, **dict(zip(missing, self._weights_bytes(model, missing)))}
+        self._weights_memo[id(model)] = (model, sizes)
+        return [sizes[fmt] for fmt in fmts]
+
+    def _weights_bytes(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        """Sizes neither the table nor the user's file gives: from the formulas (their module,
+        with the tensor inventories, loads here: a catalog model's sizes are in the table)."""
+        from tpscalc.estimate.weights import (
+            approx_weights_bytes,
+            weights_bytes,
+            weights_read_per_token_bytes,
+        )
+
         arch = model.architecture
-        if arch is None:
-            total = approx_weights_bytes(model.parameters_total, fmt)
-            return total, total * model.parameters_active / model.parameters_total
-        return float(weights_bytes(arch, fmt)), weights_read_per_token_bytes(arch, fmt)
+        total_params, active_params = model.parameters_total, model.parameters_active
+        out = []
+        for fmt in fmts:
+            if arch is None:
+                total = approx_weights_bytes(total_params, fmt)
+                out.append((total, total * active_params / total_params))
+            else:
+                out.append((float(weights_bytes(arch, fmt)),
+                            weights_read_per_token_bytes(arch, fmt)))
+        return out
 
     def kv_cache_bytes(self, arch: Architecture, context_tokens: int, kv_type: str) -> float:
         return float(mem.kv_cache_bytes(arch, context_tokens, kv_type))

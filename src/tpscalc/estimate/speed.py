@@ -25,20 +25,17 @@ T where they are (quantized weights in MMQ builds; 1 for F16 GEMMs and older bui
 reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens touches nearly
 every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
+
+Plain Python floats, one row (card) at a time: for the few hundred to thousand rows of a report
+that is as quick as numpy, and a CLI answer does not pay numpy's ~45 ms import. The formulas
+keep numpy's operation order, so the results are the same to the last bit.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
-
-import numpy as np
-
-if TYPE_CHECKING:  # numpy.typing costs ~20 ms to import; annotations only
-    from numpy.typing import ArrayLike, NDArray
-
-    Floats = NDArray[np.float64]  # one value per row (card or model)
+from typing import cast
 
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
@@ -68,47 +65,63 @@ ETA_MAX = 1.0
 _FALLBACK_BAND = Band(0.6, 1.5)  # used only when a calibration carries no band for a level
 
 
+_VENDOR_BACKENDS = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}
+
+
 def default_backend(card: Card) -> str:
     """Backend llama.cpp users run on this card: cuda (NVIDIA), rocm (AMD), metal (Apple), vulkan.
 
     Intel defaults to vulkan, not sycl: the calibration holds Vulkan measurements of Arc cards
     and none of SYCL, so a SYCL estimate would be an unmeasured guess.
     """
-    return {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}.get(card.vendor, "vulkan")
+    return _VENDOR_BACKENDS.get(card.vendor, "vulkan")
 
 
-# ---- formula terms (float or numpy arrays) ---------------------------------------------------
+# ---- formula terms (floats) -----------------------------------------------------------------
 
-def memory_seconds(n_bytes: ArrayLike, bandwidth_gb_s: ArrayLike, efficiency: ArrayLike) -> Floats:
+# A model term: one value for every row, or one per row.
+Num = float | Sequence[float]
+
+
+def _per_row(values: Num, n: int) -> list[float]:
+    """`values` as one float per row: a scalar repeated, or a sequence of `n` values."""
+    if not hasattr(values, "__len__"):
+        return [float(values)] * n
+    out = [float(v) for v in cast(Sequence[float], values)]
+    if len(out) != n:
+        raise ValueError(f"expected one value per row ({n}), got {len(out)}")
+    return out
+
+
+def _flags(values: bool | Sequence[bool], n: int) -> list[bool]:
+    """`values` as one bool per row: a scalar repeated, or a sequence of `n` values."""
+    if not hasattr(values, "__len__"):
+        return [bool(values)] * n
+    return [bool(v) for v in cast(Sequence[bool], values)]
+
+
+def memory_seconds(n_bytes: float, bandwidth_gb_s: float, efficiency: float) -> float:
     """Time to stream `n_bytes` at `efficiency` × bandwidth (10^9 B/s), s."""
-    seconds = np.asarray(n_bytes, float) / (np.asarray(efficiency, float)
-                                            * np.asarray(bandwidth_gb_s, float) * 1e9)
-    return np.asarray(seconds, np.float64)
+    return float(n_bytes) / (float(efficiency) * float(bandwidth_gb_s) * 1e9)
 
 
-def overhead_seconds(
-    n_layers: ArrayLike, per_token_us: ArrayLike, per_layer_us: ArrayLike
-) -> Floats:
+def overhead_seconds(n_layers: float, per_token_us: float, per_layer_us: float) -> float:
     """Fixed cost of one token (kernel launches, synchronisation), s."""
-    seconds = (np.asarray(per_token_us, float)
-               + np.asarray(per_layer_us, float) * np.asarray(n_layers, float)) * 1e-6
-    return np.asarray(seconds, np.float64)
+    return (float(per_token_us) + float(per_layer_us) * float(n_layers)) * 1e-6
 
 
 def decode_seconds_per_token(
-    read_bytes: ArrayLike,
-    kv_bytes: ArrayLike,
-    n_layers: ArrayLike,
-    bandwidth_gb_s: ArrayLike,
-    efficiency: ArrayLike,
-    per_token_us: ArrayLike,
-    per_layer_us: ArrayLike,
-    moe_factor: ArrayLike = 1.0,
-) -> tuple[Floats, Floats]:
+    read_bytes: float,
+    kv_bytes: float,
+    n_layers: float,
+    bandwidth_gb_s: float,
+    efficiency: float,
+    per_token_us: float,
+    per_layer_us: float,
+    moe_factor: float = 1.0,
+) -> tuple[float, float]:
     """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
-    read = np.asarray(moe_factor, float) * np.asarray(read_bytes, float) + np.asarray(
-        kv_bytes, float
-    )
+    read = float(moe_factor) * float(read_bytes) + float(kv_bytes)
     return (
         memory_seconds(read, bandwidth_gb_s, efficiency),
         overhead_seconds(n_layers, per_token_us, per_layer_us),
@@ -131,34 +144,28 @@ def prefill_flops_per_token(
     return 2.0 * params_active + 4.0 * attention_layers * n_heads * head_dim * mean_context
 
 
-def combined_tflops(
-    tensor_tflops: ArrayLike, fp32_tflops: ArrayLike, tensor_share: ArrayLike
-) -> Floats:
+def combined_tflops(tensor_tflops: float, fp32_tflops: float, tensor_share: float) -> float:
     """Rate of a prompt's mixed work, 1 / (w / T + (1 − w) / F), TFLOPS (NaN where T is unknown)."""
-    t = np.asarray(tensor_tflops, float)
-    f = np.asarray(fp32_tflops, float)
-    f = np.where(np.isfinite(f) & (f > 0), f, t)  # no FP32 rate known: the tensor rate alone
-    w = np.asarray(tensor_share, float)
-    return np.asarray(1.0 / (w / t + (1.0 - w) / f), np.float64)
+    t, f, w = float(tensor_tflops), float(fp32_tflops), float(tensor_share)
+    if not (math.isfinite(f) and f > 0):
+        f = t  # no FP32 rate known: the tensor rate alone
+    return 1.0 / (w / t + (1.0 - w) / f)
 
 
 def prefill_seconds(
     prompt_tokens: int,
-    flops_per_token: ArrayLike,
-    tflops: ArrayLike,
-    efficiency: ArrayLike,
-    weights_bytes: ArrayLike,
-    bandwidth_gb_s: ArrayLike,
-    decode_efficiency: ArrayLike,
+    flops_per_token: float,
+    tflops: float,
+    efficiency: float,
+    weights_bytes: float,
+    bandwidth_gb_s: float,
+    decode_efficiency: float,
     ubatch: int = DEFAULT_UBATCH,
-) -> tuple[Floats, Floats]:
+) -> tuple[float, float]:
     """(compute time, weight-streaming floor) to process a prompt, s;
     `tflops` from combined_tflops."""
-    compute = (
-        prompt_tokens
-        * np.asarray(flops_per_token, float)
-        / (np.asarray(efficiency, float) * np.asarray(tflops, float) * 1e12)
-    )
+    compute = (prompt_tokens * float(flops_per_token)
+               / (float(efficiency) * float(tflops) * 1e12))
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
 
@@ -199,9 +206,28 @@ def _backend_name(backend: str, cal: Calibration) -> str:
     return next(iter(cal.backends))
 
 
+# (id(card), backend, id(calibration)) -> (card, calibration, parameters): a report asks for
+# each card's twice (decode, prefill), the site for every card on every page. The card and the
+# calibration are kept so that an id is never reused.
+_PARAMS_MEMO: dict[tuple[int, str | None, int], tuple[Card, Calibration, CardParams]] = {}
+PARAMS_MEMO_SIZE = 8192  # entries; emptied when full
+
+
 def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
     """Parameters for `card`:
     the device's own if measured, else its family's, else the backend's."""
+    key = (id(card), backend, id(cal))
+    held = _PARAMS_MEMO.get(key)
+    if held is not None and held[0] is card and held[1] is cal:
+        return held[2]
+    if len(_PARAMS_MEMO) >= PARAMS_MEMO_SIZE:
+        _PARAMS_MEMO.clear()
+    params = _card_params(card, backend, cal)
+    _PARAMS_MEMO[key] = (card, cal, params)
+    return params
+
+
+def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
     asked = backend or default_backend(card)
     be = _backend_params(asked, cal)
     dev = cal.devices.get(device_key(card.name, asked))
@@ -243,11 +269,11 @@ def effective_eta(eta: float, class_offset: float) -> float:
     return min(ETA_MAX, 1.0 / max(1.0 / eta + class_offset, 1e-9))
 
 
-def compute_seconds(work: ArrayLike, tflops: ArrayLike) -> Floats:
+def compute_seconds(work: float, tflops: float) -> float:
     """Time of `work` FLOP-equivalents at `tflops` (0 where the rate is unknown), s."""
-    t = np.asarray(tflops, float)
-    ok = np.isfinite(t) & (t > 0)
-    return np.where(ok, np.asarray(work, float) / np.where(ok, t, 1.0) / 1e12, 0.0)
+    if math.isfinite(tflops) and tflops > 0:
+        return float(work) / tflops / 1e12
+    return 0.0
 
 
 def _band(bands: dict[str, Band], level: str) -> Band:
@@ -265,66 +291,54 @@ def prefill_band(cal: Calibration, level: str, card: Card) -> Band:
 
 
 def decode_estimates(
-    read_bytes_per_token: ArrayLike,
-    kv_bytes_at_context: ArrayLike,
-    n_layers: ArrayLike,
+    read_bytes_per_token: Num,
+    kv_bytes_at_context: Num,
+    n_layers: Num,
     cards: Sequence[Card],
     backend: str | None,
     cal: Calibration,
-    is_moe: ArrayLike = False,
+    is_moe: bool | Sequence[bool] = False,
     *,
-    params_read: ArrayLike = 0.0,
+    params_read: Num = 0.0,
     quant: str | Sequence[str] = "F16",
-    attention_flops: ArrayLike = 0.0,
+    attention_flops: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
-    Row i is `cards[i]`; the model terms are scalars (one model on many cards) or arrays of the
-    same length (one entry per row, e.g. many models on one card). `params_read`: weights
+    Row i is `cards[i]`; the model terms are scalars (one model on many cards) or sequences of
+    the same length (one entry per row, e.g. many models on one card). `params_read`: weights
     multiplied per token (dequantization work); `attention_flops`: attention FLOPs of one token
     at its depth. Both are timed at the card's shader rate with the fitted factors.
     """
-    ps = [card_params(c, backend, cal) for c in cards]
-    bw = np.array([c.bandwidth_gb_s for c in cards], float)
-    moe = np.where(np.asarray(is_moe, bool), np.array([p.moe_factor for p in ps]), 1.0)
-    mem, over = decode_seconds_per_token(
-        read_bytes_per_token,
-        kv_bytes_at_context,
-        n_layers,
-        bw,
-        np.array([p.decode_efficiency for p in ps]),
-        np.array([p.per_token_us for p in ps]),
-        np.array([p.per_layer_us for p in ps]),
-        moe,
-    )
-    mem, over = np.broadcast_to(mem, bw.shape), np.broadcast_to(over, bw.shape)
-    shader = np.array([shader_tflops(c) or np.nan for c in cards], float)
-    quants = [quant] * len(cards) if isinstance(quant, str) else list(quant)
-    c_q = np.array([dequant_flops(cal, p.backend, q) for p, q in zip(ps, quants)])
-    work = c_q * np.asarray(params_read, float) + cal.attention_decode_factor * np.asarray(
-        attention_flops, float
-    )
-    comp = np.broadcast_to(compute_seconds(work, shader), bw.shape)
-    tps = 1.0 / (mem + over + comp)
+    n = len(cards)
+    reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
+                                                    n_layers))
+    params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
+    moes = _flags(is_moe, n)
+    quants = [quant] * n if isinstance(quant, str) else list(quant)
+    att_factor = cal.attention_decode_factor
     out = []
-    for i, p in enumerate(ps):
-        band = _band(cal.decode_bands, p.decode_confidence)
+    last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
+    for i, c in enumerate(cards):
+        if c is not last:
+            last, p = c, card_params(c, backend, cal)
+            shader = shader_tflops(c) or math.nan
+            band = _band(cal.decode_bands, p.decode_confidence)
+            dequant: dict[str, float] = {}
+        c_q = dequant.get(quants[i])
+        if c_q is None:
+            c_q = dequant[quants[i]] = dequant_flops(cal, p.backend, quants[i])
+        mem, over = decode_seconds_per_token(
+            reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
+            p.per_layer_us, p.moe_factor if moes[i] else 1.0)
+        work = c_q * params[i] + att_factor * attention[i]
+        comp = compute_seconds(work, shader)
+        tps = 1.0 / (mem + over + comp)
         bound: Bound = (
-            "overhead"
-            if over[i] > max(mem[i], comp[i])
-            else "compute"
-            if comp[i] > mem[i]
-            else "bandwidth"
+            "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
         )
-        out.append(
-            DecodeEstimate(
-                float(tps[i]),
-                float(tps[i] * band.low_ratio),
-                float(tps[i] * band.high_ratio),
-                p.decode_confidence,
-                bound,
-            )
-        )
+        out.append(DecodeEstimate(tps, tps * band.low_ratio, tps * band.high_ratio,
+                                  p.decode_confidence, bound))
     return out
 
 
@@ -345,31 +359,31 @@ def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
         return float("nan")
     if not (quantized and int8_mmq):
         tensor_share = 1.0  # F16 GEMMs, or weights dequantized apart before a cuBLAS GEMM
-    return float(combined_tflops(tensor, shader_tflops(card) or np.nan, tensor_share))
+    return combined_tflops(tensor, shader_tflops(card) or math.nan, tensor_share)
 
 
 def attention_slowdown(card: Card, backend: str, gemm_tflops: float) -> float:
     """The prompt GEMMs' rate ÷ the attention kernels' peak rate (speed_terms.attention_tflops);
     1 where either is unknown."""
     att = attention_tflops(card, backend)
-    if not att or not np.isfinite(gemm_tflops):
+    if not att or not math.isfinite(gemm_tflops):
         return 1.0
-    return float(gemm_tflops / att)
+    return gemm_tflops / att
 
 
 def prefill_estimates(
-    flops_per_token: ArrayLike,
+    flops_per_token: Num,
     prompt_tokens: int,
     cards: Sequence[Card],
     backend: str | None,
     cal: Calibration,
-    weights_bytes: ArrayLike = 0.0,
-    quantized: ArrayLike = True,
+    weights_bytes: Num = 0.0,
+    quantized: bool | Sequence[bool] = True,
     ubatch: int = DEFAULT_UBATCH,
     *,
-    attention_flops_per_token: ArrayLike = 0.0,
-    expert_params: ArrayLike = 0.0,
-    expert_batch: ArrayLike = np.inf,
+    attention_flops_per_token: Num = 0.0,
+    expert_params: Num = 0.0,
+    expert_batch: Num = math.inf,
     int8_mmq: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
@@ -381,50 +395,38 @@ def prefill_estimates(
     (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
-    ps = [card_params(c, backend, cal) for c in cards]
-    quant = np.broadcast_to(np.asarray(quantized, bool), (len(cards),))
-    peak = np.array(
-        [card_prefill_tflops(c, p.prefill_tensor_share, bool(q), int8_mmq)
-         for c, p, q in zip(cards, ps, quant)],
-        float,
-    )
-    tf = peak * np.array([power_factor(c, cal.prefill_power_w_per_tflops,
-                                       cal.prefill_power_exponent) for c in cards])
-    factor = np.where(
-        np.asarray(quantized, bool), np.array([p.prefill_quantized_factor for p in ps]), 1.0
-    )
-    eps = np.array([p.prefill_efficiency for p in ps]) * factor
-    attn = np.asarray(attention_flops_per_token, float)
-    moe_extra = np.vectorize(moe_gemm_flops_per_token, otypes=[float])(
-        expert_params, expert_batch, cal.moe_min_expert_batch
-    )
-    k_att = np.array([p.prefill_attention_efficiency for p in ps])
-    # Attention runs at k × its own units' rate: charged as GEMM-rate work × rate ÷ its rate.
-    slower = np.array([attention_slowdown(c, p.backend, r) for c, p, r in zip(cards, ps, peak)])
-    work = np.asarray(flops_per_token, float) - attn + moe_extra + attn * slower / k_att
-    compute, floor = prefill_seconds(
-        prompt_tokens,
-        work,
-        tf,
-        eps,
-        weights_bytes,
-        np.array([c.bandwidth_gb_s for c in cards], float),
-        np.array([p.decode_efficiency for p in ps]),
-        ubatch,
-    )
-    compute, floor = np.broadcast_to(compute, tf.shape), np.broadcast_to(floor, tf.shape)
-    total = np.maximum(compute, floor)
+    n = len(cards)
+    flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
+    attention = _per_row(attention_flops_per_token, n)
+    experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
+    quant = _flags(quantized, n)
     out: list[PrefillEstimate | None] = []
-    for i, p in enumerate(ps):
-        if not np.isfinite(total[i]):
+    last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
+    for i, c in enumerate(cards):
+        if c is not last:
+            last, p = c, card_params(c, backend, cal)
+            band = prefill_band(cal, p.prefill_confidence, c)
+            power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
+            rates: dict[bool, tuple[float, float]] = {}
+        rate = rates.get(quant[i])
+        if rate is None:
+            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq)
+            # attention runs at k × its own units' rate: charged as GEMM-rate work × the
+            # GEMMs' peak ÷ the attention kernels' peak
+            rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))
+        tf, slower = rate
+        eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
+        moe_extra = moe_gemm_flops_per_token(experts[i], batches[i], cal.moe_min_expert_batch)
+        attn = attention[i]
+        work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
+        compute, floor = prefill_seconds(prompt_tokens, work, tf, eps, weights[i],
+                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch)
+        if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
             continue
-        tps = prompt_tokens / float(total[i])
-        band = prefill_band(cal, p.prefill_confidence, cards[i])
-        bound: Bound = "compute" if compute[i] >= floor[i] else "bandwidth"
-        out.append(
-            PrefillEstimate(
-                tps, tps * band.low_ratio, tps * band.high_ratio, float(total[i]), bound
-            )
-        )
+        total = max(compute, floor)
+        tps = prompt_tokens / total
+        bound: Bound = "compute" if compute >= floor else "bandwidth"
+        out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio, total,
+                                   bound))
     return out

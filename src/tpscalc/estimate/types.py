@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from tpscalc.catalog.frozen import FrozenValue
+
 if TYPE_CHECKING:
     from tpscalc.estimate.placement import Placement
 
@@ -16,8 +18,8 @@ FitLabel = Literal["comfortable", "tight", "offload", "cpu", "no"]
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 
 
-@dataclass(frozen=True)
-class MemoryBreakdown:
+@dataclass(frozen=True, eq=False, repr=False)
+class MemoryBreakdown(FrozenValue):
     """Memory needed on the card, GiB."""
 
     weights_gib: float
@@ -28,8 +30,8 @@ class MemoryBreakdown:
     vision_gib: float = 0.0  # image encoder (mmproj weights + its compute buffer), in total_gib
 
 
-@dataclass(frozen=True)
-class DecodeEstimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class DecodeEstimate(FrozenValue):
     """Generation speed for one request, tokens/s, with the range the calibration supports."""
 
     tokens_per_s: float
@@ -40,8 +42,8 @@ class DecodeEstimate:
     measured: float | None = None  # a real measurement for this card, model and quant, if held
 
 
-@dataclass(frozen=True)
-class PrefillEstimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class PrefillEstimate(FrozenValue):
     """Prompt-processing speed, tokens/s, and the time to the first token for the prompt, s."""
 
     tokens_per_s: float
@@ -51,8 +53,8 @@ class PrefillEstimate:
     bound: Bound
 
 
-@dataclass(frozen=True)
-class Measured:
+@dataclass(frozen=True, eq=False, repr=False)
+class Measured(FrozenValue):
     """Real llama.cpp speeds of this exact card, model and quantization (SPEC §5), tokens/s."""
 
     decode_tokens_per_s: float | None
@@ -62,8 +64,8 @@ class Measured:
     source: str  # where the figures were published (the decode one's, else the prefill one's)
 
 
-@dataclass(frozen=True)
-class SpeedTest:
+@dataclass(frozen=True, eq=False, repr=False)
+class SpeedTest(FrozenValue):
     """What the speeds are for, as llama-bench's -p -n -d -fa -ub: decode is generating `n_gen`
     tokens after `depth` cached tokens, prefill is `n_prompt` tokens after `depth`."""
 
@@ -74,8 +76,8 @@ class SpeedTest:
     n_ubatch: int = 512
 
 
-@dataclass(frozen=True)
-class Estimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class Estimate(FrozenValue):
     """One model on one card at one quantization and context length."""
 
     model: str

@@ -9,7 +9,6 @@ size and block bytes of gguf's `GGML_QUANT_SIZES`, as copied into the catalog's 
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -57,7 +56,9 @@ def canonical_ftype(ftype: str) -> str:
     name = ftype.strip().upper().replace("-", "_")
     name = {"MXFP4": "MXFP4_MOE", "FP16": "F16", "FP32": "F32"}.get(name, name)
     if name not in FTYPE_DEFAULT_TYPE:
-        close = difflib.get_close_matches(name, list(FTYPE_DEFAULT_TYPE), n=4, cutoff=0.5)
+        from difflib import get_close_matches  # on an unknown name only
+
+        close = get_close_matches(name, list(FTYPE_DEFAULT_TYPE), n=4, cutoff=0.5)
         raise ValueError(f"unknown llama.cpp file type {ftype!r}; closest: {', '.join(close)}")
     return name
 

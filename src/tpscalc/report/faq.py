@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.runtime import LLAMA_CPP
-from tpscalc.i18n import format_number, format_release, translator
+from tpscalc.i18n import format_number, format_release, separators, translator
 from tpscalc.report import provenance
 from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, sig
 from tpscalc.report.record import flop_text, number_field, text_field
@@ -31,7 +31,7 @@ def params_text(n: float, lang: str = "en") -> str:
         text = f"{n / 1e9:.3g}B"
     else:
         text = f"{n / 1e6:.3g}M"
-    return text.replace(".", format_number(0.5, lang, 1)[1])
+    return text.replace(".", separators(lang)[1])
 
 
 def organizations(s: ModelSummary) -> str:

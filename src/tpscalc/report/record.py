@@ -5,6 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Model
 
 # Keys of `Model.record`: Epoch AI's "Data on AI Models" columns (epoch.ai/data/ai-models) in
@@ -36,16 +37,16 @@ SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 FLOP_FIELDS = frozenset({"training_compute_flop", "finetune_compute_flop"})
 
 
-@dataclass(frozen=True)
-class RecordField:
+@dataclass(frozen=True, eq=False, repr=False)
+class RecordField(FrozenValue):
     """One field of the record: its translated label and its value as text."""
 
     name: str
     value: str
 
 
-@dataclass(frozen=True)
-class RecordSection:
+@dataclass(frozen=True, eq=False, repr=False)
+class RecordSection(FrozenValue):
     """A titled group of record fields."""
 
     title: str

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report import record
@@ -18,8 +19,8 @@ def fitting_tokens_per_s(e: Estimate) -> float:
     return e.decode.tokens_per_s if (e.decode and e.fits) else 0.0
 
 
-@dataclass(frozen=True)
-class Row:
+@dataclass(frozen=True, eq=False, repr=False)
+class Row(FrozenValue):
     """One card evaluated against one model (or one model on one card)."""
 
     card: Card
@@ -36,8 +37,8 @@ class Row:
         return self.estimate.memory.total_gib
 
 
-@dataclass(frozen=True)
-class ContextPoint:
+@dataclass(frozen=True, eq=False, repr=False)
+class ContextPoint(FrozenValue):
     """Memory needed and speed of one card at one context length (tokens)."""
 
     role: str  # "fastest" or "typical"
@@ -50,8 +51,8 @@ class ContextPoint:
     fits: bool
 
 
-@dataclass(frozen=True)
-class DepthPoint:
+@dataclass(frozen=True, eq=False, repr=False)
+class DepthPoint(FrozenValue):
     """Decode and prefill speed of one card after `depth` cached tokens (llama-bench's pp512 and
     tg128 at -d depth), at the quantization the card runs the model at."""
 
@@ -65,8 +66,8 @@ class DepthPoint:
     fits: bool
 
 
-@dataclass(frozen=True)
-class KvPoint:
+@dataclass(frozen=True, eq=False, repr=False)
+class KvPoint(FrozenValue):
     """KV cache and total memory at one context length for one quantization, GiB."""
 
     context: int
@@ -74,16 +75,16 @@ class KvPoint:
     memory: MemoryBreakdown
 
 
-@dataclass(frozen=True)
-class Text:
+@dataclass(frozen=True, eq=False, repr=False)
+class Text(FrozenValue):
     """A titled paragraph (explanation, guide step, FAQ entry), already translated."""
 
     title: str
     body: str
 
 
-@dataclass(frozen=True)
-class ModelSummary:
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelSummary(FrozenValue):
     """Figures computed over every card, before the user's row filters."""
 
     model: Model
@@ -102,8 +103,8 @@ class ModelSummary:
     kv_points: tuple[KvPoint, ...] = ()
 
 
-@dataclass(frozen=True)
-class ModelReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelReport(FrozenValue):
     """Everything the model page shows, in one language."""
 
     summary: ModelSummary
@@ -123,8 +124,8 @@ class ModelReport:
 
 
 
-@dataclass(frozen=True)
-class ModelRow:
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelRow(FrozenValue):
     """One model evaluated on the card."""
 
     model: Model
@@ -147,8 +148,8 @@ class ModelRow:
         return self.estimate.fits and not self.left_out
 
 
-@dataclass(frozen=True)
-class CardReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class CardReport(FrozenValue):
     """Everything the card page shows, in one language."""
 
     card: Card

@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from tpscalc.catalog.schema import Architecture, FileWeights, Model
 from tpscalc.catalog.slug import slugify
+from tpscalc.catalog.validate import ValidationError
 from tpscalc.sources.gguf_header import GgufHeader, LongArray, TensorInfo, read_header
 from tpscalc.sources.types import SourcedModel, SourceError
 
@@ -117,7 +116,7 @@ def architecture(header: GgufHeader) -> tuple[Architecture | None, str]:
     if layer_kv and 0 in layer_kv:
         return None, "some layers have no attention (a hybrid stack)"
     try:
-        return Architecture(**fields), ""
+        return Architecture.model_validate(fields), ""
     except ValidationError as exc:
         return None, f"its metadata does not form a known shape ({exc.errors()[0]['msg']})"
 
@@ -171,12 +170,13 @@ def model_from_header(header: GgufHeader) -> SourcedModel:
                                        "params_active": max(1, round(active))})
     name = str(header.metadata.get("general.name") or header.path.stem)
     fname = header.path.name + (f" (+{header.shards - 1} shards)" if header.shards > 1 else "")
-    weights = FileWeights(format=_format(header),
-                          bytes_stored=sum(t.n_bytes for t in header.tensors),
-                          bytes_read_per_token=max(1.0, _read_per_token(header, arch)),
-                          source=header.path.name)
-    model = Model(name=name, slug=slugify(name) or "gguf-file", parameters=float(n_params),
-                  architecture=arch, file_weights=weights)
+    weights = FileWeights.model_validate({
+        "format": _format(header), "bytes_stored": sum(t.n_bytes for t in header.tensors),
+        "bytes_read_per_token": max(1.0, _read_per_token(header, arch)),
+        "source": header.path.name})
+    model = Model.model_validate({"name": name, "slug": slugify(name) or "gguf-file",
+                                  "parameters": float(n_params), "architecture": arch,
+                                  "file_weights": weights})
     kv_source = (f"file {fname} (metadata, {header.metadata.get('general.architecture')})"
                  if arch is not None else f"approximated from the parameter count: {why}")
     return SourcedModel(model, {

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.catalog.slug import slugify
+from tpscalc.catalog.validate import ValidationError
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.sources.types import SourcedModel, SourceError
 
@@ -174,7 +173,7 @@ def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
     if isinstance(fields, list):
         raise SourceError(f"{name}: the config lacks {', '.join(fields)}", "bad_config")
     try:
-        arch = Architecture(**fields)
+        arch = Architecture.model_validate(fields)
     except (ValidationError, TypeError, ValueError) as exc:
         msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         raise SourceError(f"{name}: the config does not form a valid shape ({msg})",
@@ -226,8 +225,8 @@ def model_from_config(cfg: dict[str, Any], name: str, index: dict[str, Any] | No
                                        "params_active": max(1, round(active * n / total))})
     params = float(arch.params_total or 1)
     label = str(cfg.get("_name_or_path") or "") or label or Path(name).stem
-    model = Model(name=label, slug="config-" + (slugify(label) or "model"), parameters=params,
-                  architecture=arch)
+    model = Model.model_validate({"name": label, "slug": "config-" + (slugify(label) or "model"),
+                                  "parameters": params, "architecture": arch})
     return SourcedModel(model, sources)
 
 

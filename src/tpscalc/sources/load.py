@@ -1,13 +1,14 @@
 """One entry point: the model a request names, from the catalog or from the user's own file."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tpscalc.catalog import get_model
 from tpscalc.sources.types import SourcedModel, SourceError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tpscalc.sources.hub import Hub
 
 CATALOG_SOURCES = {"architecture": "catalog", "weights": "catalog", "kv_cache": "catalog"}
