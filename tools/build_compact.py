@@ -1,4 +1,4 @@
-"""Write src/tpscalc/catalog/data/catalog.pickle: the validated cards, models and quantizations
+"""Write src/tpscalc/catalog/data/zz_catalog.pickle: the validated cards, models and quantizations
 of cards.json, models.json and quants.json as their records (frozen dataclasses, pickle
 protocol 5), and weights.json's sizes as the engine reads them, with the CRC-32 of the four
 files. The store loads it without parsing 3 MB of

@@ -1,4 +1,4 @@
-"""catalog.pickle: the build writes it byte for byte as committed, the records it gives equal
+"""zz_catalog.pickle: the build writes it byte for byte as committed, the records it gives equal
 the validated JSON's, and a stale file (JSON edited since) is ignored."""
 from __future__ import annotations
 
@@ -45,11 +45,37 @@ def test_loading_the_compact_catalog_imports_no_pydantic() -> None:
 
 
 def test_a_stale_compact_file_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "compact_is_newest", lambda: False)  # a JSON file edited since
     monkeypatch.setattr(store, "source_crcs",
                         lambda: {"cards.json": 0, "models.json": 0, "quants.json": 0,
                                  "weights.json": 0})
     store._compact.cache_clear()
     try:
         assert store._compact() is None
+    finally:
+        store._compact.cache_clear()
+
+
+def test_the_crcs_are_read_again_only_when_a_json_file_is_newer(tmp_path: Path) -> None:
+    import os
+
+    for name in (*store.COMPACT_SOURCES, store.COMPACT_FILE):
+        (tmp_path / name).write_bytes(b"{}")
+        os.utime(tmp_path / name, ns=(10**18, 10**18))
+    assert store.compact_is_newest(str(tmp_path))  # built from the files as they are
+    os.utime(tmp_path / "models.json", ns=(10**18 + 1, 10**18 + 1))  # edited after the build
+    assert not store.compact_is_newest(str(tmp_path))
+    os.utime(tmp_path / store.COMPACT_FILE, ns=(10**18 + 2, 10**18 + 2))  # rebuilt
+    assert store.compact_is_newest(str(tmp_path))
+    (tmp_path / "weights.json").unlink()
+    assert not store.compact_is_newest(str(tmp_path))
+
+
+def test_when_the_json_is_newer_the_committed_crcs_still_match(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "compact_is_newest", lambda: False)
+    store._compact.cache_clear()
+    try:
+        assert store._compact() is not None
     finally:
         store._compact.cache_clear()

@@ -1,7 +1,7 @@
 """Typed, validated records of the catalog: cards, models, architectures, quantizations.
 
 The records are frozen, keyword-only dataclasses: the CLI loads them pre-validated from
-catalog.pickle without importing pydantic (~30 ms). Their constraints (`_check`: gt, ge, le,
+zz_catalog.pickle without importing pydantic (~30 ms). Their constraints (`_check`: gt, ge, le,
 min_length, pattern) are field metadata that pydantic reads when it validates a record
 (`Record.model_validate`, catalog/validate.py): when the catalog is built (tools/), when the
 JSON is loaded without the pickle, and for a user's model file. Validation rejects impossible
@@ -46,7 +46,7 @@ class Record(FrozenValue):
         return validate(cls, data)
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickle keeps (catalog.pickle): the fields that differ from their defaults. The
+        """What pickle keeps (zz_catalog.pickle): the fields that differ from their defaults. The
         others read from the class, where the dataclass keeps each default: an architecture
         sets ~15 of its ~70 fields, and the catalog loads ~4 ms quicker."""
         defaults = _defaults(type(self))
