@@ -1,9 +1,9 @@
 """Write src/tpscalc/catalog/data/zz_catalog.pickle: the validated cards, models and quantizations
 of cards.json, models.json and quants.json as their records (frozen dataclasses, pickle
-protocol 5), and weights.json's sizes as the engine reads them, with the CRC-32 of the four
-files. The store loads it without parsing 3 MB of
-JSON, validating 1,700 records again or importing pydantic, and ignores it when the JSON has
-changed since. Deterministic; a test rebuilds it and compares bytes.
+protocol 5), and weights.json's sizes as the engine reads them (with the approximated sizes of
+the models weights.json leaves out), with the CRC-32 of the four files. The store loads it
+without parsing 3 MB of JSON, validating 1,700 records again or importing pydantic, and ignores
+it when the JSON has changed since. Deterministic; a test rebuilds it and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
 """
 from __future__ import annotations
@@ -14,16 +14,33 @@ import sys
 from pathlib import Path
 
 from tpscalc.catalog import quants, store
+from tpscalc.catalog.schema import Model
+from tpscalc.estimate.runtime import LlamaCpp
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data" / store.COMPACT_FILE
 
 
+def weights_sizes(models: tuple[Model, ...]) -> dict[str, dict[str, tuple[float, float]]]:
+    """weights.json's sizes as the engine reads them, plus, for each model known only by its
+    parameter count (no architecture, so not in weights.json), its approximated sizes at the
+    same file types, from the engine's own formula (LlamaCpp's fallback): a card report would
+    otherwise compute ~4,600 of them and import the tensor formulas (~5 ms) at every start."""
+    types, _ = store.weights_table()
+    sizes = store.weights_sizes_of(store.weights_table())
+    engine = LlamaCpp()
+    for model in models:
+        if model.architecture is None and model.slug not in sizes:
+            sizes[model.slug] = dict(zip(types, engine._weights_bytes(model, types)))
+    return sizes
+
+
 def build() -> bytes:
     """The file's exact content."""
+    models = store.validated_models()
     data = {"generated_by": "tools/build_compact.py", "crc32": store.source_crcs(),
-            "cards": store.validated_cards(), "models": store.validated_models(),
+            "cards": store.validated_cards(), "models": models,
             "quants": {key: quants.validated(key) for key in ("ladder", "extra")},
-            "weights": store.weights_sizes_of(store.weights_table())}
+            "weights": weights_sizes(models)}
     return pickletools.optimize(pickle.dumps(data, protocol=5))
 
 
