@@ -89,3 +89,27 @@ def test_when_the_json_is_newer_the_committed_crcs_still_match(
         assert store._compact() is not None
     finally:
         store._compact.cache_clear()
+
+
+def test_a_models_record_is_unpickled_on_first_use() -> None:
+    import pickle
+
+    from tpscalc.catalog.schema import RECORD_HOT_KEYS
+
+    raw = store.read_bytes(store.COMPACT_FILE)
+    models = pickle.loads(raw)["models"]
+    validated = {m.slug: m for m in store.validated_models()}
+    for m in models:
+        for key in RECORD_HOT_KEYS:  # read without unpickling the record
+            assert m.record_value(key) == validated[m.slug].record.get(key)
+        assert "record" not in m.__dict__
+    m = models[0]
+    copy = pickle.loads(pickle.dumps(m))  # a copy for another process, still lazy
+    assert "record" not in copy.__dict__
+    assert copy.record == m.record == validated[m.slug].record and "record" in m.__dict__
+    assert m == validated[m.slug] and copy == m
+    changed = m.model_copy(update={"record": {"task": ["Semantic embedding"]}})
+    assert changed.record_value("task") == ["Semantic embedding"] and not changed.generates
+    assert pickle.loads(pickle.dumps(changed)).record == {"task": ["Semantic embedding"]}
+    with pytest.raises(AttributeError):
+        _ = m.no_such_field  # type: ignore[attr-defined]

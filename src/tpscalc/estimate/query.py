@@ -96,7 +96,7 @@ def model_context_limit(model: Model) -> int | None:
     arch = model.architecture
     if arch is not None:
         return arch.max_context
-    value = model.record.get("max_context")  # after Epoch's last record: the HF config's figure
+    value = model.record_value("max_context")  # after Epoch's last record: the HF config's figure
     return value if isinstance(value, int) and value > 0 else None
 
 
