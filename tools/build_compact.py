@@ -1,9 +1,10 @@
 """Write src/tpscalc/catalog/data/zz_catalog.pickle: the validated cards, models and quantizations
 of cards.json, models.json and quants.json as their records (frozen dataclasses, pickle
 protocol 5), and weights.json's sizes as the engine reads them (with the approximated sizes of
-the models weights.json leaves out), with the CRC-32 of the four files. The store loads it
-without parsing 3 MB of JSON, validating 1,700 records again or importing pydantic, and ignores
-it when the JSON has changed since. Deterministic; a test rebuilds it and compares bytes.
+the models weights.json leaves out), the cards' name keys (catalog/lookup.py), with the CRC-32
+of the four files. The store loads it without parsing 3 MB of JSON, validating 1,700 records
+again or importing pydantic, and ignores it when the JSON has changed since. Deterministic; a
+test rebuilds it and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pickletools
 import sys
 from pathlib import Path
 
-from tpscalc.catalog import quants, store
+from tpscalc.catalog import lookup, quants, store
 from tpscalc.catalog.schema import Model
 from tpscalc.estimate.runtime import LlamaCpp
 
@@ -34,11 +35,17 @@ def weights_sizes(models: tuple[Model, ...]) -> dict[str, dict[str, tuple[float,
     return sizes
 
 
+def _plain(key: lookup.NameKey) -> tuple[str, str, tuple[str, ...]]:
+    """A name key as plain values, its words sorted (a set's order varies between runs)."""
+    return key.compact, key.core, tuple(sorted(key.tokens))
+
+
 def build() -> bytes:
     """The file's exact content."""
-    models = store.validated_models()
+    models, cards = store.validated_models(), store.validated_cards()
     data = {"generated_by": "tools/build_compact.py", "crc32": store.source_crcs(),
-            "cards": store.validated_cards(), "models": models,
+            "cards": cards, "models": models,
+            "card_name_keys": {card.name: _plain(lookup.name_key(card.name)) for card in cards},
             "quants": {key: quants.validated(key) for key in ("ladder", "extra")},
             "weights": weights_sizes(models)}
     return pickletools.optimize(pickle.dumps(data, protocol=5))

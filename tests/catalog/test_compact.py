@@ -113,3 +113,26 @@ def test_a_models_record_is_unpickled_on_first_use() -> None:
     assert pickle.loads(pickle.dumps(changed)).record == {"task": ["Semantic embedding"]}
     with pytest.raises(AttributeError):
         _ = m.no_such_field  # type: ignore[attr-defined]
+
+
+def test_the_stored_card_name_keys_are_name_key_of_each_name() -> None:
+    from tpscalc.catalog.lookup import name_key
+
+    keys = store.card_name_keys()
+    assert list(keys) == [c.name for c in store.validated_cards()]
+    for name, (compact, core, words) in keys.items():
+        assert name_key(name) == (compact, core, frozenset(words))
+
+
+def test_a_compact_file_naming_a_class_that_is_gone_is_ignored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    gone = b"ctpscalc.catalog.lookup\n_NoSuchClass\n)\x81."  # GLOBAL, (), NEWOBJ, STOP
+    for raw in (gone, pickle.dumps({"x": 1})[:-1]):  # a class that is gone; a cut file
+        monkeypatch.setattr(store, "read_bytes", lambda name, raw=raw: raw)
+        store._compact.cache_clear()
+        try:
+            assert store._compact() is None
+        finally:
+            store._compact.cache_clear()

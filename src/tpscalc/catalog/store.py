@@ -98,7 +98,10 @@ def _compact() -> dict[str, Any] | None:
         raw = read_bytes(COMPACT_FILE)
     except FileNotFoundError:
         return None
-    data = unpickle(raw)  # our own build output, shipped in the package
+    try:
+        data = unpickle(raw)  # our own build output, shipped in the package
+    except Exception:  # noqa: BLE001 (written by other code: a class it names is gone)
+        return None
     if not isinstance(data, dict):
         return None
     if compact_is_newest():
@@ -122,6 +125,13 @@ def models() -> tuple[Model, ...]:
     if compact is not None:
         return tuple(compact["models"])
     return validated_models()
+
+
+def card_name_keys() -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Card name → lookup.name_key(name) as (compact, core, sorted words) for every card, from
+    the compact catalog ({} without it: lookup computes them)."""
+    compact = _compact()
+    return {} if compact is None else dict(compact["card_name_keys"])
 
 
 def validated_cards() -> tuple[Card, ...]:
