@@ -386,6 +386,11 @@ class Model(Record):
         state["_record_blob"] = dumps(record, protocol=5)
         return state
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # as pickle does without it, but found at once: it looks for __setstate__ on every
+        # model it loads, and __getattr__ would answer each time with an exception
+        self.__dict__.update(state)
+
     if not TYPE_CHECKING:  # hidden from mypy: a __getattr__ would make every name an attribute
         def __getattr__(self, name: str) -> Any:
             blob = self.__dict__.get("_record_blob") if name == "record" else None

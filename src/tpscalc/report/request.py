@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, Literal
 
 from tpscalc.catalog.frozen import FrozenValue
@@ -86,7 +87,7 @@ class RigOptions(FrozenValue):
     pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
     cpu: str | None = None  # the host's CPU as the user names it ("7950X"), resolved by rigs.py
 
-    @property
+    @cached_property  # asked once per card of a model report
     def is_default(self) -> bool:
         """Nothing given: one card, no system RAM (the single-card estimate)."""
         return self == RigOptions()
