@@ -16,14 +16,19 @@ from tpscalc.catalog import quants, store
 from tpscalc.estimate.runtime import LlamaCpp
 
 
-def test_committed_file_is_the_rebuild() -> None:
-    assert build_compact.OUT.read_bytes() == build_compact.build()
+def test_committed_files_are_the_rebuild() -> None:
+    built = build_compact.build()
+    assert sorted(p.name for p in built) == sorted(
+        (store.COMPACT_FILE, store.MODELS_FILE, store.EACH_MODEL_FILE))
+    for path, content in built.items():
+        assert path.read_bytes() == content, path.name
 
 
 def test_compact_records_equal_the_validated_ones() -> None:
     assert store._compact() is not None  # the committed file matches the JSON
-    fast = store._compact()
-    assert fast is not None
+    first, every = store._compact(), store._compact_models()
+    assert first is not None and every is not None
+    fast = {**first, **every}
     for rows, validated in ((fast["cards"], store.validated_cards()),
                             (fast["models"], store.validated_models()),
                             (fast["quants"]["ladder"], quants.validated("ladder")),
@@ -96,7 +101,7 @@ def test_a_models_record_is_unpickled_on_first_use() -> None:
 
     from tpscalc.catalog.schema import RECORD_HOT_KEYS
 
-    raw = store.read_bytes(store.COMPACT_FILE)
+    raw = store.read_bytes(store.MODELS_FILE)
     models = pickle.loads(raw)["models"]
     validated = {m.slug: m for m in store.validated_models()}
     for m in models:
@@ -136,3 +141,46 @@ def test_a_compact_file_naming_a_class_that_is_gone_is_ignored(
             assert store._compact() is None
         finally:
             store._compact.cache_clear()
+
+
+def test_a_model_found_by_name_is_read_alone_then_kept_in_models(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpscalc.catalog import get_model
+
+    for fn in (store.models, store._compact_models, store.weights_sizes):
+        fn.cache_clear()
+    monkeypatch.setattr(store, "_ALONE", {})
+    try:
+        names = store.model_names()
+        assert names is not None
+        validated = store.validated_models()
+        assert [(n.name, n.slug) for n in names] == [(m.name, m.slug) for m in validated]
+        # each model alone equals the validated one, with the same weight sizes
+        for i, m in enumerate(validated):
+            assert store.model_at(i) == m
+        assert store.models.cache_info().currsize == 0  # nothing else loaded
+        assert store._compact_models.cache_info().currsize == 0
+        found = get_model("StarCoder 2 15B")
+        assert found is store.model_at(validated.index(found))  # one object per model
+        alone = {m.slug: store.model_weights_sizes(m.slug) for m in validated}
+        every = store.models()
+        assert every == validated and all(a is store.model_at(i) for i, a in enumerate(every))
+        assert store.model_names() is None  # once all are loaded, lookups use them
+        assert alone == {m.slug: store.weights_sizes().get(m.slug) for m in validated}
+        assert get_model("starcoder2-15b") is found
+    finally:
+        for fn in (store.models, store._compact_models, store.weights_sizes):
+            fn.cache_clear()
+
+
+def test_an_each_model_file_of_another_build_is_not_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = store._compact()
+    assert first is not None
+    monkeypatch.setitem(first, "each_model_header", b"another build")
+    monkeypatch.setattr(store, "_ALONE", {})
+    store.models.cache_clear()
+    try:
+        assert store.model_at(3) is store.models()[3]  # from the models file instead
+    finally:
+        store.models.cache_clear()
