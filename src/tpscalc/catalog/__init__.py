@@ -13,6 +13,9 @@ def get_card(name: str) -> Card:
 
 def get_model(name: str) -> Model:
     """The model `name` designates ("starcoder2-15b", "StarCoder 2 15B")."""
+    names = store.model_names()  # before every model is loaded: the names, then that one
+    if names is not None:
+        return store.model_at(resolve(name, names, "model").position)
     return resolve(name, store.models(), "model")
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
 from typing import NamedTuple, Protocol, TypeVar
 
+from tpscalc.catalog import store
 from tpscalc.catalog.slug import compact, slugify, tokens
 
 # Words that brand a card but that people leave out when they type its name.
@@ -35,17 +35,35 @@ class NameNotFoundError(ValueError):
         self.suggestions = tuple(suggestions)
 
 
-class _Key(NamedTuple):
+class NameKey(NamedTuple):
     compact: str
     core: str  # compact name without brand words
     tokens: frozenset[str]
 
 
-@cache  # a lookup compares the query with every entry's key, up to three times
-def _key(name: str) -> _Key:
+def name_key(name: str) -> NameKey:
+    """What a lookup compares of `name`: its compact form, without brand words, its words."""
     toks = tokens(name)
     core = "".join(t for t in toks if t not in BRAND_WORDS)
-    return _Key(compact(name), core.replace(".", ""), frozenset(toks))
+    return NameKey(compact(name), core.replace(".", ""), frozenset(toks))
+
+
+# The catalog's card names' keys come precomputed (zz_catalog.pickle, by name_key): a card
+# lookup compares the query with all 850 (~2.5 ms to compute at every start).
+_KEYS: dict[str, NameKey] = {}
+
+
+def _key(name: str) -> NameKey:
+    # a lookup compares the query with every entry's key, up to three times
+    key = _KEYS.get(name)
+    if key is None:
+        if not _KEYS:
+            _KEYS.update({n: NameKey(c, core, frozenset(words))
+                          for n, (c, core, words) in store.card_name_keys().items()})
+            key = _KEYS.get(name)
+        if key is None:
+            key = _KEYS[name] = name_key(name)
+    return key
 
 
 def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:

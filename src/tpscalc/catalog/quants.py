@@ -44,7 +44,7 @@ def _from_llama_label(name: str) -> str:
 
 
 def _load(key: str) -> tuple[Quantization, ...]:
-    compact = compact_quants(key)  # pre-validated, in catalog.pickle
+    compact = compact_quants(key)  # pre-validated, in zz_catalog.pickle
     return compact if compact is not None else validated(key)
 
 

@@ -1,7 +1,7 @@
 """Typed, validated records of the catalog: cards, models, architectures, quantizations.
 
 The records are frozen, keyword-only dataclasses: the CLI loads them pre-validated from
-catalog.pickle without importing pydantic (~30 ms). Their constraints (`_check`: gt, ge, le,
+zz_catalog.pickle without importing pydantic (~30 ms). Their constraints (`_check`: gt, ge, le,
 min_length, pattern) are field metadata that pydantic reads when it validates a record
 (`Record.model_validate`, catalog/validate.py): when the catalog is built (tools/), when the
 JSON is loaded without the pickle, and for a user's model file. Validation rejects impossible
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from tpscalc.catalog.frozen import FrozenValue
 
@@ -46,7 +46,7 @@ class Record(FrozenValue):
         return validate(cls, data)
 
     def __getstate__(self) -> dict[str, Any]:
-        """What pickle keeps (catalog.pickle): the fields that differ from their defaults. The
+        """What pickle keeps (zz_catalog.pickle): the fields that differ from their defaults. The
         others read from the class, where the dataclass keeps each default: an architecture
         sets ~15 of its ~70 fields, and the catalog loads ~4 ms quicker."""
         defaults = _defaults(type(self))
@@ -346,6 +346,8 @@ ENCODER_NAME = re.compile(r"(?i)bert|electra|embed|rerank|colbert|\be5\b|\bgte\b
 NOT_ENCODER_NAME = re.compile(r"(?i)adaptive")
 EXTRACTIVE_QA = "Question answering"
 EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
+# Record fields a report reads for every model (Model.generates, query.model_context_limit).
+RECORD_HOT_KEYS = frozenset({"task", "max_context"})
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -370,6 +372,48 @@ class Model(Record):
     # record["native_format_repo"] say why (tpscalc.report.provenance words it).
     native_format: str | None = None
 
+    # The record in zz_catalog.pickle: its own pickle (`_record_blob`), unpickled on first use
+    # of `record` (~3.5 ms for the whole catalog, which a report mostly never reads), with the
+    # few fields a report reads for every model kept as they are (`_record_hot`).
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        for name in ("record", "_record_blob", "_record_hot"):
+            state.pop(name, None)
+        from _pickle import dumps  # the build's, and a copy's for another process
+
+        record = self.record
+        state["_record_hot"] = {k: record[k] for k in RECORD_HOT_KEYS if k in record}
+        state["_record_blob"] = dumps(record, protocol=5)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # as pickle does without it, but found at once: it looks for __setstate__ on every
+        # model it loads, and __getattr__ would answer each time with an exception
+        self.__dict__.update(state)
+
+    if not TYPE_CHECKING:  # hidden from mypy: a __getattr__ would make every name an attribute
+        def __getattr__(self, name: str) -> Any:
+            blob = self.__dict__.get("_record_blob") if name == "record" else None
+            if blob is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            from _pickle import loads
+
+            record = self.__dict__["record"] = loads(blob)
+            return record
+
+    def record_value(self, key: str) -> Any:
+        """`record.get(key)`, without unpickling the record for the keys of RECORD_HOT_KEYS."""
+        own = self.__dict__
+        if "record" not in own and "_record_hot" in own and key in RECORD_HOT_KEYS:
+            return own["_record_hot"].get(key)
+        return self.record.get(key)
+
+    def model_dump(self, *, mode: Literal["json", "python"] = "python",
+                   exclude: set[str] | None = None,
+                   exclude_defaults: bool = False) -> dict[str, Any]:
+        self.record  # noqa: B018 (unpickled first: pydantic's dump reads the instance's dict)
+        return super().model_dump(mode=mode, exclude=exclude, exclude_defaults=exclude_defaults)
+
     @property
     def hf_url(self) -> str | None:
         """The model's Hugging Face page, when its repository is known."""
@@ -384,7 +428,7 @@ class Model(Record):
             return False
         if ENCODER_NAME.search(self.name) and not NOT_ENCODER_NAME.search(self.name):
             return False
-        tasks = set(self.record.get("task") or ())
+        tasks = set(self.record_value("task") or ())
         if not tasks:
             return True
         if tasks <= NON_GENERATIVE_TASKS:

@@ -1,7 +1,8 @@
 """Load the committed catalog files lazily (first use), validate them, and cache them.
 
-Cards, models, quantizations and weight sizes come from catalog.pickle when it matches
-cards.json, models.json, quants.json and weights.json (their CRC-32s are in it): the same
+Cards, models, quantizations and weight sizes come from zz_catalog.pickle when it matches
+cards.json, models.json, quants.json and weights.json (their CRC-32s are in it, compared when
+a JSON file is newer than the pickle): the same
 records, validated when tools/build_compact.py wrote them, unpickled without validating again
 or importing pydantic (a CLI answer spends ~50 ms less). Otherwise from the JSON, validated.
 """
@@ -11,7 +12,7 @@ import json
 import os
 import zlib
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from tpscalc.catalog.schema import Card, Cpu, Model, Quantization
 
@@ -61,13 +62,46 @@ def _validate(kind: type[Card | Model], rows: list[dict[str, Any]],
     return out
 
 
-COMPACT_FILE = "catalog.pickle"
+# Named to sort after the JSON files: a git checkout and a wheel install write files in path
+# order, so the pickle comes out the newest and compact_is_newest() holds without rebuilding.
+# The first holds the cards, quantizations and the models' names; the second every model and
+# its weight sizes (a card report reads them all); the third each model with its sizes on its
+# own, at a place the first gives, so that a model report reads and unpickles only its model.
+COMPACT_FILE = "zz_catalog.pickle"
+MODELS_FILE = "zz_catalog_models.pickle"
+EACH_MODEL_FILE = "zz_catalog_one_model.pickle"
 COMPACT_SOURCES = ("cards.json", "models.json", "quants.json", "weights.json")
 
 
 def source_crcs() -> dict[str, int]:
     """CRC-32 of each JSON file the compact catalog is built from."""
     return {name: zlib.crc32(read_bytes(name)) for name in COMPACT_SOURCES}
+
+
+def compact_is_newest(data_dir: str = DATA_DIR) -> bool:
+    """Whether zz_catalog.pickle was written no earlier than each JSON file it is built from (file
+    modification times), so that it was built from them as they are: then its stored CRC-32s
+    are taken as theirs without reading 4.7 MB to recompute them (~2-5 ms at every start).
+
+    Sound because the pickle is written only by tools/build_compact.py, after reading the JSON
+    and recording its CRCs: editing a JSON file afterwards makes that file the newer one, and
+    the CRCs are compared again. A checkout or an install writes both from one commit, where a
+    test (the byte-identical rebuild) holds them together. Equal times count as current (file
+    systems with coarse timestamps write a build's files within one tick)."""
+    try:
+        built = os.stat(os.path.join(data_dir, COMPACT_FILE)).st_mtime_ns
+        return all(os.stat(os.path.join(data_dir, name)).st_mtime_ns <= built
+                   for name in COMPACT_SOURCES)
+    except OSError:
+        return False
+
+
+def _unpickled(raw: bytes) -> Any:
+    """Our own build output, shipped in the package; None when it does not unpickle."""
+    try:
+        return unpickle(raw)
+    except Exception:  # noqa: BLE001 (written by other code: a class it names is gone)
+        return None
 
 
 @cache
@@ -77,8 +111,70 @@ def _compact() -> dict[str, Any] | None:
         raw = read_bytes(COMPACT_FILE)
     except FileNotFoundError:
         return None
-    data = unpickle(raw)  # our own build output, shipped in the package
-    return data if isinstance(data, dict) and data.get("crc32") == source_crcs() else None
+    data = _unpickled(raw)
+    if not isinstance(data, dict):
+        return None
+    if compact_is_newest():
+        return data
+    return data if data.get("crc32") == source_crcs() else None
+
+
+@cache
+def _compact_models() -> dict[str, Any] | None:
+    """The models and weight sizes of the compact catalog, or None (missing, or not from the
+    same build as COMPACT_FILE: the same CRC-32s of the JSON)."""
+    compact = _compact()
+    if compact is None:
+        return None
+    try:
+        data = _unpickled(read_bytes(MODELS_FILE))
+    except FileNotFoundError:
+        return None
+    return data if isinstance(data, dict) and data.get("crc32") == compact["crc32"] else None
+
+
+# index in models() -> (the model, its weight sizes) read alone by model_at: models() gives
+# these same objects, so that a model has one identity however it was found
+_ALONE: dict[int, tuple[Model, dict[str, tuple[float, float]] | None]] = {}
+
+
+def model_names() -> tuple[ModelName, ...] | None:
+    """Every model's name and slug, in models() order, while models() is not loaded and the
+    compact catalog has them (a lookup by name then reads one model: model_at)."""
+    compact = _compact()
+    if compact is None or not _models_unread():
+        return None
+    return tuple(ModelName(n, s, i) for i, (n, s) in enumerate(compact["model_names"]))
+
+
+def model_at(index: int) -> Model:
+    """models()[index], reading and unpickling that model alone while models() is not loaded."""
+    held = _ALONE.get(index)
+    if held is not None:
+        return held[0]
+    compact = _compact()
+    if compact is not None and _models_unread():
+        header = compact["each_model_header"]
+        start, end = compact["model_spans"][index]
+        try:
+            with open(os.path.join(DATA_DIR, EACH_MODEL_FILE), "rb") as fh:
+                ours = fh.read(len(header)) == header  # the same build's file
+                fh.seek(start)
+                loaded = _unpickled(fh.read(end - start)) if ours else None
+        except OSError:
+            loaded = None
+        if isinstance(loaded, tuple) and isinstance(loaded[0], Model):
+            _ALONE[index] = loaded
+            return loaded[0]
+    return models()[index]
+
+
+class ModelName(NamedTuple):
+    """A model as a lookup by name sees it, with its place in models()."""
+
+    name: str
+    slug: str
+    position: int
 
 
 @cache
@@ -93,10 +189,28 @@ def cards() -> tuple[Card, ...]:
 @cache
 def models() -> tuple[Model, ...]:
     """Every model in the catalog, in file order."""
-    compact = _compact()
+    compact = _compact_models()
     if compact is not None:
-        return tuple(compact["models"])
+        loaded = list(compact["models"])
+        for i, (model, _) in _ALONE.items():
+            loaded[i] = model  # the object a lookup already gave (an equal record)
+        return tuple(loaded)
     return validated_models()
+
+
+def card_name_keys() -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Card name → lookup.name_key(name) as (compact, core, sorted words) for every card, from
+    the compact catalog ({} without it: lookup computes them)."""
+    compact = _compact()
+    return {} if compact is None else dict(compact["card_name_keys"])
+
+
+_MODELS = models
+
+
+def _models_unread() -> bool:
+    """models() is this module's own (not one a test put in its place) and not loaded yet."""
+    return models is _MODELS and not _MODELS.cache_info().currsize
 
 
 def validated_cards() -> tuple[Card, ...]:
@@ -116,11 +230,20 @@ def compact_quants(key: str) -> tuple[Quantization, ...] | None:
     return None if compact is None else tuple(compact["quants"][key])
 
 
+def model_weights_sizes(slug: str) -> dict[str, tuple[float, float]] | None:
+    """weights_sizes().get(slug), without loading every model's when that model was read alone
+    (model_at)."""
+    for model, sizes in _ALONE.values():
+        if model.slug == slug:
+            return sizes
+    return weights_sizes().get(slug)
+
+
 @cache
 def weights_sizes() -> dict[str, dict[str, tuple[float, float]]]:
     """slug → {file type: (weights bytes, bytes read per token)}: weights_table as the engine
     reads it, from the compact catalog (12,000 pairs, ~15 ms to convert) when it matches."""
-    compact = _compact()
+    compact = _compact_models()
     if compact is not None:
         sizes: dict[str, dict[str, tuple[float, float]]] = compact["weights"]
         return sizes

@@ -1,5 +1,5 @@
 """Validation of the catalog's records with pydantic, imported only where records are validated:
-the catalog build (tools/), the JSON catalog when catalog.pickle does not match it, a user's
+the catalog build (tools/), the JSON catalog when zz_catalog.pickle does not match it, a user's
 model file. The constraints are the records' field metadata (schema._check)."""
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.report.request import (
     CARD_RIG_REPORT_PARAMS,
     ESTIMATE_CLI_PARAMS,
@@ -23,8 +24,8 @@ from tpscalc.report.request import (
 )
 
 
-@dataclass(frozen=True)
-class FastCommand:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class FastCommand(FrozenValue):
     """One command as the fast path knows it: its request fields (the Typer command's too), its
     own flags and value options (keyword name per option), and its positional argument."""
 
@@ -47,8 +48,8 @@ COMMANDS: dict[str, FastCommand] = {
 }
 
 
-@dataclass(frozen=True)
-class Parsed:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class Parsed(FrozenValue):
     """A command line the fast path understood: the command, its keywords, the request text."""
 
     command: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
@@ -46,8 +47,8 @@ def _quant_name(name: str) -> str:
         raise EstimateInputError(str(exc), "bad_quant", exc.suggestions) from exc
 
 
-@dataclass(slots=True)
-class _ModelTerms:
+@dataclass(slots=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class _ModelTerms(FrozenValue):
     """Everything about one model at one context that does not depend on the card, bytes.
     Not changed once made (a memo shares it); not frozen: a frozen dataclass's __init__ costs
     ~10 µs for 20 fields, and a card report makes ~1,000."""

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.estimate.types import FitLabel
 
 COMFORTABLE, TIGHT, NO = "comfortable", "tight", "no"
@@ -32,8 +33,8 @@ def fit_label(total_gib: float, usable_gib: float, doubled_context_total_gib: fl
     return "no"
 
 
-@dataclass(frozen=True)
-class QuantChoice:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class QuantChoice(FrozenValue):
     """Per card: ladder index chosen (-1: none fits), fit label, and GiB missing when none fits."""
 
     index: list[int]  # one per card

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.types import SpeedTest
 
@@ -96,7 +97,7 @@ def model_context_limit(model: Model) -> int | None:
     arch = model.architecture
     if arch is not None:
         return arch.max_context
-    value = model.record.get("max_context")  # after Epoch's last record: the HF config's figure
+    value = model.record_value("max_context")  # after Epoch's last record: the HF config's figure
     return value if isinstance(value, int) and value > 0 else None
 
 
@@ -130,8 +131,8 @@ def query_for_model(model: Model, query: Query) -> Query:
         "its limit", "context_beyond_model")
 
 
-@dataclass(frozen=True)
-class Query:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class Query(FrozenValue):
     """What to estimate, checked once when made; hashable (it keys the report caches).
 
     context: tokens the conversation may hold. min_quality: the most compressed quantization
@@ -193,8 +194,8 @@ class Query:
                 None if self.min_quality is None else ladder_position(self.min_quality))
 
 
-@dataclass(frozen=True)
-class Rig:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class Rig(FrozenValue):
     """The hardware a model runs on: one or more devices, plus system RAM when known.
 
     ram_gib and ram_bandwidth_gb_s describe the host's memory (for offload); None when unknown.

@@ -128,7 +128,7 @@ class LlamaCpp:
             # The precomputed table first (the build checks it against the formulas), then a
             # user's file's own sizes for its format, else the formulas (_weights_bytes). The
             # table's own row is shared until a size has to be added to it.
-            known = store.weights_sizes().get(model.slug) or {}
+            known = store.model_weights_sizes(model.slug) or {}
             fw = model.file_weights
             if fw is not None:
                 known = {**known, fw.format: (float(fw.bytes_stored), fw.bytes_read_per_token)}

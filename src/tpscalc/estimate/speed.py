@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
     BackendParams,
@@ -173,8 +174,8 @@ def prefill_seconds(
 # ---- parameters per card ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CardParams:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class CardParams(FrozenValue):
     """The fitted parameters that apply to one card under one backend, with their confidence."""
 
     decode_efficiency: float

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Architecture
 
 
-@dataclass(frozen=True)
-class TensorSpec:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class TensorSpec(FrozenValue):
     """One weight tensor: GGUF base name, layer and shape.
 
     The layer is None for a global tensor; the shape is (n_cols, n_rows × n_experts).

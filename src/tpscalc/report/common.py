@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from tpscalc.catalog.quants import ladder_names
@@ -83,7 +84,11 @@ def sort_by_speed(rows: Sequence[Row]) -> list[Row]:
 
 def _neg_date(card: Card) -> tuple[int, ...]:
     """Key that puts later release dates first."""
-    date = release_key(card)
+    return _neg_date_of(release_key(card))
+
+
+@cache  # a report sorts ~1,000 rows over a few hundred distinct dates
+def _neg_date_of(date: str) -> tuple[int, ...]:
     if not date:
         return (1,)
     y, m, d = (int(p) for p in date.split("-"))

@@ -14,8 +14,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, Literal
 
+from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
     BACKENDS,
@@ -58,8 +60,8 @@ _FALSE = frozenset({"", "0", "false", "off", "no"})
 RequestError = EstimateInputError  # bad request input: a message and a `code` for the API
 
 
-@dataclass(frozen=True)
-class Filters:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class Filters(FrozenValue):
     """Which rows a report shows and in which order; nothing here changes an estimate."""
 
     search: str | None = None
@@ -70,8 +72,8 @@ class Filters:
     page: int = 1  # the page of the table a site page shows (the JSON API gives every row)
 
 
-@dataclass(frozen=True)
-class RigOptions:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class RigOptions(FrozenValue):
     """The rig around the card(s) named: how many, system RAM, and a placement to honour."""
 
     gpus: int | None = None  # copies of the named card (the reports' "cards: 1/2/4/8")
@@ -85,7 +87,7 @@ class RigOptions:
     pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
     cpu: str | None = None  # the host's CPU as the user names it ("7950X"), resolved by rigs.py
 
-    @property
+    @cached_property  # asked once per card of a model report
     def is_default(self) -> bool:
         """Nothing given: one card, no system RAM (the single-card estimate)."""
         return self == RigOptions()
@@ -103,8 +105,8 @@ class RigOptions:
         return None if self.pcie is None else pcie_gb_s(self.pcie)
 
 
-@dataclass(frozen=True)
-class ReportRequest:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class ReportRequest(FrozenValue):
     """A whole report request: the query, the view filters and the language; hashable."""
 
     query: Query = field(default_factory=Query)
@@ -117,8 +119,8 @@ Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "
                "rate", "split", "ram_type", "pcie", "cpu"]
 
 
-@dataclass(frozen=True)
-class Param:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class Param(FrozenValue):
     """One request field as every interface spells it."""
 
     name: str  # query-string key; the CLI option is --name with "_" as "-"
