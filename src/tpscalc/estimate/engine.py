@@ -246,12 +246,6 @@ def _check_rig(model: Model, rig: Rig) -> None:
                                      f"(-ngl {n + 1} with the output layer)", f"bad_{what}")
 
 
-def _one_card(rig: Rig) -> bool:
-    """One GPU and no placement given, whatever the RAM: the single-card answer comes first."""
-    return (len(rig.devices) == 1 and rig.n_gpu_layers is None and rig.n_cpu_moe is None
-            and rig.tensor_split is None)
-
-
 def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estimate:
     """A single-card estimate that fits, with the placement and command that realise it."""
     if not e.fits or e.quant is None or e.placement is not None:
@@ -274,9 +268,9 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
     from tpscalc.estimate.rig_engine import estimate_rig
 
     _check_rig(model, rig)
-    if _one_card(rig) and not alone_tried:
+    if rig.is_one_card and not alone_tried:
         alone = estimate(model, Rig.of(rig.devices[0]), query, quant)
-        if alone.fit in ("comfortable", "tight"):
+        if alone.fits:  # a single card's answer fits only all on the card
             return alone
     if quant is not None:
         return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
@@ -318,23 +312,23 @@ def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Es
 def _on_mixed_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on rigs that are not all single cards: the one-card rigs (with or without RAM)
     first as cards alone, vectorised; the rig engine for the others and for what did not fit."""
-    alone_at = [i for i, r in enumerate(rigs) if _one_card(r)]
+    alone_at = [i for i, r in enumerate(rigs) if r.is_one_card]
     out: list[Estimate | None] = [None] * len(rigs)
     if alone_at:
         alone = estimate_on_rigs(model, [Rig.of(rigs[i].devices[0]) for i in alone_at], query)
         for i, e in zip(alone_at, alone, strict=True):
-            if e.fit in ("comfortable", "tight") or rigs[i].is_single_card:
+            if e.fits or rigs[i].is_single_card:
                 out[i] = e
-    return [e if e is not None else _on_rig(model, r, query, None, alone_tried=_one_card(r))
+    return [e if e is not None else _on_rig(model, r, query, None, alone_tried=r.is_one_card)
             for e, r in zip(out, rigs)]
 
 
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
     """Every model in `models` on `rig`, in the order of `models` (vectorised over the models
     that share a ladder: a model offered in its native format has its own)."""
-    if _one_card(rig) and not rig.is_single_card:  # the card alone first, then the RAM
+    if rig.is_one_card and not rig.is_single_card:  # the card alone first, then the RAM
         alone = estimate_models_on_rig(models, Rig.of(rig.devices[0]), query)
-        return [e if e.fit in ("comfortable", "tight")
+        return [e if e.fits
                 else _on_rig(m, rig, query, None, alone_tried=True)
                 for m, e in zip(models, alone, strict=True)]
     if not rig.is_single_card:

@@ -234,10 +234,16 @@ class Rig(FrozenValue):
                 "bad_tensor_split")
 
     @property
+    def is_one_card(self) -> bool:
+        """One GPU and no placement given, with or without system RAM: the card alone answers
+        first, and the RAM is for what does not fit it."""
+        return (len(self.devices) == 1 and self.n_gpu_layers is None and self.n_cpu_moe is None
+                and self.tensor_split is None)
+
+    @property
     def is_single_card(self) -> bool:
         """One GPU, no system RAM and no placement given: the engine's single-card path."""
-        return (len(self.devices) == 1 and self.ram_gib is None and self.n_gpu_layers is None
-                and self.n_cpu_moe is None and self.tensor_split is None)
+        return self.is_one_card and self.ram_gib is None
 
     @classmethod
     def of(cls, card: Card) -> Rig:
