@@ -45,7 +45,7 @@ def read_json(filename: str) -> Any:
     return json.loads(raw.decode("utf-8"))
 
 
-def _validate(kind: type[Card | Model], rows: list[dict[str, Any]],
+def _validate(kind: type[Card | Model | Cpu], rows: list[dict[str, Any]],
               filename: str) -> list[Any]:
     from tpscalc.catalog.validate import ValidationError
 
@@ -260,14 +260,9 @@ def weights_sizes_of(table: tuple[tuple[str, ...], dict[str, list[list[int]]]]
 
 @cache
 def cpus() -> tuple[Cpu, ...]:
-    """Every CPU of cpus.json (tools/build_cpus.py), validated, in file order."""
-    from tpscalc.catalog.validate import ValidationError  # first use: only --cpu asks
-
-    rows = read_json("cpus.json")["cpus"]
-    try:
-        return tuple(Cpu.model_validate(row) for row in rows)
-    except ValidationError as exc:
-        raise CatalogError(f"cpus.json: {exc}") from None
+    """Every CPU of cpus.json (tools/build_cpus.py), validated on first use (only a named CPU
+    or a unified-memory chip asks), in file order."""
+    return tuple(_validate(Cpu, read_json("cpus.json")["cpus"], "cpus.json"))
 
 
 @cache
