@@ -88,19 +88,16 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
 
     tr = translator(lang)
     if not r["offload_share"] and r["placement"]["devices"]:
-        return tr.gettext(
-            "{model} on {gpu}: all on the GPU, llama-server {command}; ollama num_ctx {num_ctx}, "
-            "num_gpu {layers}").format(
-                model=r["model"], gpu=r["gpu"], command=r["command"]["llama_server"],
-                num_ctx=r["command"]["ollama"]["num_ctx"],
-                layers=r["placement"]["n_gpu_layers"])
-    return tr.gettext(
-        "{model} on {gpu}: offload {share}%, llama-server {command}; ollama num_ctx {num_ctx}, "
-        "num_gpu {layers}").format(
-            model=r["model"], gpu=r["gpu"],
-            share=format_number(round(r["offload_share"] * 100), lang),
-            command=r["command"]["llama_server"], num_ctx=r["command"]["ollama"]["num_ctx"],
-            layers=r["placement"]["n_gpu_layers"])
+        text = tr.gettext("{model} on {gpu}: all on the GPU, llama-server {command}; ollama "
+                          "num_ctx {num_ctx}, num_gpu {layers}")
+    else:
+        text = tr.gettext("{model} on {gpu}: offload {share}%, llama-server {command}; ollama "
+                          "num_ctx {num_ctx}, num_gpu {layers}")
+    return text.format(model=r["model"], gpu=r["gpu"],
+                       share=format_number(round(r["offload_share"] * 100), lang),
+                       command=r["command"]["llama_server"],
+                       num_ctx=r["command"]["ollama"]["num_ctx"],
+                       layers=r["placement"]["n_gpu_layers"])
 
 
 def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
