@@ -255,6 +255,12 @@ def ram_efficiency_check(rows: list[tuple[str, float, float, float]]) -> None:
     print()
 
 
+def _decode_query(n_gen: int) -> Query:
+    """The test of a decode row: `n_gen` tokens after a 512-token prompt, in a context that
+    holds them (at least the default 4,096)."""
+    return Query(context=max(4096, n_gen + 512), n_gen=n_gen, n_prompt=512)
+
+
 def range_check() -> None:
     """How often the measured decode falls inside the estimate's [low, high], and the median
     high / low, per scenario (the issue-11 standard for honest ranges: at least 80 % inside)."""
@@ -266,8 +272,7 @@ def range_check() -> None:
     for scenario, layer_split, name, rig, quant, n_gen, measured in cases:
         try:
             e = engine.estimate(cpu_rows.model_of(name), rig,
-                                Query(context=max(4096, n_gen + 512), n_gen=n_gen,
-                                      n_prompt=512), quant)
+                                _decode_query(n_gen), quant)
         except (NameNotFoundError, EstimateInputError):
             continue
         if e.decode is None:
@@ -288,8 +293,7 @@ def range_check() -> None:
 def _seconds(case: Case, rig: Rig) -> float | None:
     """The estimated decode time per token of `case` on `rig`, None if it does not fit."""
     e = engine.estimate(get_model(case.model), rig,
-                        Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
-                              n_prompt=512), case.quant)
+                        _decode_query(case.n_gen), case.quant)
     return None if e.decode is None else 1 / e.decode.tokens_per_s
 
 
@@ -327,8 +331,7 @@ def main() -> None:
     for case in multi_gpu_cases() + offload_cases():
         try:
             e = engine.estimate(get_model(case.model), case.rig,
-                                Query(context=max(4096, case.n_gen + 512), n_gen=case.n_gen,
-                                      n_prompt=512), case.quant)
+                                _decode_query(case.n_gen), case.quant)
         except (NameNotFoundError, EstimateInputError) as exc:
             print(f"skip {case.label}: {exc}")
             continue

@@ -193,9 +193,10 @@ def _counts(m: ModelLayout, memory: tuple[tuple[float, float], ...], gpu_layers:
         want = target[d] + carry
         room = free[d] if fill else math.inf
         # Back to front: first the layers that keep their experts, then the lighter ones.
-        heavy = _take(min(want, max(0, top - max(experts_on_cpu, lowest) + 1)), full, room)
+        wanted_heavy = min(want, max(0, top - max(experts_on_cpu, lowest) + 1))
+        heavy = _take(wanted_heavy, full, room)
         taken = heavy
-        if heavy == min(want, max(0, top - max(experts_on_cpu, lowest) + 1)):
+        if heavy == wanted_heavy:
             rest = min(want - heavy, max(0, top - heavy - lowest + 1))
             taken += _take(rest, light, room - heavy * full)
         counts[d] = taken
