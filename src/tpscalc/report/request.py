@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.estimate.query import (
@@ -31,6 +31,9 @@ from tpscalc.estimate.query import (
     check_quality,
 )
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, check_language
+
+if TYPE_CHECKING:  # the catalog's CPU table loads only when a CPU is named
+    from tpscalc.catalog.schema import Cpu
 
 SORTS = ("speed", "size", "date")
 MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
@@ -330,15 +333,20 @@ def pcie_gb_s(link: str) -> float:
     return PCIE_LANE_GB_S[gen] * lanes
 
 
-def parse_cpu(raw: object) -> str:
-    """A CPU of the CPU table as the user names it ("7950X"), as the table names it; an unknown
-    or ambiguous name is a RequestError (unknown_cpu) listing the closest."""
+def find_cpu(name: str) -> Cpu:
+    """The CPU of the CPU table `name` designates ("7950X"); an unknown or ambiguous name is a
+    RequestError (unknown_cpu) listing the closest."""
     from tpscalc.catalog import NameNotFoundError, get_cpu
 
     try:
-        return get_cpu(_check_text(str(raw), "cpu").strip()).name
+        return get_cpu(name)
     except NameNotFoundError as exc:
         raise RequestError(str(exc), "unknown_cpu", exc.suggestions) from None
+
+
+def parse_cpu(raw: object) -> str:
+    """A CPU as the user names it ("7950X"), as the CPU table names it (find_cpu)."""
+    return find_cpu(_check_text(str(raw), "cpu").strip()).name
 
 
 def parse_flag(raw: object, name: str) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tpscalc.catalog import Card, Cpu, NameNotFoundError, cpu_of_card, get_card, get_cpu
+from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card
 from tpscalc.estimate.query import EstimateInputError, Rig
-from tpscalc.report.request import MAX_GPUS, RigOptions, ram_bandwidth_gb_s
+from tpscalc.report.request import MAX_GPUS, RigOptions, find_cpu, ram_bandwidth_gb_s
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
@@ -75,15 +75,6 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
     return Rig(cards, options.ram_gib, bandwidth,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
                tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu)
-
-
-def find_cpu(name: str) -> Cpu:
-    """The CPU `name` designates; an unknown or ambiguous name raises EstimateInputError
-    (code unknown_cpu) naming the closest CPUs."""
-    try:
-        return get_cpu(name)
-    except NameNotFoundError as exc:
-        raise EstimateInputError(str(exc), "unknown_cpu", exc.suggestions) from None
 
 
 def card_rig(card: Card, options: RigOptions) -> Rig:
