@@ -210,8 +210,9 @@ def scoreboard_table(rows: Sequence[Row]) -> str:
     lines = ["| scoreboard device (catalog card) | test | measured t/s | predicted t/s | error |",
              "|---|---|---|---|---|"]
     for o, p, *_ in sel:
+        error = (p / o.tokens_per_s - 1) * 100
         lines.append(f"| {o.card.name} | {o.test} fa {'on' if o.flash_attn else 'off'} | "
-                     f"{o.tokens_per_s:,.0f} | {p:,.0f} | {(p / o.tokens_per_s - 1) * 100:+.0f} % |")
+                     f"{o.tokens_per_s:,.0f} | {p:,.0f} | {error:+.0f} % |")
     return "\n".join(lines)
 
 

@@ -78,9 +78,12 @@ LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units
 LAMBDA_DEVICE = 0.05  # ridge on device offsets: one row moves its device most of the way
 LAMBDA_PREFILL_FAMILY = 0.5
 LAMBDA_PREFILL_DEVICE = 1.0
-# Huber's constant (95 % efficiency under normal errors) and the reweighting rounds of the decode fit.
+# Huber's constant (95 % efficiency under normal errors); reweighting rounds of the decode fit.
 HUBER_K = 1.345
 HUBER_ITERATIONS = 5
+# No row is down-weighted within 10 % of the fit: the spread of repeated llama-bench runs of one
+# card across builds and flash-attention settings (measured/README.md: -5 % to +7 %).
+HUBER_MIN_CUT = 0.10
 OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's newest era count half
 # Backends whose older builds get their own extra overhead: CUDA, where the same cards were
 # measured on 2023, 2024 and 2025 builds and CUDA graphs (llama.cpp PR #6766, 2024) cut the
@@ -174,16 +177,15 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
 def _robust_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
                   n_cols: int, ridge: dict[int, float]) -> np.ndarray:
     """_ridge_solve with Huber weights (iteratively reweighted): a row whose relative error is
-    beyond HUBER_K robust standard deviations (1.4826 × the median absolute error) counts as
-    HUBER_K σ ÷ |error| of itself, so that a few odd devices (a throttled 70 W T4, an Arc on an
-    early Vulkan build) do not move the terms every other device shares."""
+    beyond HUBER_K robust standard deviations (1.4826 × the median absolute error), and beyond
+    HUBER_MIN_CUT, counts as that cut ÷ |error| of itself, so that a few odd devices (a
+    throttled 70 W T4, an Arc on an early Vulkan build) do not move the terms every other
+    device shares."""
     coef = _ridge_solve(rows, target, weight, n_cols, ridge)
     for _ in range(HUBER_ITERATIONS):
         pred = np.array([sum(coef[j] * v for j, v in r.items()) for r in rows])
         err = np.abs(pred / target - 1.0)
-        cut = HUBER_K * 1.4826 * float(np.median(err))
-        if cut <= 0:
-            break
+        cut = max(HUBER_K * 1.4826 * float(np.median(err)), HUBER_MIN_CUT)
         huber = np.where(err > cut, cut / np.maximum(err, 1e-12), 1.0)
         coef = _ridge_solve(rows, target, weight * huber, n_cols, ridge)
     return coef
