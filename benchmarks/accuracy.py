@@ -9,8 +9,9 @@ figures as --no-nested in seconds), predict its rows, compare. Baselines on the 
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
 
-Then an external check (external.py): llama-bench scoreboard rows of all_sources_public.csv
-on devices the calibration data never saw, predicted by the fit on all calibration rows.
+Then the scoreboard devices' rows (llama-bench scoreboard rows of all_sources_public.csv on
+devices neither calibration table holds; tools/calibration_data.py), each predicted without
+its device like every other row.
 """
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import calibrate
 from calibration_data import GIB, Obs, load_observations
-from external import external_table
 
 from tpscalc.estimate import speed
 from tpscalc.estimate.speed_terms import device_class
@@ -163,6 +163,7 @@ def _line(label: str, sel: Sequence[Row]) -> str:
 GROUPS: dict[str, Callable[[Obs], bool]] = {
     "all": lambda o: True,
     "llamacpp_calibration.csv rows": lambda o: o.from_main_csv,
+    "scoreboard devices (all_sources_public.csv)": lambda o: o.scoreboard,
     "recent builds (2024-2025)": lambda o: o.era > 0,
     "2023 builds (era term)": lambda o: o.era == 0,
     "mixture of experts": lambda o: o.is_moe,
@@ -197,6 +198,21 @@ def worst(rows: Sequence[Row], n: int = 10) -> str:
         bias = (p / o.tokens_per_s - 1) * 100
         lines.append(f"| {o.card.name} | {o.backend} | {o.model} | {o.quant} | {o.test} | "
                      f"{o.tokens_per_s:,.1f} | {p:,.1f} | {bias:+.0f} % |")
+    return "\n".join(lines)
+
+
+def scoreboard_table(rows: Sequence[Row]) -> str:
+    """Markdown table of the scoreboard devices' rows (calibration_data.SCOREBOARD_DEVICES),
+    each predicted without its device: the external check these rows were before they joined
+    the fit."""
+    sel = sorted((r for r in rows if r[0].scoreboard),
+                 key=lambda r: (r[0].card.name, r[0].test, r[0].flash_attn))
+    lines = ["| scoreboard device (catalog card) | test | measured t/s | predicted t/s | error |",
+             "|---|---|---|---|---|"]
+    for o, p, *_ in sel:
+        error = (p / o.tokens_per_s - 1) * 100
+        lines.append(f"| {o.card.name} | {o.test} fa {'on' if o.flash_attn else 'off'} | "
+                     f"{o.tokens_per_s:,.0f} | {p:,.0f} | {error:+.0f} % |")
     return "\n".join(lines)
 
 
@@ -256,7 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = lodo(obs, nested=not args.no_nested, committed_bands=args.committed_bands)
     print(
         f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
-        f"{sum(not o.from_main_csv for o in obs)} from llamacpp_extra_calibration.csv\n"
+        f"{sum(not o.from_main_csv and not o.scoreboard for o in obs)} from "
+        f"llamacpp_extra_calibration.csv, {sum(o.scoreboard for o in obs)} scoreboard rows "
+        f"from all_sources_public.csv\n"
     )
     print(table(summarise(rows), weight_size_error(obs)))
     print()
@@ -268,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("Worst ten rows:\n")
     print(worst(rows))
     print()
-    print(external_table(obs))
+    print(scoreboard_table(rows))
     return 0
 
 

@@ -66,6 +66,7 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.speed_terms import (
     dequant_class,
+    dequant_tflops,
     device_class,
     efficiency_class,
     power_factor,
@@ -77,6 +78,12 @@ LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units
 LAMBDA_DEVICE = 0.05  # ridge on device offsets: one row moves its device most of the way
 LAMBDA_PREFILL_FAMILY = 0.5
 LAMBDA_PREFILL_DEVICE = 1.0
+# Huber's constant (95 % efficiency under normal errors); reweighting rounds of the decode fit.
+HUBER_K = 1.345
+HUBER_ITERATIONS = 5
+# No row is down-weighted within 10 % of the fit: the spread of repeated llama-bench runs of one
+# card across builds and flash-attention settings (measured/README.md: -5 % to +7 %).
+HUBER_MIN_CUT = 0.10
 OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's newest era count half
 # Backends whose older builds get their own extra overhead: CUDA, where the same cards were
 # measured on 2023, 2024 and 2025 builds and CUDA graphs (llama.cpp PR #6766, 2024) cut the
@@ -149,8 +156,9 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         shader = shader_tflops(o.card)
         # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
-        if shader:
-            terms += [(f"dq|{dequant_class(o.quant)}", o.params_read / (shader * 1e12)),
+        dequant = dequant_tflops(o.card, o.backend, o.quant)
+        if shader and dequant:
+            terms += [(f"dq|{dequant_class(o.quant)}", o.params_read / (dequant * 1e12)),
                       ("att", o.attn_flops / (shader * 1e12))]
         if o.main_test:
             terms.append(("main|decode", 1e-6))
@@ -164,6 +172,23 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         target.append(t)
         weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
     return rows, np.array(target), np.array(weight)
+
+
+def _robust_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
+                  n_cols: int, ridge: dict[int, float]) -> np.ndarray:
+    """_ridge_solve with Huber weights (iteratively reweighted): a row whose relative error is
+    beyond HUBER_K robust standard deviations (1.4826 × the median absolute error), and beyond
+    HUBER_MIN_CUT, counts as that cut ÷ |error| of itself, so that a few odd devices (a
+    throttled 70 W T4, an Arc on an early Vulkan build) do not move the terms every other
+    device shares."""
+    coef = _ridge_solve(rows, target, weight, n_cols, ridge)
+    for _ in range(HUBER_ITERATIONS):
+        pred = np.array([sum(coef[j] * v for j, v in r.items()) for r in rows])
+        err = np.abs(pred / target - 1.0)
+        cut = max(HUBER_K * 1.4826 * float(np.median(err)), HUBER_MIN_CUT)
+        huber = np.where(err > cut, cut / np.maximum(err, 1e-12), 1.0)
+        coef = _ridge_solve(rows, target, weight * huber, n_cols, ridge)
+    return coef
 
 
 def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
@@ -191,7 +216,7 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
                      LAMBDA_CLASS if n.startswith("c|") else LAMBDA_DEVICE)
                  for n, j in cols.index.items() if n[:2] in ("f|", "d|", "c|")}
-        coef = _ridge_solve(rows, target, weight, len(cols.index), ridge)
+        coef = _robust_solve(rows, target, weight, len(cols.index), ridge)
         named = {n: float(coef[j]) for n, j in cols.index.items()}
         negative = {n for n, v in named.items() if n.startswith(NON_NEGATIVE) and v < 0}
         if not negative:
@@ -556,7 +581,7 @@ def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
     """Decode and prompt measurements from empty or short context, by card, model and quant."""
     table: dict[str, list[MeasuredSpeed]] = defaultdict(list)
     for o in obs:
-        if o.from_main_csv:
+        if o.from_main_csv or o.scoreboard:
             table[measured_key(o.card.name, o.model, o.quant)].append(
                 MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind)
             )

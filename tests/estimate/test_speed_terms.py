@@ -30,6 +30,38 @@ def test_apple_has_no_class_offset_key() -> None:
     assert st.efficiency_class(get_card("A100 SXM4 80 GB")) == "hbm"
 
 
+@pytest.mark.parametrize("name, cls", [
+    ("L40S", "gddr_pro"), ("RTX 6000 Ada Generation", "gddr_pro"), ("Tesla T4", "gddr_pro"),
+    ("GeForce RTX 4090", ""), ("GeForce RTX 4060 Mobile", ""), ("GB10", "unified"),
+])
+def test_professional_gddr_boards_have_their_own_class(name: str, cls: str) -> None:
+    assert st.efficiency_class(get_card(name)) == cls
+
+
+@pytest.mark.parametrize("name, dp4a", [
+    ("Tesla P100 PCIe 16 GB", False),  # GP100, compute capability 6.0
+    ("Quadro GP100", False),
+    ("GeForce GTX 1080 Ti", True),  # GP102, 6.1
+    ("Jetson TX2", True),  # GP10B, 6.2: fast FP16 but LPDDR4, not GP100
+    ("TITAN V", True),
+    ("GeForce GTX 980 Ti", False),  # Maxwell
+    ("Radeon RX 7900 XTX", False),  # not an NVIDIA chip: no CUDA DP4A question
+])
+def test_has_dp4a(name: str, dp4a: bool) -> None:
+    assert st.has_dp4a(get_card(name)) is dp4a
+
+
+def test_dequant_rate_quartered_without_dp4a_under_cuda_only() -> None:
+    p100, titan = get_card("Tesla P100 PCIe 16 GB"), get_card("TITAN V")
+    shader = st.shader_tflops(p100)
+    assert shader is not None
+    assert st.dequant_tflops(p100, "cuda", "Q4_0") == pytest.approx(shader / 4)
+    assert st.dequant_tflops(p100, "cuda", "Q4_K_M") == pytest.approx(shader / 4)
+    assert st.dequant_tflops(p100, "cuda", "F16") == pytest.approx(shader)  # no int8 dots
+    assert st.dequant_tflops(p100, "vulkan", "Q4_0") == pytest.approx(shader)
+    assert st.dequant_tflops(titan, "cuda", "Q4_0") == pytest.approx(st.shader_tflops(titan))
+
+
 @pytest.mark.parametrize("arch, fp32, expected", [
     ("RDNA 3.5", 29.7, 14.85),  # dual issue counted in the figure: halved
     ("RDNA 4.0", 47.84, 23.92),

@@ -135,3 +135,35 @@ def test_streaming_bound_prompt_rows_are_left_out_of_the_prefill_fit() -> None:
     near = _obs(gpu, "cuda", "prefill", 2000.0, 60e9, 36)  # 78 % of the bound
     far = _obs(gpu, "cuda", "prefill", 1000.0, 60e9, 36)  # 39 %
     assert calibrate._streaming_bound(near) and not calibrate._streaming_bound(far)
+
+
+def test_one_odd_row_moves_the_shared_terms_less_than_plain_least_squares(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Huber weights: a row three times too slow (a throttled or mislabelled run) moves the
+    backend's η and per-token cost less than it does in the plain weighted fit."""
+    obs = synthetic()
+    odd = next(o for o in obs if o.card.name == "G0" and o.kind == "decode")
+    obs[obs.index(odd)] = replace(odd, tokens_per_s=odd.tokens_per_s / 3)
+    eta, per_token = TRUE["cuda"]
+
+    def errors() -> tuple[float, float]:
+        coef, _ = calibrate.fit_decode(obs)
+        return abs(1 / coef["u|cuda"] / eta - 1), abs(coef["a|cuda"] / per_token - 1)
+
+    robust = errors()
+    monkeypatch.setattr(calibrate, "HUBER_ITERATIONS", 0)
+    plain = errors()
+    assert robust[0] < plain[0] and robust[1] < plain[1]
+    assert robust[0] < 0.02
+
+
+def test_scoreboard_rows_are_devices_no_calibration_table_holds() -> None:
+    from calibration_data import SCOREBOARD_DEVICES, load_observations
+
+    obs = load_observations()
+    board = [o for o in obs if o.scoreboard]
+    others = {o.card.name for o in obs if not o.scoreboard}
+    assert {o.card.name for o in board} == set(SCOREBOARD_DEVICES.values())
+    assert not others & {o.card.name for o in board}
+    assert {(o.test, o.flash_attn) for o in board} == {
+        (t, fa) for t in ("pp512", "tg128") for fa in (False, True)}

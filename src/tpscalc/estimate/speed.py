@@ -49,6 +49,7 @@ from tpscalc.estimate.calibration import (
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
     dequant_class,
+    dequant_tflops,
     device_class,
     efficiency_class,
     moe_gemm_flops_per_token,
@@ -325,10 +326,12 @@ def decode_estimates(
             last, p = c, card_params(c, backend, cal)
             shader = shader_tflops(c) or math.nan
             band = _band(cal.decode_bands, p.decode_confidence)
-            dequant: dict[str, float] = {}
+            dequant: dict[str, float] = {}  # c_q per quant, at the shader rate
         c_q = dequant.get(quants[i])
         if c_q is None:
-            c_q = dequant[quants[i]] = dequant_flops(cal, p.backend, quants[i])
+            rate = dequant_tflops(c, p.backend, quants[i])
+            slower = shader / rate if rate else 1.0  # > 1 without DP4A (speed_terms.has_dp4a)
+            c_q = dequant[quants[i]] = dequant_flops(cal, p.backend, quants[i]) * slower
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)

@@ -37,6 +37,8 @@ def efficiency_class(card: Card) -> str:
     """Key of a card's memory-class offset on 1/η: "hbm", "unified", or "" (GDDR; Apple, whose
     unified memory is its backend's own calibration)."""
     cls = memory_class(card)
+    if cls == "gddr" and card.kind in ("datacenter", "workstation"):
+        return "gddr_pro"
     return "" if cls == "gddr" or card.vendor == "Apple" else cls
 
 
@@ -148,6 +150,31 @@ def dequant_class(quant: str) -> DequantClass:
     if "_K" in q:
         return "k"
     return "legacy"
+
+
+# NVIDIA chips without DP4A (compute capability below 6.1: Fermi, Kepler, Maxwell, and GP100, the
+# only Pascal chip with HBM2; ggml-cuda's MIN_CC_DP4A is 610): llama.cpp's quantized dot products
+# (ggml_cuda_dp4a) fall back to four separate int8 multiply-adds where DP4A does one instruction.
+_PRE_DP4A = ("Tesla", "Fermi", "Kepler", "Maxwell")
+
+
+def has_dp4a(card: Card) -> bool:
+    """True for an NVIDIA chip with the DP4A instruction (compute capability 6.1 and later)."""
+    arch = card.architecture or ""
+    if card.vendor != "NVIDIA" or arch.startswith(_PRE_DP4A):
+        return False
+    return not (arch == "Pascal" and (card.memory_type or "").startswith("HBM"))
+
+
+def dequant_tflops(card: Card, backend: str, quant: str) -> float | None:
+    """Rate of a decode step's dequantization and dot-product work for `quant`, T(FL)OPS; None
+    if unknown: the shader rate (shader_tflops), a DP4A_PER_FP32-th of it for quantized weights
+    under CUDA on a chip without DP4A (has_dp4a)."""
+    shader = shader_tflops(card)
+    if (shader and backend == "cuda" and card.vendor == "NVIDIA" and not has_dp4a(card)
+            and dequant_class(quant) != "float"):
+        return shader / DP4A_PER_FP32
+    return shader
 
 
 def attended_tokens(arch: Architecture, context: float) -> float:
