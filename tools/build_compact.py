@@ -14,10 +14,13 @@ from __future__ import annotations
 import pickle
 import pickletools
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from tpscalc.catalog import lookup, quants, store
 from tpscalc.catalog.schema import Model
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import Query, context_within_limit
 from tpscalc.estimate.runtime import LlamaCpp
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data"
@@ -35,6 +38,16 @@ def weights_sizes(models: tuple[Model, ...]) -> dict[str, dict[str, tuple[float,
         if model.architecture is None and model.slug not in sizes:
             sizes[model.slug] = dict(zip(types, engine._weights_bytes(model, types)))
     return sizes
+
+
+def stored_terms(models: tuple[Model, ...]) -> dict[str, object]:
+    """The engine's terms of each model at the default query (at the model's context limit
+    when shorter, as a card report asks), by the engine's own code (engine.stored_terms_row):
+    a card report would otherwise compute ~1,000 of them at every start (~10 ms)."""
+    query = Query()
+    rows = tuple(engine.stored_terms_row(
+        m, replace(query, context=context_within_limit(m, query))) for m in models)
+    return {"fields": engine.TERMS_FIELDS, "rows": rows}
 
 
 def _plain(key: lookup.NameKey) -> tuple[str, str, tuple[str, ...]]:
@@ -59,7 +72,7 @@ def build() -> dict[Path, bytes]:
              "model_names": tuple((m.name, m.slug) for m in models),
              "model_spans": tuple(spans), "each_model_header": header}
     every = {"generated_by": "tools/build_compact.py", "crc32": crc32, "models": models,
-             "weights": weights}
+             "weights": weights, "terms": stored_terms(models)}
     return {OUT / store.COMPACT_FILE: _pickled(first), OUT / store.MODELS_FILE: _pickled(every),
             OUT / store.EACH_MODEL_FILE: b"".join(each)}
 

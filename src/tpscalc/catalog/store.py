@@ -198,6 +198,16 @@ def models() -> tuple[Model, ...]:
     return validated_models()
 
 
+def stored_terms() -> dict[str, Any] | None:
+    """The engine's per-model terms at the default query that tools/build_compact.py stored
+    beside the compact catalog's models ({"fields", "query", "rows"}: estimate/engine.py reads
+    and checks them), with those models; None without a matching compact catalog."""
+    compact = _compact_models()
+    if compact is None or "terms" not in compact:
+        return None
+    return {**compact["terms"], "models": compact["models"]}
+
+
 def card_name_keys() -> dict[str, tuple[str, str, tuple[str, ...]]]:
     """Card name → lookup.name_key(name) as (compact, core, sorted words) for every card, from
     the compact catalog ({} without it: lookup computes them)."""

@@ -7,8 +7,11 @@ the model costs; the data it reads comes through the runtime's and the calibrati
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from typing import Any
 
+from tpscalc.catalog import store
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
@@ -84,11 +87,54 @@ def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     held = _TERMS_MEMO.get(key)
     if held is not None and held[0] is model:  # the same object, not one at a reused address
         return held[1]
-    terms = _model_terms(model, quants, query)
+    terms = _stored(model, key[1], query) or _model_terms(model, quants, query)
     if len(_TERMS_MEMO) >= TERMS_MEMO_SIZE:
         _TERMS_MEMO.clear()
     _TERMS_MEMO[key] = (model, terms)
     return terms
+
+
+TERMS_FIELDS = tuple(f.name for f in fields(_ModelTerms))
+
+
+def terms_inputs(query: Query) -> tuple[int | str | bool, ...]:
+    """All that _model_terms reads of a query: equal inputs, equal terms."""
+    t = query.test
+    return (query.context, query.kv_type, query.text_only, t.n_prompt, t.n_gen, t.depth,
+            t.flash_attn, t.n_ubatch)
+
+
+def stored_terms_row(model: Model, query: Query) -> tuple[Any, ...]:
+    """What tools/build_compact.py stores for a catalog model at `query` (the default query at
+    the model's context limit, as a card report asks): its ladder, terms_inputs and the values
+    of its _model_terms in TERMS_FIELDS order. Plain values: the catalog's pickle names no
+    class of this floor."""
+    ladder = _ladder(model, query)
+    terms = _model_terms(model, ladder, query)
+    return ladder, terms_inputs(query), tuple(getattr(terms, n) for n in TERMS_FIELDS)
+
+
+@cache
+def _stored_rows() -> dict[int, tuple[Model, tuple[Any, ...]]]:
+    """id(model) -> (model, stored row) for the compact catalog's models, when the rows were
+    made with these fields ({} otherwise: every term is computed)."""
+    held = store.stored_terms()
+    if held is None or tuple(held["fields"]) != TERMS_FIELDS:
+        return {}
+    return {id(m): (m, row) for m, row in zip(held["models"], held["rows"], strict=True)}
+
+
+def _stored(model: Model, quants: tuple[str, ...], query: Query) -> _ModelTerms | None:
+    """The terms the catalog build stored for `model`, when they are for these quantizations
+    and query inputs and this runtime (a card report's ~1,000 models: ~10 ms less); else None.
+    A test recomputes every stored row with _model_terms and compares."""
+    held = _stored_rows().get(id(model))
+    if held is None or held[0] is not model or runtime is not LLAMA_CPP:
+        return None
+    ladder, inputs, values = held[1]
+    if ladder != quants or inputs != terms_inputs(query):
+        return None
+    return _ModelTerms(*values)
 
 
 def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
