@@ -3,6 +3,8 @@ engine computes for it now, and are taken only for the query, ladder and model t
 for."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -13,6 +15,7 @@ from tpscalc.estimate.query import Query, context_within_limit
 
 
 def _stored_models() -> list[tuple[object, tuple[object, ...]]]:
+    store.models()
     held = store.stored_terms()
     assert held is not None and tuple(held["fields"]) == engine.TERMS_FIELDS
     return list(zip(held["models"], held["rows"], strict=True))
@@ -37,6 +40,16 @@ def test_stored_terms_are_taken_for_their_own_inputs_only() -> None:
     assert engine._stored(model, ladder, replace(query, kv_type="q8_0")) is None
     assert engine._stored(model, ladder, replace(query, context=query.context // 2)) is None
     assert engine._stored(replace(model), ladder, query) is None  # an equal record, not it
+
+
+def test_a_model_report_does_not_load_every_model_for_them() -> None:
+    code = ("from tpscalc.catalog import store; from tpscalc.report.model_report import "
+            "model_report; from tpscalc.report.request import ReportRequest; "
+            "model_report('StarCoder 2 15B', ReportRequest()); "
+            "print(store._compact_models.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "0"
 
 
 @pytest.mark.parametrize("change", [{"kv_type": "q4_0"}, {"flash_attn": False},

@@ -200,9 +200,10 @@ def models() -> tuple[Model, ...]:
 
 def stored_terms() -> dict[str, Any] | None:
     """The engine's per-model terms at the default query that tools/build_compact.py stored
-    beside the compact catalog's models ({"fields", "query", "rows"}: estimate/engine.py reads
-    and checks them), with those models; None without a matching compact catalog."""
-    compact = _compact_models()
+    beside the compact catalog's models ({"fields", "rows"}: estimate/engine.py reads and checks
+    them), with those models; None without a matching compact catalog, and while models() is
+    not loaded (no model can be one of them yet: a model report reads its model alone)."""
+    compact = None if _models_unread() else _compact_models()
     if compact is None or "terms" not in compact:
         return None
     return {**compact["terms"], "models": compact["models"]}

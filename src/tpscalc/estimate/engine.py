@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from functools import cache
 from typing import Any
 
 from tpscalc.catalog import store
@@ -114,14 +113,18 @@ def stored_terms_row(model: Model, query: Query) -> tuple[Any, ...]:
     return ladder, terms_inputs(query), tuple(getattr(terms, n) for n in TERMS_FIELDS)
 
 
-@cache
+_STORED_ROWS: dict[int, tuple[Model, tuple[Any, ...]]] = {}
+
+
 def _stored_rows() -> dict[int, tuple[Model, tuple[Any, ...]]]:
-    """id(model) -> (model, stored row) for the compact catalog's models, when the rows were
-    made with these fields ({} otherwise: every term is computed)."""
-    held = store.stored_terms()
-    if held is None or tuple(held["fields"]) != TERMS_FIELDS:
-        return {}
-    return {id(m): (m, row) for m, row in zip(held["models"], held["rows"], strict=True)}
+    """id(model) -> (model, stored row) for the compact catalog's models, when they are loaded
+    and the rows were made with these fields (else {}: every term is computed)."""
+    if not _STORED_ROWS:
+        held = store.stored_terms()
+        if held is not None and tuple(held["fields"]) == TERMS_FIELDS:
+            _STORED_ROWS.update((id(m), (m, row))
+                                for m, row in zip(held["models"], held["rows"], strict=True))
+    return _STORED_ROWS
 
 
 def _stored(model: Model, quants: tuple[str, ...], query: Query) -> _ModelTerms | None:
