@@ -30,7 +30,7 @@ def test_every_stored_row_is_the_engines_own_now() -> None:
 
 
 def test_stored_terms_are_taken_for_their_own_inputs_only() -> None:
-    model, (ladder, _, values) = next((m, r) for m, r in _stored_models()
+    model, (_, _, ladder, _, values) = next((m, r) for m, r in _stored_models()
                                       if m.architecture is not None and m.name != "")
     query = replace(Query(), context=context_within_limit(model, Query()))
     found = engine._stored(model, ladder, query)
@@ -40,6 +40,12 @@ def test_stored_terms_are_taken_for_their_own_inputs_only() -> None:
     assert engine._stored(model, ladder, replace(query, kv_type="q8_0")) is None
     assert engine._stored(model, ladder, replace(query, context=query.context // 2)) is None
     assert engine._stored(replace(model), ladder, query) is None  # an equal record, not it
+
+
+def test_stored_formats_are_the_runtimes() -> None:
+    for model, row in _stored_models():
+        assert engine._formats(model) == row[0] == engine.runtime.formats(model)  # type: ignore
+        assert engine._native(model) == row[1] == engine.runtime.native_format(model)  # type: ignore
 
 
 def test_a_model_report_does_not_load_every_model_for_them() -> None:
