@@ -278,3 +278,16 @@ def gib(value: float, lang: str = "en") -> str:
     from tpscalc.i18n import format_number
 
     return format_number(value, lang, 1)
+
+
+def params_text(n: float, lang: str = "en") -> str:
+    """A parameter count as "15B", "15.5B", "1.2T" (the decimal mark of `lang`: "15,5B" es)."""
+    from tpscalc.i18n import separators
+
+    if n >= 1e12:
+        text = f"{n / 1e12:.3g}T"
+    elif n >= 1e9:
+        text = f"{n / 1e9:.3g}B"
+    else:
+        text = f"{n / 1e6:.3g}M"
+    return text.replace(".", separators(lang)[1])
