@@ -72,7 +72,7 @@ def build() -> dict[Path, bytes]:
              "model_names": tuple((m.name, m.slug) for m in models),
              "model_spans": tuple(spans), "each_model_header": header}
     every = {"generated_by": "tools/build_compact.py", "crc32": crc32, "models": models,
-             "weights": weights, "terms": stored_terms(models)}
+             "weights": _pickled(weights), "terms": stored_terms(models)}
     return {OUT / store.COMPACT_FILE: _pickled(first), OUT / store.MODELS_FILE: _pickled(every),
             OUT / store.EACH_MODEL_FILE: b"".join(each)}
 
