@@ -1,8 +1,10 @@
 """Write the compact catalog, src/tpscalc/catalog/data/zz_catalog*.pickle: the validated cards,
 models and quantizations of cards.json, models.json and quants.json as their records (frozen
 dataclasses, pickle protocol 5), weights.json's sizes as the engine reads them (with the
-approximated sizes of the models weights.json leaves out), the cards' name keys
-(catalog/lookup.py), with the CRC-32 of the four files. Three files (store.COMPACT_FILE,
+approximated sizes of the models weights.json leaves out), the engine's terms of each model at
+the default query (estimate/engine.py stored_terms_row: the engine's own code, so a change to
+the formulas makes this build differ from the committed files and the rebuild test fail), the
+cards' name keys (catalog/lookup.py), with the CRC-32 of the four files. Three files (store.COMPACT_FILE,
 MODELS_FILE, EACH_MODEL_FILE): the cards and models' names; every model; each model alone. The
 store loads them without parsing 3 MB of JSON, validating 1,700 records again or importing
 pydantic, and ignores them when the JSON has changed since. Deterministic; a test rebuilds
