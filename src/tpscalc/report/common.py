@@ -9,10 +9,10 @@ from tpscalc.catalog.quants import ladder_names
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
-from tpscalc.report.types import Row
 
 if TYPE_CHECKING:  # placements come with rigs of several devices (estimate/rig_engine.py)
     from tpscalc.estimate.placement import Placement
+    from tpscalc.report.model_types import Row  # the model page's (a card page loads none)
 
 GIB = 2**30
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s

@@ -12,8 +12,9 @@ from tpscalc.estimate.runtime import LLAMA_CPP
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report import provenance
 from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, params_text, sig
+from tpscalc.report.model_types import Row
 from tpscalc.report.record import flop_text, number_field, text_field
-from tpscalc.report.types import Row, Text
+from tpscalc.report.types import Text
 
 if TYPE_CHECKING:  # the model page's types (the card page does not import this module)
     from tpscalc.estimate.calibration import Band

@@ -28,10 +28,10 @@ from tpscalc.report.model_types import (
     KvPoint,
     ModelReport,
     ModelSummary,
+    Row,
 )
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
-from tpscalc.report.types import Row
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
 KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation

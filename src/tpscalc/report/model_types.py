@@ -1,5 +1,5 @@
-"""The model report's data: every figure a model page shows beyond the rows and texts it shares
-with the card page (types.py), as frozen dataclasses.
+"""The model report's data: every figure a model page shows beyond the texts it shares with the
+card page (types.py), as frozen dataclasses.
 
 Built by `model_report.py`, turned into JSON by `serialize.py` and into HTML or a terminal table
 by the renderers; nothing here computes or formats.
@@ -9,11 +9,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tpscalc.catalog.frozen import FrozenValue
-from tpscalc.catalog.schema import Model
-from tpscalc.estimate.types import MemoryBreakdown
+from tpscalc.catalog.schema import Card, Model
+from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report import record
 from tpscalc.report.request import ReportRequest
-from tpscalc.report.types import Row, Text
+from tpscalc.report.types import Text, fitting_tokens_per_s
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Row(FrozenValue):
+    """One card evaluated against one model (or one model on one card)."""
+
+    card: Card
+    estimate: Estimate
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Estimated decode speed, tokens/s (0 when it does not fit)."""
+        return fitting_tokens_per_s(self.estimate)
+
+    @property
+    def needs_gib(self) -> float:
+        """Memory needed on the card, GiB."""
+        return self.estimate.memory.total_gib
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -14,10 +14,10 @@ from tpscalc.report.common import (
     prefill_json,
     rig_row_json,
 )
-from tpscalc.report.types import CardReport, ModelRow, Row
+from tpscalc.report.types import CardReport, ModelRow
 
 if TYPE_CHECKING:  # the model page's types: a card page does not load them
-    from tpscalc.report.model_types import ModelReport
+    from tpscalc.report.model_types import ModelReport, Row
 
 
 def model_json(model: Model) -> dict[str, Any]:

@@ -1,6 +1,5 @@
-"""The report data: every figure a card page shows, and the rows and texts a model page shares
-with it, as frozen dataclasses (the model page's own: model_types.py, which a card page does not
-import).
+"""The report data: every figure a card page shows, and the texts a model page shares with it,
+as frozen dataclasses (the model page's own: model_types.py, which a card page does not import).
 
 Built by `model_report.py` and `card_report.py`, turned into JSON by `serialize.py` and into
 HTML or a terminal table by the renderers; nothing here computes or formats.
@@ -18,24 +17,6 @@ from tpscalc.report.request import ReportRequest
 def fitting_tokens_per_s(e: Estimate) -> float:
     """Estimated decode speed, tokens/s (0 when it does not fit)."""
     return e.decode.tokens_per_s if (e.decode and e.fits) else 0.0
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Row(FrozenValue):
-    """One card evaluated against one model (or one model on one card)."""
-
-    card: Card
-    estimate: Estimate
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Estimated decode speed, tokens/s (0 when it does not fit)."""
-        return fitting_tokens_per_s(self.estimate)
-
-    @property
-    def needs_gib(self) -> float:
-        """Memory needed on the card, GiB."""
-        return self.estimate.memory.total_gib
 
 
 @dataclass(frozen=True, eq=False, repr=False)
