@@ -4,11 +4,11 @@ dataclasses, pickle protocol 5), weights.json's sizes as the engine reads them (
 approximated sizes of the models weights.json leaves out), the engine's terms of each model at
 the default query (estimate/engine.py stored_terms_row: the engine's own code, so a change to
 the formulas makes this build differ from the committed files and the rebuild test fail), the
-cards' name keys (catalog/lookup.py), with the CRC-32 of the four files. Three files (store.COMPACT_FILE,
-MODELS_FILE, EACH_MODEL_FILE): the cards and models' names; every model; each model alone. The
-store loads them without parsing 3 MB of JSON, validating 1,700 records again or importing
-pydantic, and ignores them when the JSON has changed since. Deterministic; a test rebuilds
-them and compares bytes.
+cards' name keys (catalog/lookup.py), with the CRC-32 of the four files. Three files
+(store.COMPACT_FILE, MODELS_FILE, EACH_MODEL_FILE): the cards and models' names; every model;
+each model alone. The store loads them without parsing 3 MB of JSON, validating 1,700 records
+again or importing pydantic, and ignores them when the JSON has changed since. Deterministic;
+a test rebuilds them and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
 """
 from __future__ import annotations
