@@ -1,12 +1,14 @@
 """Write the compact catalog, src/tpscalc/catalog/data/zz_catalog*.pickle: the validated cards,
 models and quantizations of cards.json, models.json and quants.json as their records (frozen
 dataclasses, pickle protocol 5), weights.json's sizes as the engine reads them (with the
-approximated sizes of the models weights.json leaves out), the cards' name keys
-(catalog/lookup.py), with the CRC-32 of the four files. Three files (store.COMPACT_FILE,
-MODELS_FILE, EACH_MODEL_FILE): the cards and models' names; every model; each model alone. The
-store loads them without parsing 3 MB of JSON, validating 1,700 records again or importing
-pydantic, and ignores them when the JSON has changed since. Deterministic; a test rebuilds
-them and compares bytes.
+approximated sizes of the models weights.json leaves out), the engine's terms of each model at
+the default query (estimate/engine.py stored_terms_row: the engine's own code, so a change to
+the formulas makes this build differ from the committed files and the rebuild test fail), the
+cards' name keys (catalog/lookup.py), with the CRC-32 of the four files. Three files
+(store.COMPACT_FILE, MODELS_FILE, EACH_MODEL_FILE): the cards and models' names; every model;
+each model alone. The store loads them without parsing 3 MB of JSON, validating 1,700 records
+again or importing pydantic, and ignores them when the JSON has changed since. Deterministic;
+a test rebuilds them and compares bytes.
 Run: python tools/build_compact.py   (after tools/build_cards.py and tools/build_models.py)
 """
 from __future__ import annotations
@@ -14,10 +16,13 @@ from __future__ import annotations
 import pickle
 import pickletools
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from tpscalc.catalog import lookup, quants, store
 from tpscalc.catalog.schema import Model
+from tpscalc.estimate import engine
+from tpscalc.estimate.query import Query, context_within_limit
 from tpscalc.estimate.runtime import LlamaCpp
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data"
@@ -35,6 +40,16 @@ def weights_sizes(models: tuple[Model, ...]) -> dict[str, dict[str, tuple[float,
         if model.architecture is None and model.slug not in sizes:
             sizes[model.slug] = dict(zip(types, engine._weights_bytes(model, types)))
     return sizes
+
+
+def stored_terms(models: tuple[Model, ...]) -> dict[str, object]:
+    """The engine's terms of each model at the default query (at the model's context limit
+    when shorter, as a card report asks), by the engine's own code (engine.stored_terms_row):
+    a card report would otherwise compute ~1,000 of them at every start (~10 ms)."""
+    query = Query()
+    rows = tuple(engine.stored_terms_row(
+        m, replace(query, context=context_within_limit(m, query))) for m in models)
+    return {"fields": engine.TERMS_FIELDS, "rows": rows}
 
 
 def _plain(key: lookup.NameKey) -> tuple[str, str, tuple[str, ...]]:
@@ -59,7 +74,7 @@ def build() -> dict[Path, bytes]:
              "model_names": tuple((m.name, m.slug) for m in models),
              "model_spans": tuple(spans), "each_model_header": header}
     every = {"generated_by": "tools/build_compact.py", "crc32": crc32, "models": models,
-             "weights": weights}
+             "weights": _pickled(weights), "terms": stored_terms(models)}
     return {OUT / store.COMPACT_FILE: _pickled(first), OUT / store.MODELS_FILE: _pickled(every),
             OUT / store.EACH_MODEL_FILE: b"".join(each)}
 

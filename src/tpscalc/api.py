@@ -21,6 +21,7 @@ from tpscalc.report import card_report as card_builder
 from tpscalc.report import common
 from tpscalc.report import model_report as model_builder
 from tpscalc.report.common import estimate_json
+from tpscalc.report.model_types import ModelReport
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
@@ -34,7 +35,7 @@ from tpscalc.report.request import (
 )
 from tpscalc.report.rigs import build_rig
 from tpscalc.report.serialize import report_json
-from tpscalc.report.types import CardReport, ModelReport
+from tpscalc.report.types import CardReport
 from tpscalc.sources import SourcedModel, SourceError
 from tpscalc.sources.load import sourced_model
 

@@ -28,7 +28,7 @@ def test_compact_records_equal_the_validated_ones() -> None:
     assert store._compact() is not None  # the committed file matches the JSON
     first, every = store._compact(), store._compact_models()
     assert first is not None and every is not None
-    fast = {**first, **every}
+    fast = {**first, **every, "weights": store.weights_sizes()}
     for rows, validated in ((fast["cards"], store.validated_cards()),
                             (fast["models"], store.validated_models()),
                             (fast["quants"]["ladder"], quants.validated("ladder")),

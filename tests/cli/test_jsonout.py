@@ -18,6 +18,7 @@ SAMPLES = [
     {"a": [1, 2.5, {"b": None, "c": []}], "é": "ü\"\\\n\t\u2028", "d": {}, "e": (1, "x")},
     {1: "int key", 2.5: "float key", False: "bool", None: "none"},
     [[[]], [{}], [[1]]],
+    {"on": True, "off": False, "in": [True, False], "nan": float("nan"), "inf": float("-inf")},
     {"enum": Level.LOW},  # not a plain int: json.dumps writes it
     {(1, 2): "tuple key"},  # json.dumps refuses it: so does dumps
 ]

@@ -24,10 +24,13 @@ def test_sizes_agree_with_gguf() -> None:
 
 
 def test_a_catalog_model_report_imports_neither_gguf_nor_the_cli_or_web_stack() -> None:
+    # nor reads every model (the engine's stored terms are looked up once models() is loaded)
     code = ("import sys; from tpscalc.report.model_report import model_report; "
             "from tpscalc.report.request import ReportRequest; "
+            "from tpscalc.catalog import store; "
             "model_report('StarCoder 2 15B', ReportRequest()); "
-            "print(sorted(m for m in ('gguf', 'typer', 'fastapi', 'jinja2') if m in sys.modules))")
+            "print(sorted(m for m in ('gguf', 'typer', 'fastapi', 'jinja2') if m in sys.modules), "
+            "store._compact_models.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).parent)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.strip() == "[] 0"

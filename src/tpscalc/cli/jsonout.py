@@ -94,6 +94,8 @@ def _write(value: Any, level: int, out: list[str]) -> None:
                 append(head + int.__repr__(v))
             elif v is None:
                 append(head + "null")
+            elif t is bool:  # ~2,000 flags in a card report
+                append(head + ("true" if v else "false"))
             else:
                 append(head)
                 _write(v, level + 1, out)

@@ -10,9 +10,9 @@ from rich.text import Text as RichText
 from tpscalc.cli.console import stdout_console
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
-from tpscalc.report.common import FIT_LABELS, gib, sig
-from tpscalc.report.faq import params_text
-from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row, Text
+from tpscalc.report.common import FIT_LABELS, gib, params_text, sig
+from tpscalc.report.model_types import ModelReport, Row
+from tpscalc.report.types import CardReport, ModelRow, Text
 
 FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
 Column = tuple[str, JustifyMethod]  # a table column: translated header, alignment

@@ -7,8 +7,10 @@ the model costs; the data it reads comes through the runtime's and the calibrati
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
+from tpscalc.catalog import store
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
@@ -84,11 +86,77 @@ def _terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     held = _TERMS_MEMO.get(key)
     if held is not None and held[0] is model:  # the same object, not one at a reused address
         return held[1]
-    terms = _model_terms(model, quants, query)
+    terms = _stored(model, key[1], query) or _model_terms(model, quants, query)
     if len(_TERMS_MEMO) >= TERMS_MEMO_SIZE:
         _TERMS_MEMO.clear()
     _TERMS_MEMO[key] = (model, terms)
     return terms
+
+
+TERMS_FIELDS = tuple(f.name for f in fields(_ModelTerms))
+
+
+def terms_inputs(query: Query) -> tuple[int | str | bool, ...]:
+    """All that _model_terms reads of a query: equal inputs, equal terms."""
+    t = query.test
+    return (query.context, query.kv_type, query.text_only, t.n_prompt, t.n_gen, t.depth,
+            t.flash_attn, t.n_ubatch)
+
+
+def stored_terms_row(model: Model, query: Query) -> tuple[Any, ...]:
+    """What tools/build_compact.py stores for a catalog model at `query` (the default query at
+    the model's context limit, as a card report asks): the runtime's formats and native format
+    of the model, the ladder at `query`, terms_inputs and the values of its _model_terms in
+    TERMS_FIELDS order. Plain values: the catalog's pickle names no class of this floor."""
+    ladder = _ladder(model, query)
+    terms = _model_terms(model, ladder, query)
+    return (runtime.formats(model), runtime.native_format(model), ladder, terms_inputs(query),
+            tuple(getattr(terms, n) for n in TERMS_FIELDS))
+
+
+_STORED_ROWS: dict[int, tuple[Model, tuple[Any, ...]]] = {}
+
+
+def _stored_rows() -> dict[int, tuple[Model, tuple[Any, ...]]]:
+    """id(model) -> (model, stored row) for the compact catalog's models, when they are loaded
+    and the rows were made with these fields (else {}: every term is computed)."""
+    if not _STORED_ROWS:
+        held = store.stored_terms()
+        if held is not None and tuple(held["fields"]) == TERMS_FIELDS:
+            _STORED_ROWS.update((id(m), (m, row))
+                                for m, row in zip(held["models"], held["rows"], strict=True))
+    return _STORED_ROWS
+
+
+def _stored_row(model: Model) -> tuple[Any, ...] | None:
+    """The row the catalog build stored for `model` (stored_terms_row), when `model` is that
+    very catalog object and the runtime is llama.cpp's; else None (computed here)."""
+    held = _stored_rows().get(id(model))
+    if held is None or held[0] is not model or runtime is not LLAMA_CPP:
+        return None
+    return held[1]
+
+
+def _stored(model: Model, quants: tuple[str, ...], query: Query) -> _ModelTerms | None:
+    """The terms the catalog build stored for `model`, when they are for these quantizations
+    and query inputs (a card report's ~1,000 models: ~10 ms less); else None. A test
+    recomputes every stored row with the engine's code and compares."""
+    row = _stored_row(model)
+    if row is None or row[2] != quants or row[3] != terms_inputs(query):
+        return None
+    return _ModelTerms(*row[4])
+
+
+def _formats(model: Model) -> tuple[str, ...]:
+    """runtime.formats(model), as stored for a catalog model."""
+    row = _stored_row(model)
+    return runtime.formats(model) if row is None else row[0]
+
+
+def _native(model: Model) -> str | None:
+    """runtime.native_format(model), as stored for a catalog model."""
+    row = _stored_row(model)
+    return runtime.native_format(model) if row is None else row[1]
 
 
 def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
@@ -231,8 +299,8 @@ def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
 def _ladder(model: Model, query: Query) -> tuple[str, ...]:
     """The formats to walk: the runtime's, with F16/BF16 on top when the ceiling asks for them
     (not above a native format: a quantized release has no unquantized file of its own)."""
-    formats = runtime.formats(model)
-    if query.max_quality in ABOVE_LADDER and runtime.native_format(model) is None:
+    formats = _formats(model)
+    if query.max_quality in ABOVE_LADDER and _native(model) is None:
         return (query.max_quality, *formats)
     return formats
 
@@ -335,7 +403,7 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
         return [estimate(m, rig, query) for m in models]
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
     for i, m in enumerate(models):
-        groups.setdefault((_ladder(m, query), runtime.native_format(m)), []).append(i)
+        groups.setdefault((_ladder(m, query), _native(m)), []).append(i)
     out: list[Estimate | None] = [None] * len(models)
     for (ladder, _), rows in groups.items():
         some = [models[i] for i in rows]
@@ -352,7 +420,7 @@ def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | No
     ceiling, floor = query.ladder_bounds()
     if ceiling is None and floor is None:
         return None, None
-    native = runtime.native_format(model)
+    native = _native(model)
     rank = [0 if q == native else ladder_position(q) for q in ladder]
     top = next((i for i, r in enumerate(rank) if ceiling is None or r >= ceiling), len(ladder))
     bottom = max((i for i, r in enumerate(rank) if floor is None or r <= floor), default=-1)

@@ -11,7 +11,7 @@ from functools import cache
 
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
-from tpscalc.estimate.tensor_blocks import is_linear_attention_layer, layer_heads
+from tpscalc.estimate.layers import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
 
 GIB = 2**30

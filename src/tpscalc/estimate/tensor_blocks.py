@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Architecture
+from tpscalc.estimate.layers import is_linear_attention_layer, layer_heads
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
@@ -47,28 +48,6 @@ def norm(arch: Architecture, name: str, i: int | None, n: int) -> list[TensorSpe
     if arch.norm_bias:
         out.append(vec(f"{name}.bias", i, n))
     return out
-
-
-def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
-    """True when layer `i` is a linear-attention layer: every k-th layer keeps full attention."""
-    if arch.layer_mixers:
-        return arch.layer_mixers[i] not in "AP"
-    n_lin = arch.linear_attention_layers
-    if n_lin <= 0:
-        return False
-    n_full = arch.num_layers - n_lin
-    if n_full <= 0:
-        return True
-    # Qwen3-Next / Qwen3.5: full_attention_interval = 4 → layers 3, 7, 11, ... are full.
-    interval = max(1, round(arch.num_layers / n_full))
-    return (i + 1) % interval != 0
-
-
-def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
-    """(query heads, KV heads) of layer `i`: the per-layer lists when given, else the scalars."""
-    n_q = arch.layer_num_heads[i] if arch.layer_num_heads else arch.num_attention_heads
-    n_kv = arch.layer_num_kv_heads[i] if arch.layer_num_kv_heads else arch.num_kv_heads
-    return n_q, n_kv
 
 
 def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec]:

@@ -12,13 +12,12 @@ import functools
 
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate import tensors_nondecoder as nd
+from tpscalc.estimate.layers import is_linear_attention_layer, layer_heads
 from tpscalc.estimate.tensor_blocks import (
     TensorSpec,
     attention,
     dense_ffn,
     gated_delta_net,
-    is_linear_attention_layer,
-    layer_heads,
     norm,
     vec,
 )

@@ -10,8 +10,7 @@ from tpscalc.catalog.search import filter_by_text
 from tpscalc.estimate.query import DEFAULT_CONTEXT, context_within_limit
 from tpscalc.i18n import format_number, translator
 from tpscalc.report import common
-from tpscalc.report.common import Engine
-from tpscalc.report.faq import params_text
+from tpscalc.report.common import Engine, params_text
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
 from tpscalc.report.types import CardReport, ModelRow, Text

@@ -9,10 +9,10 @@ from tpscalc.catalog.quants import ladder_names
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
-from tpscalc.report.types import Row
 
 if TYPE_CHECKING:  # placements come with rigs of several devices (estimate/rig_engine.py)
     from tpscalc.estimate.placement import Placement
+    from tpscalc.report.model_types import Row  # the model page's (a card page loads none)
 
 GIB = 2**30
 READING_SPEED_TOKENS_PER_S = 10.0  # roughly how fast people read; the seed pages use ~10 tok/s
@@ -278,3 +278,16 @@ def gib(value: float, lang: str = "en") -> str:
     from tpscalc.i18n import format_number
 
     return format_number(value, lang, 1)
+
+
+def params_text(n: float, lang: str = "en") -> str:
+    """A parameter count as "15B", "15.5B", "1.2T" (the decimal mark of `lang`: "15,5B" es)."""
+    from tpscalc.i18n import separators
+
+    if n >= 1e12:
+        text = f"{n / 1e12:.3g}T"
+    elif n >= 1e9:
+        text = f"{n / 1e9:.3g}B"
+    else:
+        text = f"{n / 1e6:.3g}M"
+    return text.replace(".", separators(lang)[1])

@@ -9,29 +9,20 @@ from typing import TYPE_CHECKING
 
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.runtime import LLAMA_CPP
-from tpscalc.i18n import format_number, format_release, separators, translator
+from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report import provenance
-from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, sig
+from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, params_text, sig
+from tpscalc.report.model_types import Row
 from tpscalc.report.record import flop_text, number_field, text_field
-from tpscalc.report.types import ModelSummary, Row, Text
+from tpscalc.report.types import Text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the model page's types (the card page does not import this module)
     from tpscalc.estimate.calibration import Band
+    from tpscalc.report.model_types import ModelSummary
 
 
 def _text(title: str, body: str) -> Text:
     return Text(title, body)
-
-
-def params_text(n: float, lang: str = "en") -> str:
-    """A parameter count as "15B", "15.5B", "1.2T" (the decimal mark of `lang`: "15,5B" es)."""
-    if n >= 1e12:
-        text = f"{n / 1e12:.3g}T"
-    elif n >= 1e9:
-        text = f"{n / 1e9:.3g}B"
-    else:
-        text = f"{n / 1e6:.3g}M"
-    return text.replace(".", separators(lang)[1])
 
 
 def organizations(s: ModelSummary) -> str:

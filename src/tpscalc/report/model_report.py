@@ -22,9 +22,7 @@ from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
 from tpscalc.report import common, faq, record
 from tpscalc.report.common import Engine
-from tpscalc.report.request import ReportRequest
-from tpscalc.report.rigs import card_rig
-from tpscalc.report.types import (
+from tpscalc.report.model_types import (
     ContextPoint,
     DepthPoint,
     KvPoint,
@@ -32,6 +30,8 @@ from tpscalc.report.types import (
     ModelSummary,
     Row,
 )
+from tpscalc.report.request import ReportRequest
+from tpscalc.report.rigs import card_rig
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
 KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation

@@ -9,14 +9,14 @@ from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card
 from tpscalc.estimate.query import EstimateInputError, Rig
 from tpscalc.report.request import MAX_GPUS, RigOptions, find_cpu, ram_bandwidth_gb_s
 
-_COUNT = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)
+_COUNT = r"(?i)^\s*(\d+)\s*[x×*]\s*(.+)$"  # "2x 3090": compiled on first use (re's cache)
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
 
 
 def _one_card(text: str) -> Card | None:
     """The card `text` names when it is one card's name with a "+" in it ("Ryzen AI Max+ 395"),
     else None: then the "+" joins the cards of a rig."""
-    if "+" not in text or _COUNT.match(text):
+    if "+" not in text or re.match(_COUNT, text):
         return None
     try:
         card = get_card(text.strip())
@@ -27,7 +27,7 @@ def _one_card(text: str) -> Card | None:
 
 def is_rig_text(text: str) -> bool:
     """A rig written out ("2x …", "A + B", "none"), not the name of one card."""
-    return bool(text.strip().lower() in NO_GPU or _COUNT.match(text)
+    return bool(text.strip().lower() in NO_GPU or re.match(_COUNT, text)
                 or ("+" in text and _one_card(text) is None))
 
 
@@ -45,7 +45,7 @@ def parse_cards(text: str) -> tuple[Card, ...]:
         part = part.strip()
         if not part:
             raise EstimateInputError(f"empty card name in {text!r}", "bad_card")
-        found = _COUNT.match(part)
+        found = re.match(_COUNT, part)
         count, name = (int(found.group(1)), found.group(2)) if found else (1, part)
         if not 1 <= count <= MAX_GPUS:
             raise EstimateInputError(f"card count must be 1 to {MAX_GPUS}, not {count}",

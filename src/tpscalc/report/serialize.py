@@ -1,7 +1,7 @@
 """JSON forms of the reports (what `--json`, the JSON API and the web charts read)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog.schema import Model
 from tpscalc.i18n import translator
@@ -14,7 +14,10 @@ from tpscalc.report.common import (
     prefill_json,
     rig_row_json,
 )
-from tpscalc.report.types import CardReport, ModelReport, ModelRow, Row
+from tpscalc.report.types import CardReport, ModelRow
+
+if TYPE_CHECKING:  # the model page's types: a card page does not load them
+    from tpscalc.report.model_types import ModelReport, Row
 
 
 def model_json(model: Model) -> dict[str, Any]:
@@ -227,6 +230,6 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
 
 def report_json(report: ModelReport | CardReport) -> dict[str, Any]:
     """Either report as JSON-ready data (`--json`, the JSON API, the pages)."""
-    if isinstance(report, ModelReport):
-        return model_report_json(report)
-    return card_report_json(report)
+    if isinstance(report, CardReport):
+        return card_report_json(report)
+    return model_report_json(report)

@@ -1,0 +1,29 @@
+"""Which of an architecture's layers attend, and with how many heads: read by the KV-cache
+rules (memory.py) and the tensor inventories (tensor_blocks.py), here so that the first need not
+load the second (a card report loads no tensor inventory).
+"""
+from __future__ import annotations
+
+from tpscalc.catalog.schema import Architecture
+
+
+def is_linear_attention_layer(arch: Architecture, i: int) -> bool:
+    """True when layer `i` is a linear-attention layer: every k-th layer keeps full attention."""
+    if arch.layer_mixers:
+        return arch.layer_mixers[i] not in "AP"
+    n_lin = arch.linear_attention_layers
+    if n_lin <= 0:
+        return False
+    n_full = arch.num_layers - n_lin
+    if n_full <= 0:
+        return True
+    # Qwen3-Next / Qwen3.5: full_attention_interval = 4 → layers 3, 7, 11, ... are full.
+    interval = max(1, round(arch.num_layers / n_full))
+    return (i + 1) % interval != 0
+
+
+def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
+    """(query heads, KV heads) of layer `i`: the per-layer lists when given, else the scalars."""
+    n_q = arch.layer_num_heads[i] if arch.layer_num_heads else arch.num_attention_heads
+    n_kv = arch.layer_num_kv_heads[i] if arch.layer_num_kv_heads else arch.num_kv_heads
+    return n_q, n_kv
