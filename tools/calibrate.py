@@ -222,14 +222,14 @@ def _gemm_work(o: Obs, moe_min_batch: float) -> float:
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
-    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o))
+    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend)
     return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o)) * 1e12
+    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
 
 
@@ -285,7 +285,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o), o.backend) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}

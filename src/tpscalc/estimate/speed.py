@@ -350,12 +350,12 @@ def card_tflops(card: Card) -> float | None:
 
 
 def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
-                        int8_mmq: bool = True) -> float:
+                        int8_mmq: bool = True, backend: str = "cuda") -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
     NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
     `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
-    estimates are for current builds)."""
-    tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
+    estimates are for current builds); `backend`: the fitted backend whose kernels run it."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend)
     if tensor is None:
         return float("nan")
     if not (quantized and int8_mmq):
@@ -411,7 +411,8 @@ def prefill_estimates(
             rates: dict[bool, tuple[float, float]] = {}
         rate = rates.get(quant[i])
         if rate is None:
-            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq)
+            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq,
+                                       p.backend)
             # attention runs at k × its own units' rate: charged as GEMM-rate work × the
             # GEMMs' peak ÷ the attention kernels' peak
             rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))

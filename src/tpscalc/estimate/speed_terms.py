@@ -75,17 +75,23 @@ _GEFORCE_HALVED = ("Turing", "Ampere", "Ada Lovelace", "Blackwell 2.0")
 DP4A_PER_FP32 = 4.0
 
 
-def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> float | None:
+def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
+                         backend: str = "cuda") -> float | None:
     """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
 
     NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
-    full FP16 tensor rate), DP4A on Pascal 6.1 and on GTX 16xx (no tensor cores: 4 × FP32);
-    Volta (FP16-only tensor cores) and GP100 (no DP4A) dequantize to FP16 for cuBLAS. F16
-    weights run cuBLAS at the full FP16 tensor rate. Other vendors: the catalog's dense
-    matrix (FP16) rate. The FP32 shader work beside it is speed.combined_tflops's.
-    `int8_mmq=False`: builds before llama.cpp made MMQ the default on tensor-core cards
-    (PR #8075, June 2024), which dequantized to FP16 for cuBLAS there.
+    full FP16 tensor rate), DP4A on Pascal 6.1; Volta (FP16-only tensor cores) and GP100 (no
+    DP4A) dequantize to FP16 for cuBLAS. GTX 16xx (TU11x, compute capability 7.5 but no tensor
+    cores) gets MMQ's Turing int8-mma path by its compute capability, with no matrix units to
+    run it on: the FP32 shader rate. F16 weights run cuBLAS at the full FP16 tensor rate.
+    Other vendors: the catalog's dense matrix (FP16) rate. `backend="vulkan"` (and the
+    backends that borrow its parameters): vulkan_matrix_tflops. The FP32 shader work beside
+    it is speed.combined_tflops's. `int8_mmq=False`: builds before llama.cpp made MMQ the
+    default on tensor-core cards (PR #8075, June 2024), which dequantized to FP16 for cuBLAS
+    there.
     """
+    if backend == "vulkan":
+        return vulkan_matrix_tflops(card)
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
         return tensor
@@ -99,9 +105,29 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> 
         return 2.0 * tensor if int8_mmq else tensor
     fp32 = card.tflops_fp32
     fast_fp16 = (card.tflops_fp16_shader or 0.0) >= (fp32 or math.inf)
-    if not has_tensor and fp32 and (arch == "Pascal" and not fast_fp16 or arch == "Turing"):
+    if not has_tensor and fp32 and arch == "Turing":
+        return fp32
+    if not has_tensor and fp32 and arch == "Pascal" and not fast_fp16:
         return DP4A_PER_FP32 * fp32
     return tensor
+
+
+def vulkan_matrix_tflops(card: Card) -> float | None:
+    """Peak rate of llama.cpp's Vulkan prompt GEMMs on the card, TFLOPS; None if unknown.
+
+    Its matrix shaders use cooperative matrices where the driver offers them on matrix units
+    with FP32 accumulation: NVIDIA's tensor cores from Turing on (the catalog's FP16 tensor
+    figure, FP32-accumulate: halved on GeForce) and AMD's WMMA (the catalog's dense FP16
+    rate). Elsewhere they run on the shader ALUs at the FP32 rate: NVIDIA without tensor
+    cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc, whose XMX engines the
+    scoreboard's builds leave idle: the measured Arc A750, A770M and B580 reach 61-84 % of
+    their FP32 rate, 8-10 % of their XMX peak.
+    """
+    if card.vendor in ("NVIDIA", "Intel"):
+        if card.vendor == "NVIDIA" and card.tflops_fp16_derived and card.tflops_fp16_dense:
+            return card.tflops_fp16_dense
+        return card.tflops_fp32 or card.tflops_fp16_shader
+    return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
 # Backends whose flash-attention kernels run on matrix units (CUDA: mma.sync FP16 kernels on
