@@ -97,6 +97,8 @@ FLOOR_SHARE = 0.7
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
 ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
+# Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
+MOE_GEMM_US_GRID = (0.0, 1.0, 2.0, 3.0, 4.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
@@ -251,8 +253,8 @@ def _streaming_bound(o: Obs) -> bool:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float]] = (
-                       (1.0, 0.0, 0.0, 0.0),)
+                   shapes: Sequence[tuple[float, float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0, 0.0),)
                    ) -> list[tuple[dict[str, float], float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
@@ -290,14 +292,20 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
-    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:] for sh in shapes}}
+    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:4] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
-                     / np.array(power[sh[2:]])[:, None] for sh in shapes], axis=1)
+                     / np.array(power[sh[2:4]])[:, None] for sh in shapes], axis=1)
     log_work = np.log(work)  # (n, ns, nw)
-    log_tps = np.log([o.tokens_per_s for o in obs])
-    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_sw
-    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work
+    # The prompt's time per token less the expert GEMMs' fixed time (at most 3/4 of it): the
+    # part that runs at ε × the roofline rate.
+    t_tok = np.array([1.0 / o.tokens_per_s for o in obs])
+    gemms = np.array([o.expert_gemms for o in obs])
+    log_tps = {us: -np.log(np.maximum(t_tok - gemms * us * 1e-6, 0.25 * t_tok))
+               for us in {sh[4] for sh in shapes}}
+    # target[i, s, w] = log(measured ÷ roofline) = log tps_s − log rate_w + log work_sw
+    target = (np.stack([log_tps[sh[4]] for sh in shapes], axis=1)[:, :, None]
+              - log_rate[:, None, :] + log_work)
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
@@ -330,15 +338,16 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
     deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, bm, c, g) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
-              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID]
+    shapes = [(k, bm, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID
+              for us in (MOE_GEMM_US_GRID if has_moe else (0.0,))]
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
                                  newest, mixed, shapes) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
     _, *rest = shapes[best]
-    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp"),
-                                     shapes[best]))
+    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp",
+                                      "moe_gemm_us"), shapes[best]))
     for be, res in per_be.items():
         # A backend with deep prompts of its own gets its own k (same b_min); else the global.
         si = best
@@ -438,6 +447,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_min_expert_batch=pre.get("moe_batch", 0.0),
+        moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )
@@ -481,6 +491,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,
+        expert_gemms=o.expert_gemms,
         int8_mmq=_mmq(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence

@@ -20,6 +20,7 @@ from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     attention_score_bytes,
     expert_batch,
+    moe_expert_gemms_per_token,
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
@@ -77,6 +78,7 @@ class Obs:
     params_read: float = 0.0  # weights multiplied per generated token (dequantization work), count
     expert_params: float = 0.0  # routed-expert parameters per token (MoE), count
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch (MoE prefill)
+    expert_gemms: float = 0.0  # expert GEMMs per prompt token (MoE prefill)
     main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
 
 
@@ -187,12 +189,14 @@ def _obs(
             kv += attention_score_bytes(arch, context)
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
+        gemms = moe_expert_gemms_per_token(arch, prompt, 512) if kind == "prefill" else 0.0
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(
             facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
         )
         attn = flops - 2.0 * facts.params_active
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
+        gemms = 0.0
     return Obs(
         card,
         backend,
@@ -222,6 +226,7 @@ def _obs(
         params_read=facts.params_active,
         expert_params=experts,
         expert_batch=batch,
+        expert_gemms=gemms,
         main_test=test.endswith("_main"),
     )
 

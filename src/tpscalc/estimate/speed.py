@@ -9,12 +9,14 @@ per weight of the quantization's class, is what keeps HBM cards (A100, H100: low
 bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a memory-class offset
 (HBM, unified), and η never exceeds 1: no estimate reads faster than the spec.
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
-    t(prompt) = max(prompt × (GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R),
+    t(prompt) = max(prompt × ((GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R)
+                              + expert GEMMs per token × their fixed time),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
 rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
-an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token),
+and each expert GEMM a fixed time (speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
@@ -162,11 +164,14 @@ def prefill_seconds(
     bandwidth_gb_s: float,
     decode_efficiency: float,
     ubatch: int = DEFAULT_UBATCH,
+    fixed_s_per_token: float = 0.0,
 ) -> tuple[float, float]:
     """(compute time, weight-streaming floor) to process a prompt, s;
-    `tflops` from combined_tflops."""
-    compute = (prompt_tokens * float(flops_per_token)
-               / (float(efficiency) * float(tflops) * 1e12))
+    `tflops` from combined_tflops; `fixed_s_per_token`: time per token that is no FLOPs
+    (MoE expert GEMMs' fixed cost), s."""
+    compute = prompt_tokens * (float(flops_per_token)
+                               / (float(efficiency) * float(tflops) * 1e12)
+                               + fixed_s_per_token)
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
 
@@ -385,6 +390,7 @@ def prefill_estimates(
     attention_flops_per_token: Num = 0.0,
     expert_params: Num = 0.0,
     expert_batch: Num = math.inf,
+    expert_gemms: Num = 0.0,
     int8_mmq: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
@@ -393,13 +399,15 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; `expert_gemms` (expert
+    GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
+    gemm_s = [g * cal.moe_expert_gemm_us * 1e-6 for g in _per_row(expert_gemms, n)]
     quant = _flags(quantized, n)
     out: list[PrefillEstimate | None] = []
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
@@ -422,7 +430,8 @@ def prefill_estimates(
         attn = attention[i]
         work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
         compute, floor = prefill_seconds(prompt_tokens, work, tf, eps, weights[i],
-                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch)
+                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch,
+                                         gemm_s[i])
         if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
             continue

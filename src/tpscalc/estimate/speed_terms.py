@@ -192,22 +192,44 @@ def attention_flops_per_token(arch: Architecture, context: float) -> float:
     return 4.0 * arch.num_attention_heads * arch.head_dim * attended_tokens(arch, context)
 
 
+def _moe_layers(arch: Architecture) -> int:
+    """Layers whose FFN is a routed mixture of experts, count."""
+    if arch.layer_ffns:
+        return arch.layer_ffns.count("E")
+    return arch.num_layers - arch.first_dense_layers
+
+
 def moe_expert_params_per_token(arch: Architecture) -> float:
     """Parameters of the routed experts one token multiplies (not shared experts), count."""
     if not arch.is_moe or not arch.num_experts_active or not arch.moe_intermediate_size:
         return 0.0
-    if arch.layer_ffns:
-        moe_layers = arch.layer_ffns.count("E")
-    else:
-        moe_layers = arch.num_layers - arch.first_dense_layers
     matrices = 3 if arch.ffn_gated else 2
     return float(
-        moe_layers
+        _moe_layers(arch)
         * arch.num_experts_active
         * matrices
         * arch.hidden_size
         * arch.moe_intermediate_size
     )
+
+
+def moe_expert_gemms_per_token(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
+    """Expert GEMMs a prompt runs per token, count (0 for dense models).
+
+    llama.cpp's expert matrix product (mul_mat_id) routes a micro-batch's rows to their
+    experts and runs each expert that got rows as its own GEMM: per micro-batch of r rows,
+    MoE layers × matrices per expert (3 gated, 2 not) × the experts in use, n × (1 − (1 −
+    k/n)^r) for k of n experts per token. Each such GEMM has a fixed cost (gathering its rows,
+    launching, a tile of its weights unpacked for few rows) that its 8-64 rows do not hide;
+    the fitted time per GEMM (Calibration.moe_expert_gemm_us) charges it per token.
+    """
+    n, k = arch.num_experts or 0, arch.num_experts_active or 0
+    rows = min(prompt_tokens, ubatch)
+    if not arch.is_moe or n <= 0 or k <= 0 or rows <= 0:
+        return 0.0
+    used = n * (1.0 - (1.0 - min(k, n) / n) ** rows)
+    matrices = 3 if arch.ffn_gated else 2
+    return _moe_layers(arch) * matrices * used / rows
 
 
 def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
