@@ -98,7 +98,7 @@ FLOOR_SHARE = 0.7
 ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 # Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
-MOE_GEMM_US_GRID = (0.0, 1.0, 2.0, 3.0, 4.0)
+MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
