@@ -246,6 +246,21 @@ def _mmq(o: Obs) -> bool:
     return o.era >= 2
 
 
+# llama.cpp's Metal backend ran prompts through matrix-vector kernels until its simdgroup
+# matrix-matrix kernel (kernel_mul_mm, August 2023). The one Metal `./main` table dated August
+# 2023 (the M1 Max 24-core's, XiongjieDai's README before commit 75fee52) prompts at half the
+# chip's November 2023 llama-bench pp512, while the December 2023 tables (M3, M3 Max) match
+# theirs: those rows get their own ./main term rather than pulling the later tables' term.
+METAL_MM_KERNEL_MONTH = "2023-09"
+
+
+def _main_build(o: Obs) -> str:
+    """Key of a `./main` row's prompt term: its backend, and "|pre-mm" for Metal tables dated
+    before METAL_MM_KERNEL_MONTH."""
+    early = o.backend == "metal" and o.date[:7] < METAL_MM_KERNEL_MONTH
+    return f"{o.backend}|pre-mm" if early else o.backend
+
+
 def _streaming_bound(o: Obs) -> bool:
     """True for a prompt row within FLOOR_SHARE of its weight-streaming bound at the spec
     bandwidth: every micro-batch reads all the weights (a MoE's experts too: with hundreds of
@@ -278,7 +293,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
         if _is_old(o, newest):
             r[cols(f"era|{o.backend}|{o.era}")] = 1.0
         if o.main_test:
-            r[cols(f"main|{o.backend}")] = 1.0
+            r[cols(f"main|{_main_build(o)}")] = 1.0
         rows.append(r)
         weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
     ridge = {j: (LAMBDA_PREFILL_FAMILY if k.startswith("f|") else LAMBDA_PREFILL_DEVICE)
@@ -513,7 +528,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(
         cal.era_terms.get(f"prefill|{era}", 0.0)
-        + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0)
+        + (cal.era_terms.get(f"prefill|main|{_main_build(o)}", 0.0) if o.main_test else 0.0)
     )
     if not p:
         return float("nan"), conf

@@ -80,6 +80,7 @@ class Obs:
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch (MoE prefill)
     expert_gemms: float = 0.0  # expert GEMMs per prompt token (MoE prefill)
     main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
+    date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ def _obs(
         expert_batch=batch,
         expert_gemms=gemms,
         main_test=test.endswith("_main"),
+        date=date,
     )
 
 
