@@ -95,7 +95,7 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
-ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
+ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 # Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
 MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
