@@ -29,7 +29,6 @@ import calibrate
 from calibration_data import GIB, Obs, load_observations
 from external import external_table
 
-from tpscalc.estimate import speed
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -88,8 +87,7 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False
             cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
         for o in (o for o in obs if o.card.name == dev):
             pred, conf = calibrate.predict(cal, o)
-            band = (cal.decode_bands.get(conf) or calibrate.Band(0.6, 1.5)
-                    if o.kind == "decode" else speed.prefill_band(cal, conf, o.card))
+            band = calibrate.row_band(cal, o, conf)
             out.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
     return out
 

@@ -567,19 +567,27 @@ def by_family(o: Obs) -> str:
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level from three cross-validations, pooled.
 
-    Prefill also gets a band per level and device class ("low|Apple") where that class has at
-    least BAND_MIN_CLASS_ROWS cross-validated rows: one pooled band has to cover Apple (prompt
-    speeds within a few % of the fit) and GDDR and HBM cards (tens of %) at once, so it is
-    honest only by being wide everywhere.
+    Prefill also gets a band per level and device class ("low|Apple") and per level, class
+    and backend ("medium|consumer GDDR|cuda") where it has at least BAND_MIN_CLASS_ROWS
+    cross-validated rows: one pooled band has to cover Apple (prompt speeds within a few % of
+    the fit), CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it is
+    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate
+    is made for, have their own band ("medium|main", row_band) and stay out of the others.
     """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
         for o, pred, conf in cross_validate(obs, grouping):
-            if np.isfinite(pred) and pred > 0:
-                ratios[(o.kind, conf)].append(o.tokens_per_s / pred)
-                if o.kind == "prefill":
-                    ratios[(o.kind, f"{conf}|{device_class(o.card)}")].append(
-                        o.tokens_per_s / pred)
+            if not (np.isfinite(pred) and pred > 0):
+                continue
+            ratio = o.tokens_per_s / pred
+            if o.kind == "prefill" and o.main_test:
+                ratios[(o.kind, f"{conf}|main")].append(ratio)
+                continue
+            ratios[(o.kind, conf)].append(ratio)
+            if o.kind == "prefill":
+                cls = device_class(o.card)
+                ratios[(o.kind, f"{conf}|{cls}")].append(ratio)
+                ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(ratio)
     out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
     for i, kind in enumerate(("decode", "prefill")):
         for level in LEVELS:
@@ -589,6 +597,16 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
         if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
             out[1][key] = _band_of(r)
     return out
+
+
+def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
+    """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
+    row: its own band, see `bands`)."""
+    if o.kind == "decode":
+        return cal.decode_bands.get(conf) or Band(0.6, 1.5)
+    if o.main_test and f"{conf}|main" in cal.prefill_bands:
+        return cal.prefill_bands[f"{conf}|main"]
+    return speed.prefill_band(cal, conf, o.card, o.backend)
 
 
 def _band_of(ratios: Sequence[float]) -> Band:

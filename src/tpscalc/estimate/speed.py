@@ -286,11 +286,13 @@ def _band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
-def prefill_band(cal: Calibration, level: str, card: Card) -> Band:
-    """The prefill range at a confidence level: the card's device class's own band where the
-    calibration has one ("low|Apple"), else the level's."""
-    return cal.prefill_bands.get(f"{level}|{device_class(card)}") or _band(cal.prefill_bands,
-                                                                           level)
+def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "") -> Band:
+    """The prefill range at a confidence level: the band of the card's device class under the
+    backend where the calibration has one ("medium|consumer GDDR|cuda"), else its class's
+    ("low|Apple"), else the level's."""
+    cls = device_class(card)
+    return (cal.prefill_bands.get(f"{level}|{cls}|{backend}")
+            or cal.prefill_bands.get(f"{level}|{cls}") or _band(cal.prefill_bands, level))
 
 
 # ---- public estimates ------------------------------------------------------------------------
@@ -414,7 +416,7 @@ def prefill_estimates(
     for i, c in enumerate(cards):
         if c is not last:
             last, p = c, card_params(c, backend, cal)
-            band = prefill_band(cal, p.prefill_confidence, c)
+            band = prefill_band(cal, p.prefill_confidence, c, p.backend)
             power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
             rates: dict[bool, tuple[float, float]] = {}
         rate = rates.get(quant[i])
