@@ -572,7 +572,8 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     cross-validated rows: one pooled band has to cover Apple (prompt speeds within a few % of
     the fit), CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it is
     honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate
-    is made for, have their own band ("medium|main", row_band) and stay out of the others.
+    is made for, have their own bands ("medium|main|cuda", "medium|main"; row_band) and stay
+    out of the others.
     """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
@@ -582,6 +583,7 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
             ratio = o.tokens_per_s / pred
             if o.kind == "prefill" and o.main_test:
                 ratios[(o.kind, f"{conf}|main")].append(ratio)
+                ratios[(o.kind, f"{conf}|main|{o.backend}")].append(ratio)
                 continue
             ratios[(o.kind, conf)].append(ratio)
             if o.kind == "prefill":
@@ -604,8 +606,9 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     row: its own band, see `bands`)."""
     if o.kind == "decode":
         return cal.decode_bands.get(conf) or Band(0.6, 1.5)
-    if o.main_test and f"{conf}|main" in cal.prefill_bands:
-        return cal.prefill_bands[f"{conf}|main"]
+    for key in (f"{conf}|main|{o.backend}", f"{conf}|main"):
+        if o.main_test and key in cal.prefill_bands:
+            return cal.prefill_bands[key]
     return speed.prefill_band(cal, conf, o.card, o.backend)
 
 
