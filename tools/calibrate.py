@@ -21,10 +21,12 @@ kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 
 (w/T + (1 − w)/F) (w only where quantized blocks are unpacked inside the GEMM: MMQ builds),
 with the share w per backend chosen on a grid by the fit without family and device offsets;
 rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
-attention at k × the rate of its flash-attention kernels' units (k per backend where it has deep
-prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), and
-a power limit (below a knee of board watts per peak matrix TOPS the rate falls as a power γ of
-the shortfall; knee and γ shared), all on grids (estimate/speed.py).
+attention at k ≤ 1 × the rate of its flash-attention kernels' units (k per backend where it has
+deep prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows and a fixed time
+per expert GEMM (both shared), and a power limit (below a knee of board watts per peak matrix TOPS
+the rate falls as a power γ of the shortfall; knee and γ shared), all on grids
+(estimate/speed.py); 2023 `./main` prompt rows get a fixed time per prompt per backend, and
+Metal's August 2023 table (before the matrix-matrix kernel) its own `./main` term.
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
