@@ -27,9 +27,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import calibrate
-from calibration_data import GIB, Obs, load_observations
+from calibration_data import GIB, SET_APART, Obs, load_observations, main_rows
 
-from tpscalc.estimate import speed
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -65,14 +64,21 @@ def llmfit_rule(o: Obs) -> float:
     return LLMFIT_FACTOR * o.card.bandwidth_gb_s * 1e9 / (o.params_total * bpp)
 
 
+def _signed_error(o: Obs, predicted: float) -> float:
+    """Predicted over measured, less one, %."""
+    return (predicted / o.tokens_per_s - 1) * 100
+
+
 def _errors(pred: np.ndarray, meas: np.ndarray) -> np.ndarray:
     return np.abs(pred / meas - 1.0) * 100
 
 
-def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False
-         ) -> list[tuple[Obs, float, float, float, str]]:
-    """(obs, predicted, low, high, confidence) for every row, its device left out of the fit."""
-    out = []
+def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
+         apart: Sequence[Obs] = ()) -> list[tuple[Obs, float, float, float, str]]:
+    """(obs, predicted, low, high, confidence) for every row, its device left out of the fit;
+    the rows of `apart` (never fitted on) after them, predicted by their device's fold."""
+    out: list[Row] = []
+    tail: list[Row] = []
     if committed_bands:
         from tpscalc.estimate.calibration_store import calibration
 
@@ -81,17 +87,17 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False
         nested = False
     else:
         full = None if nested else calibrate.bands(obs)
-    for dev in sorted({o.card.name for o in obs}):
+    for dev in sorted({o.card.name for o in (*obs, *apart)}):
         train = [o for o in obs if o.card.name != dev]
         cal = calibrate.calibrate(train, with_bands=nested)
         if full is not None:
             cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
-        for o in (o for o in obs if o.card.name == dev):
-            pred, conf = calibrate.predict(cal, o)
-            band = (cal.decode_bands.get(conf) or calibrate.Band(0.6, 1.5)
-                    if o.kind == "decode" else speed.prefill_band(cal, conf, o.card))
-            out.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
-    return out
+        for rows, own in ((out, obs), (tail, apart)):
+            for o in (o for o in own if o.card.name == dev):
+                pred, conf = calibrate.predict(cal, o)
+                band = calibrate.row_band(cal, o, conf)
+                rows.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
+    return out + tail
 
 
 def summarise(rows: list[tuple[Obs, float, float, float, str]]) -> dict[str, float]:
@@ -210,9 +216,25 @@ def scoreboard_table(rows: Sequence[Row]) -> str:
     lines = ["| scoreboard device (catalog card) | test | measured t/s | predicted t/s | error |",
              "|---|---|---|---|---|"]
     for o, p, *_ in sel:
-        error = (p / o.tokens_per_s - 1) * 100
         lines.append(f"| {o.card.name} | {o.test} fa {'on' if o.flash_attn else 'off'} | "
-                     f"{o.tokens_per_s:,.0f} | {p:,.0f} | {error:+.0f} % |")
+                     f"{o.tokens_per_s:,.0f} | {p:,.0f} | {_signed_error(o, p):+.0f} % |")
+    return "\n".join(lines)
+
+
+def set_apart_table(apart: Sequence[Row], both: Sequence[Row]) -> str:
+    """The SET_APART tables' rows (calibration_data.py: out of the fit and of the figures above),
+    each predicted without its device, and the main figures with them counted in."""
+    lines = ["Set apart (calibration_data.SET_APART; not fitted on, not in the figures above):",
+             *(f"- {dev}, {date}: {why}." for (dev, date), why in SET_APART.items()), "",
+             "| device | model | quant | test | measured t/s | predicted t/s | error |",
+             "|---|---|---|---|---|---|---|"]
+    for o, p, *_ in apart:
+        lines.append(f"| {o.card.name} | {o.model} | {o.quant} | {o.test} | "
+                     f"{o.tokens_per_s:,.1f} | {p:,.1f} | {_signed_error(o, p):+.0f} % |")
+    lines.append("")
+    for kind in ("decode", "prefill"):
+        _, med, p90, *_ = _stats([r for r in both if r[0].kind == kind])
+        lines.append(f"With them, {kind}: median error {med:.1f} %, p90 {p90:.1f} %.")
     return "\n".join(lines)
 
 
@@ -269,7 +291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     obs = load_observations(extra=not args.main_only)
-    rows = lodo(obs, nested=not args.no_nested, committed_bands=args.committed_bands)
+    from tpscalc.catalog import get_card, get_model
+
+    apart = list(main_rows(get_card, get_model, set_apart=True))
+    both = lodo(obs, nested=not args.no_nested, committed_bands=args.committed_bands,
+                apart=apart)
+    rows, apart_rows = both[:len(both) - len(apart)], both[len(both) - len(apart):]
     print(
         f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
         f"{sum(not o.from_main_csv and not o.scoreboard for o in obs)} from "
@@ -287,6 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(worst(rows))
     print()
     print(scoreboard_table(rows))
+    print()
+    print(set_apart_table(apart_rows, both))
     return 0
 
 

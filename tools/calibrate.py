@@ -21,10 +21,12 @@ kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 
 (w/T + (1 − w)/F) (w only where quantized blocks are unpacked inside the GEMM: MMQ builds),
 with the share w per backend chosen on a grid by the fit without family and device offsets;
 rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
-attention at k × the rate of its flash-attention kernels' units (k per backend where it has deep
-prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows (b_min shared), and
-a power limit (below a knee of board watts per peak matrix TOPS the rate falls as a power γ of
-the shortfall; knee and γ shared), all on grids (estimate/speed.py).
+attention at k ≤ 1 × the rate of its flash-attention kernels' units (k per backend where it has
+deep prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows and a fixed time
+per expert GEMM (both shared), and a power limit (below a knee of board watts per peak matrix TOPS
+the rate falls as a power γ of the shortfall; knee and γ shared), all on grids
+(estimate/speed.py); 2023 `./main` prompt rows get a fixed time per prompt per backend, and
+Metal's August 2023 table (before the matrix-matrix kernel) its own `./main` term.
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
@@ -102,8 +104,14 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
 # batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
-ATTENTION_EFFICIENCY_GRID = (2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
+ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
+# Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
+MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
+# Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
+# CUDA card of those tables the 7B rows run slower than the 33B-70B rows would have them, as a
+# time per prompt that does not scale with the model would make them (chosen per backend).
+MAIN_PROMPT_MS_GRID = (0.0, 10.0, 20.0, 40.0, 80.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
@@ -247,14 +255,14 @@ def _gemm_work(o: Obs, moe_min_batch: float) -> float:
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
-    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o))
+    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend)
     return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o)) * 1e12
+    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
 
 
@@ -276,9 +284,9 @@ def _streaming_bound(o: Obs) -> bool:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float]] = (
-                       (1.0, 0.0, 0.0, 0.0),)
-                   ) -> list[tuple[dict[str, float], float, float]]:
+                   shapes: Sequence[tuple[float, float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0, 0.0),), main_s: float = 0.0,
+                   ) -> list[tuple[dict[str, float], float, float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
     Only the target depends on w, k and b_min (through the roofline), so every combination is
@@ -310,19 +318,26 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o)) * 1e12
+    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o), o.backend) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
-    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:] for sh in shapes}}
+    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:4] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
-                     / np.array(power[sh[2:]])[:, None] for sh in shapes], axis=1)
+                     / np.array(power[sh[2:4]])[:, None] for sh in shapes], axis=1)
     log_work = np.log(work)  # (n, ns, nw)
-    log_tps = np.log([o.tokens_per_s for o in obs])
-    # target[i, s, w] = log(measured ÷ roofline) = log tps − log rate_w + log work_sw
-    target = log_tps[:, None, None] - log_rate[:, None, :] + log_work
+    # The prompt's time per token less the fixed times (expert GEMMs; a `./main` prompt's),
+    # at most 3/4 of it: the part that runs at ε × the roofline rate.
+    t_tok = np.array([1.0 / o.tokens_per_s for o in obs])
+    fixed = np.array([main_s / o.prompt_tokens if o.main_test else 0.0 for o in obs])
+    gemms = np.array([o.expert_gemms for o in obs])
+    log_tps = {us: -np.log(np.maximum(t_tok - fixed - gemms * us * 1e-6, 0.25 * t_tok))
+               for us in {sh[4] for sh in shapes}}
+    # target[i, s, w] = log(measured ÷ roofline) = log tps_s − log rate_w + log work_sw
+    target = (np.stack([log_tps[sh[4]] for sh in shapes], axis=1)[:, :, None]
+              - log_rate[:, None, :] + log_work)
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
     # The shape and rate are chosen as they do on an unseen family: by the residual of the fit
@@ -335,9 +350,11 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     best = [min(range(nw), key=lambda k: (round(float(objective[si, k]), 9), -shares[k]))
             for si in range(ns)]
     # The full fit (with offsets) only for each shape's chosen rate.
-    coef = np.linalg.lstsq(a, b[:, [si * nw + best[si] for si in range(ns)]], rcond=None)[0]
+    chosen = b[:, [si * nw + best[si] for si in range(ns)]]
+    coef = np.linalg.lstsq(a, chosen, rcond=None)[0]
+    full = np.sum((a @ coef - chosen) ** 2, axis=0)  # with the offsets and their ridge
     return [({k: float(coef[j, si]) for k, j in cols.index.items()}, shares[best[si]],
-             float(objective[si, best[si]])) for si in range(ns)]
+             float(objective[si, best[si]]), float(full[si])) for si in range(ns)]
 
 
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
@@ -355,22 +372,31 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
     deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, bm, c, g) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
-              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID]
+    shapes = [(k, bm, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID
+              for us in (MOE_GEMM_US_GRID if has_moe else (0.0,))]
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
                                  newest, mixed, shapes) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
     _, *rest = shapes[best]
-    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp"),
-                                     shapes[best]))
+    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp",
+                                      "moe_gemm_us"), shapes[best]))
     for be, res in per_be.items():
         # A backend with deep prompts of its own gets its own k (same b_min); else the global.
         si = best
         if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
             same_b = [i for i, (_, *r) in enumerate(shapes) if r == rest]
             si = min(same_b, key=lambda i: (round(res[i][2], 9), i))
-        coef, share, _ = res[si]
+        coef, share, _, _ = res[si]
+        be_obs = [o for o in obs if o.backend == be]
+        if any(o.main_test for o in be_obs):
+            # The ./main fixed time shows within a device (its 7B against its 33B-70B rows),
+            # which only the fit with device offsets sees: chosen by that fit's objective.
+            tries = [(_prefill_solve(be_obs, TENSOR_SHARE_GRID, newest, mixed, [shapes[si]],
+                                     ms / 1e3)[0], ms) for ms in MAIN_PROMPT_MS_GRID]
+            (coef, share, _, _), ms = min(tries, key=lambda t: (round(t[0][3], 9), t[1]))
+            out[f"main_ms|{be}"] = ms
         out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
@@ -450,6 +476,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
     eras |= {f"prefill|{k[4:]}": round(v, 4) for k, v in pre.items() if k.startswith("era|")}
     eras |= {"decode|main": round(dec.get("main|decode", 0.0), 2)}
     eras |= {f"prefill|main|{k[5:]}": round(v, 4) for k, v in pre.items() if k.startswith("main|")}
+    eras |= {f"prefill|main_ms|{k[8:]}": v for k, v in pre.items() if k.startswith("main_ms|")}
     return Calibration(
         backends=_backends(obs, dec, pre),
         families=dict(sorted(fams.items())),
@@ -463,6 +490,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_min_expert_batch=pre.get("moe_batch", 0.0),
+        moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )
@@ -506,6 +534,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,
+        expert_gemms=o.expert_gemms,
         int8_mmq=_mmq(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
@@ -513,7 +542,10 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         cal.era_terms.get(f"prefill|{era}", 0.0)
         + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0)
     )
-    return (p.tokens_per_s * shift if p else float("nan")), conf
+    if not p:
+        return float("nan"), conf
+    main_s = cal.era_terms.get(f"prefill|main_ms|{o.backend}", 0.0) / 1e3 if o.main_test else 0.0
+    return 1.0 / (1.0 / (p.tokens_per_s * shift) + main_s / o.prompt_tokens), conf
 
 
 def cross_validate(
@@ -547,19 +579,29 @@ def by_family(o: Obs) -> str:
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level from three cross-validations, pooled.
 
-    Prefill also gets a band per level and device class ("low|Apple") where that class has at
-    least BAND_MIN_CLASS_ROWS cross-validated rows: one pooled band has to cover Apple (prompt
-    speeds within a few % of the fit) and GDDR and HBM cards (tens of %) at once, so it is
-    honest only by being wide everywhere.
+    Prefill also gets a band per level and device class ("low|Apple") and per level, class
+    and backend ("medium|consumer GDDR|cuda") where it has at least BAND_MIN_CLASS_ROWS
+    cross-validated rows: one pooled band has to cover Apple (prompt speeds within a few % of
+    the fit), CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it is
+    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate
+    is made for, have their own bands ("medium|main|cuda", "medium|main"; row_band) and stay
+    out of the others.
     """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
         for o, pred, conf in cross_validate(obs, grouping):
-            if np.isfinite(pred) and pred > 0:
-                ratios[(o.kind, conf)].append(o.tokens_per_s / pred)
-                if o.kind == "prefill":
-                    ratios[(o.kind, f"{conf}|{device_class(o.card)}")].append(
-                        o.tokens_per_s / pred)
+            if not (np.isfinite(pred) and pred > 0):
+                continue
+            ratio = o.tokens_per_s / pred
+            if o.kind == "prefill" and o.main_test:
+                ratios[(o.kind, f"{conf}|main")].append(ratio)
+                ratios[(o.kind, f"{conf}|main|{o.backend}")].append(ratio)
+                continue
+            ratios[(o.kind, conf)].append(ratio)
+            if o.kind == "prefill":
+                cls = device_class(o.card)
+                ratios[(o.kind, f"{conf}|{cls}")].append(ratio)
+                ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(ratio)
     out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
     for i, kind in enumerate(("decode", "prefill")):
         for level in LEVELS:
@@ -569,6 +611,17 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
         if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
             out[1][key] = _band_of(r)
     return out
+
+
+def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
+    """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
+    row: its own band, see `bands`)."""
+    if o.kind == "decode":
+        return cal.decode_bands.get(conf) or Band(0.6, 1.5)
+    for key in (f"{conf}|main|{o.backend}", f"{conf}|main"):
+        if o.main_test and key in cal.prefill_bands:
+            return cal.prefill_bands[key]
+    return speed.prefill_band(cal, conf, o.card, o.backend)
 
 
 def _band_of(ratios: Sequence[float]) -> Band:

@@ -20,6 +20,7 @@ from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     attention_score_bytes,
     expert_batch,
+    moe_expert_gemms_per_token,
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
@@ -78,8 +79,10 @@ class Obs:
     params_read: float = 0.0  # weights multiplied per generated token (dequantization work), count
     expert_params: float = 0.0  # routed-expert parameters per token (MoE), count
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch (MoE prefill)
+    expert_gemms: float = 0.0  # expert GEMMs per prompt token (MoE prefill)
     main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
     scoreboard: bool = False  # a llama.cpp scoreboard row of all_sources_public.csv
+    date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
 
 
 @dataclass(frozen=True)
@@ -190,12 +193,14 @@ def _obs(
             kv += attention_score_bytes(arch, context)
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
+        gemms = moe_expert_gemms_per_token(arch, prompt, 512) if kind == "prefill" else 0.0
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(
             facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
         )
         attn = flops - 2.0 * facts.params_active
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
+        gemms = 0.0
     return Obs(
         card,
         backend,
@@ -225,8 +230,10 @@ def _obs(
         params_read=facts.params_active,
         expert_params=experts,
         expert_batch=batch,
+        expert_gemms=gemms,
         main_test=test.endswith("_main"),
         scoreboard=scoreboard,
+        date=date,
     )
 
 
@@ -242,13 +249,30 @@ NOT_ON_THE_GPU = {
 }
 
 
+# Tables of llamacpp_calibration.csv kept out of the fit and of the accuracy figures, shown apart
+# by benchmarks/accuracy.py (issue 11: "keep those rows out of the fit and show them in the
+# report"), by (device, date), with the reason.
+SET_APART = {
+    ("Apple M1 Max (24-core GPU)", "2023-08"):
+        "the only rows of a Metal build from before September 2023: XiongjieDai/GPU-Benchmarks-"
+        "on-LLM-Inference's LLaMA/Mac/M1max_32GB.ipynb prints `main: build = 1026 (c63bb1d)`, "
+        "seed 1692751038 (2023-08-23), before the September 2023 Metal prompt work "
+        "(llama.cpp #3084, #3168); its ./main prompts run at half the chip's November 2023 "
+        "llama-bench pp512 while the December 2023 tables (M3, M3 Max) match theirs. No other "
+        "device ran that build, so leaving the M1 Max out can never teach the fit what it was",
+}
+
+
 def main_rows(
-    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = MAIN_CSV
+    get_card: Callable[[str], Card], get_model: Callable[[str], object], path: Path = MAIN_CSV,
+    set_apart: bool = False,
 ) -> Iterator[Obs]:
     """Observations from llamacpp_calibration.csv (decode and prefill, one GPU or SoC), less
-    NOT_ON_THE_GPU."""
+    NOT_ON_THE_GPU; less the SET_APART tables, or (`set_apart`) those alone."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         if (r["device"], r["model"], r["quant"]) in NOT_ON_THE_GPU:
+            continue
+        if ((r["device"], r["date"]) in SET_APART) is not set_apart:
             continue
         size = float(r["size_gib"]) if r["size_gib"] else None
         quant = normalise_quant(r["quant"])

@@ -1,6 +1,8 @@
 """Each term of the speed model against hand-worked numbers."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tpscalc.catalog.schema import Card
@@ -194,6 +196,24 @@ def test_prefill_band_by_device_class() -> None:
     est = speed.prefill_estimates(1e10, 512, [card(), apple], "cuda", cal)
     assert est[0] is not None and est[0].high / est[0].low == (
         pytest.approx(1.3 / 0.8))
+
+
+def test_prefill_band_by_class_and_backend() -> None:
+    # a band for the class under one backend is preferred; other backends take the class's
+    cal = Calibration(backends=CAL.backends, prefill_bands={
+        "low": Band(0.5, 2.0), "low|consumer GDDR": Band(0.8, 1.3),
+        "low|consumer GDDR|cuda": Band(0.9, 1.1)})
+    assert speed.prefill_band(cal, "low", card(), "cuda") == Band(0.9, 1.1)
+    assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.8, 1.3)
+
+
+def test_expert_gemms_fixed_time_adds_to_the_prompt() -> None:
+    # 10 GEMMs a token at 4 µs: 40 µs a token beside the FLOPs' time, below the floor's
+    cal = replace(CAL, moe_expert_gemm_us=4.0)
+    base, moe = (speed.prefill_estimates(1e10, 512, [card()], "cuda", cal, expert_gemms=g)[0]
+                 for g in (0.0, 10.0))
+    assert base is not None and moe is not None
+    assert 1 / moe.tokens_per_s == pytest.approx(1 / base.tokens_per_s + 40e-6)
 
 
 def test_fp32_share_only_for_in_kernel_dequantisation() -> None:

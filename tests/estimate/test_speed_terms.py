@@ -144,10 +144,42 @@ def test_dequant_term_slows_low_shader_rate_card() -> None:
     ("GeForce GTX 1080 Ti", True, 4 * 11.34),  # Pascal 6.1: DP4A at 4 × FP32
     ("Tesla P100 PCIe 16 GB", True, 19.05),  # GP100: no DP4A, FP16 cuBLAS
     ("Radeon RX 7900 XTX", True, 122.78),  # other vendors: the catalog's matrix rate
+    ("GeForce GTX 1660", True, 5.027),  # TU116: cc 7.5 without tensor cores, the FP32 rate
 ])
 def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> None:
     rate = st.prompt_matrix_tflops(get_card(name), quantized)
     assert rate == pytest.approx(expected, rel=1e-3)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("GeForce RTX 4090", 165.15),  # cooperative matrices on tensor cores, FP32 accumulate
+    ("GeForce GTX 1070", 6.463),  # Pascal: no matrix units, FP16 at 1/64: the FP32 rate
+    ("Arc B580", 13.67),  # Intel Arc: the shader ALUs, not the XMX engines
+    ("Radeon RX 7900 XTX", 122.78),  # AMD: WMMA, the catalog's dense FP16 rate
+])
+def test_vulkan_matrix_rate_by_architecture(name: str, expected: float) -> None:
+    card = get_card(name)
+    assert st.prompt_matrix_tflops(card, True, backend="vulkan") == pytest.approx(expected,
+                                                                                  rel=1e-3)
+    assert st.vulkan_matrix_tflops(card) == st.prompt_matrix_tflops(card, False,
+                                                                     backend="vulkan")
+
+
+def test_moe_expert_gemms_per_token() -> None:
+    arch = get_model("gpt-oss-20b").architecture
+    assert arch is not None and arch.num_experts == 32 and arch.num_experts_active == 4
+    # 128 rows, 4 of 32 experts each: all but (28/32)^128 of an expert in use, 3 GEMMs each
+    used = 32 * (1 - (28 / 32) ** 128)
+    layers = arch.layer_ffns.count("E") if arch.layer_ffns else arch.num_layers
+    assert st.moe_expert_gemms_per_token(arch, 128, 512) == pytest.approx(
+        layers * 3 * used / 128)
+    # a longer prompt shares each micro-batch's GEMMs among up to n_ubatch tokens
+    assert st.moe_expert_gemms_per_token(arch, 2048, 512) == pytest.approx(
+        st.moe_expert_gemms_per_token(arch, 512, 512))
+    assert st.moe_expert_gemms_per_token(arch, 2048, 512) < st.moe_expert_gemms_per_token(
+        arch, 128, 512)
+    dense = get_model("Llama 2-7B").architecture
+    assert dense is not None and st.moe_expert_gemms_per_token(dense, 512, 512) == 0.0
 
 
 def test_power_factor_slows_cards_with_few_watts_per_tops() -> None:

@@ -129,6 +129,47 @@ def test_fit_prefill_recovers_tensor_share() -> None:
         assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.01)
 
 
+def test_main_prompt_fixed_time_recovered() -> None:
+    """2023 ./main prompt rows made with a fixed 40 ms per prompt on models of unlike size
+    give back that time (it shows within each device, between its small and large models)."""
+    eps, fixed_s, n = 0.4, 0.04, 400
+    obs = []
+    for backend, c in CARDS[:5]:
+        rate = eps * c.tflops_fp16_dense * 1e12
+        for flops in (1.4e10, 2.6e10, 6.5e10, 1.3e11):
+            tps = 1 / (flops / rate + fixed_s / n)
+            obs.append(replace(_obs(c, backend, "prefill", tps, 4e9, 32), test="pp_main",
+                               main_test=True, prompt_tokens=n, flops_per_token=flops,
+                               era=0, date="2023-12"))
+        obs.append(replace(_obs(c, backend, "prefill", rate / FLOPS, 4e9, 32)))
+    pre, _ = calibrate.fit_prefill(obs)
+    assert pre["main_ms|cuda"] == pytest.approx(fixed_s * 1e3)
+    cal = calibrate.fit(obs)
+    for o in obs:
+        assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.01)
+
+
+def test_set_apart_tables_are_out_of_the_fit_and_loaded_alone() -> None:
+    from calibration_data import SET_APART, load_observations, main_rows
+
+    from tpscalc.catalog import get_card, get_model
+
+    apart = list(main_rows(get_card, get_model, set_apart=True))
+    assert apart and {(o.card.name, o.date) for o in apart} == set(SET_APART)
+    fitted = {(o.card.name, o.date) for o in load_observations()}
+    assert not fitted & set(SET_APART)
+    assert any(o.card.name == "Apple M1 Max (24-core GPU)" for o in load_observations())
+
+
+def test_main_prompt_rows_have_their_own_band() -> None:
+    cal = calibrate.Calibration(backends={}, prefill_bands={
+        "medium": calibrate.Band(0.8, 1.2), "medium|main": calibrate.Band(0.5, 1.5)})
+    row = _obs(CARDS[0][1], "cuda", "prefill", 100.0, 4e9, 32)
+    assert calibrate.row_band(cal, row, "medium") == calibrate.Band(0.8, 1.2)
+    assert calibrate.row_band(cal, replace(row, main_test=True), "medium") == calibrate.Band(
+        0.5, 1.5)
+
+
 def test_streaming_bound_prompt_rows_are_left_out_of_the_prefill_fit() -> None:
     # 60e9 B of weights at 300 GB/s: 0.2 s per micro-batch of 512, at most 2,560 tokens/s
     gpu = _card("Slow memory GPU", "NVIDIA", "Ampere", 300, 100)

@@ -94,6 +94,8 @@ class Calibration(FrozenValue):
     prefill_attention_efficiency: float = 1.0
     # MoE prefill: an expert GEMM costs as if it held at least this many rows (0: no term).
     moe_min_expert_batch: float = 0.0
+    # MoE prefill: fixed time of one expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
+    moe_expert_gemm_us: float = 0.0
     # Prefill under the power limit (speed_terms.power_factor): watts per peak matrix TFLOPS
     # below which a card clocks down, and the exponent of the fall (0: no term).
     prefill_power_w_per_tflops: float = 0.0
@@ -174,6 +176,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
         prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
         moe_min_expert_batch=float(d.get("moe_min_expert_batch", 0.0)),
+        moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
         notes=d.get("notes", ""),

@@ -25,6 +25,7 @@ from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     attention_score_bytes,
     expert_batch,
+    moe_expert_gemms_per_token,
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import (
@@ -73,6 +74,7 @@ class _ModelTerms(FrozenValue):
     params_active: float = 0.0  # weights multiplied per token
     expert_params: float = 0.0  # routed-expert parameters per token
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
+    expert_gemms: float = 0.0  # expert GEMMs per prompt token
 
 
 # _terms depends on the model, the quantizations and the query only, not on the card: a card
@@ -188,6 +190,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         attention_prefill=attention_prefill, params_active=float(model.parameters_active),
         expert_params=moe_expert_params_per_token(arch),
         expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
+        expert_gemms=moe_expert_gemms_per_token(arch, test.n_prompt, test.n_ubatch),
     )
 
 
@@ -254,7 +257,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         ubatch=test.n_ubatch,
         attention_flops_per_token=[t.attention_prefill for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
-        expert_batch=[t.expert_batch for t in fit_terms])
+        expert_batch=[t.expert_batch for t in fit_terms],
+        expert_gemms=[t.expert_gemms for t in fit_terms])
     found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):

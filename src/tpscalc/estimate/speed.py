@@ -9,12 +9,14 @@ per weight of the quantization's class, is what keeps HBM cards (A100, H100: low
 bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a memory-class offset
 (HBM, unified), and η never exceeds 1: no estimate reads faster than the spec.
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
-    t(prompt) = max(prompt × (GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R),
+    t(prompt) = max(prompt × ((GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R)
+                              + expert GEMMs per token × their fixed time),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
 rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
-an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token).
+an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token),
+and each expert GEMM a fixed time (speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
@@ -163,11 +165,14 @@ def prefill_seconds(
     bandwidth_gb_s: float,
     decode_efficiency: float,
     ubatch: int = DEFAULT_UBATCH,
+    fixed_s_per_token: float = 0.0,
 ) -> tuple[float, float]:
     """(compute time, weight-streaming floor) to process a prompt, s;
-    `tflops` from combined_tflops."""
-    compute = (prompt_tokens * float(flops_per_token)
-               / (float(efficiency) * float(tflops) * 1e12))
+    `tflops` from combined_tflops; `fixed_s_per_token`: time per token that is no FLOPs
+    (MoE expert GEMMs' fixed cost), s."""
+    compute = prompt_tokens * (float(flops_per_token)
+                               / (float(efficiency) * float(tflops) * 1e12)
+                               + fixed_s_per_token)
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
 
@@ -282,11 +287,13 @@ def _band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
-def prefill_band(cal: Calibration, level: str, card: Card) -> Band:
-    """The prefill range at a confidence level: the card's device class's own band where the
-    calibration has one ("low|Apple"), else the level's."""
-    return cal.prefill_bands.get(f"{level}|{device_class(card)}") or _band(cal.prefill_bands,
-                                                                           level)
+def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "") -> Band:
+    """The prefill range at a confidence level: the band of the card's device class under the
+    backend where the calibration has one ("medium|consumer GDDR|cuda"), else its class's
+    ("low|Apple"), else the level's."""
+    cls = device_class(card)
+    return (cal.prefill_bands.get(f"{level}|{cls}|{backend}")
+            or cal.prefill_bands.get(f"{level}|{cls}") or _band(cal.prefill_bands, level))
 
 
 # ---- public estimates ------------------------------------------------------------------------
@@ -353,12 +360,12 @@ def card_tflops(card: Card) -> float | None:
 
 
 def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
-                        int8_mmq: bool = True) -> float:
+                        int8_mmq: bool = True, backend: str = "cuda") -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
     NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
     `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
-    estimates are for current builds)."""
-    tensor = prompt_matrix_tflops(card, quantized, int8_mmq)
+    estimates are for current builds); `backend`: the fitted backend whose kernels run it."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend)
     if tensor is None:
         return float("nan")
     if not (quantized and int8_mmq):
@@ -388,6 +395,7 @@ def prefill_estimates(
     attention_flops_per_token: Num = 0.0,
     expert_params: Num = 0.0,
     expert_batch: Num = math.inf,
+    expert_gemms: Num = 0.0,
     int8_mmq: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
@@ -396,25 +404,28 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile. `int8_mmq=False`
+    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; `expert_gemms` (expert
+    GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
+    gemm_s = [g * cal.moe_expert_gemm_us * 1e-6 for g in _per_row(expert_gemms, n)]
     quant = _flags(quantized, n)
     out: list[PrefillEstimate | None] = []
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
         if c is not last:
             last, p = c, card_params(c, backend, cal)
-            band = prefill_band(cal, p.prefill_confidence, c)
+            band = prefill_band(cal, p.prefill_confidence, c, p.backend)
             power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
             rates: dict[bool, tuple[float, float]] = {}
         rate = rates.get(quant[i])
         if rate is None:
-            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq)
+            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq,
+                                       p.backend)
             # attention runs at k × its own units' rate: charged as GEMM-rate work × the
             # GEMMs' peak ÷ the attention kernels' peak
             rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))
@@ -424,7 +435,8 @@ def prefill_estimates(
         attn = attention[i]
         work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
         compute, floor = prefill_seconds(prompt_tokens, work, tf, eps, weights[i],
-                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch)
+                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch,
+                                         gemm_s[i])
         if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
             continue

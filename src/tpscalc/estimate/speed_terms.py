@@ -77,17 +77,23 @@ _GEFORCE_HALVED = ("Turing", "Ampere", "Ada Lovelace", "Blackwell 2.0")
 DP4A_PER_FP32 = 4.0
 
 
-def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> float | None:
+def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
+                         backend: str = "cuda") -> float | None:
     """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
 
     NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
-    full FP16 tensor rate), DP4A on Pascal 6.1 and on GTX 16xx (no tensor cores: 4 × FP32);
-    Volta (FP16-only tensor cores) and GP100 (no DP4A) dequantize to FP16 for cuBLAS. F16
-    weights run cuBLAS at the full FP16 tensor rate. Other vendors: the catalog's dense
-    matrix (FP16) rate. The FP32 shader work beside it is speed.combined_tflops's.
-    `int8_mmq=False`: builds before llama.cpp made MMQ the default on tensor-core cards
-    (PR #8075, June 2024), which dequantized to FP16 for cuBLAS there.
+    full FP16 tensor rate), DP4A on Pascal 6.1; Volta (FP16-only tensor cores) and GP100 (no
+    DP4A) dequantize to FP16 for cuBLAS. GTX 16xx (TU11x, compute capability 7.5 but no tensor
+    cores) gets MMQ's Turing int8-mma path by its compute capability, with no matrix units to
+    run it on: the FP32 shader rate. F16 weights run cuBLAS at the full FP16 tensor rate.
+    Other vendors: the catalog's dense matrix (FP16) rate. `backend="vulkan"` (and the
+    backends that borrow its parameters): vulkan_matrix_tflops. The FP32 shader work beside
+    it is speed.combined_tflops's. `int8_mmq=False`: builds before llama.cpp made MMQ the
+    default on tensor-core cards (PR #8075, June 2024), which dequantized to FP16 for cuBLAS
+    there.
     """
+    if backend == "vulkan":
+        return vulkan_matrix_tflops(card)
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
         return tensor
@@ -101,9 +107,29 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True) -> 
         return 2.0 * tensor if int8_mmq else tensor
     fp32 = card.tflops_fp32
     fast_fp16 = (card.tflops_fp16_shader or 0.0) >= (fp32 or math.inf)
-    if not has_tensor and fp32 and (arch == "Pascal" and not fast_fp16 or arch == "Turing"):
+    if not has_tensor and fp32 and arch == "Turing":
+        return fp32
+    if not has_tensor and fp32 and arch == "Pascal" and not fast_fp16:
         return DP4A_PER_FP32 * fp32
     return tensor
+
+
+def vulkan_matrix_tflops(card: Card) -> float | None:
+    """Peak rate of llama.cpp's Vulkan prompt GEMMs on the card, TFLOPS; None if unknown.
+
+    Its matrix shaders use cooperative matrices where the driver offers them on matrix units
+    with FP32 accumulation: NVIDIA's tensor cores from Turing on (the catalog's FP16 tensor
+    figure, FP32-accumulate: halved on GeForce) and AMD's WMMA (the catalog's dense FP16
+    rate). Elsewhere they run on the shader ALUs at the FP32 rate: NVIDIA without tensor
+    cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc, whose XMX engines the
+    scoreboard's builds leave idle: the measured Arc A750, A770M and B580 reach 61-84 % of
+    their FP32 rate, 8-10 % of their XMX peak.
+    """
+    if card.vendor in ("NVIDIA", "Intel"):
+        if card.vendor == "NVIDIA" and card.tflops_fp16_derived and card.tflops_fp16_dense:
+            return card.tflops_fp16_dense
+        return card.tflops_fp32 or card.tflops_fp16_shader
+    return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
 # Backends whose flash-attention kernels run on matrix units (CUDA: mma.sync FP16 kernels on
@@ -193,22 +219,44 @@ def attention_flops_per_token(arch: Architecture, context: float) -> float:
     return 4.0 * arch.num_attention_heads * arch.head_dim * attended_tokens(arch, context)
 
 
+def _moe_layers(arch: Architecture) -> int:
+    """Layers whose FFN is a routed mixture of experts, count."""
+    if arch.layer_ffns:
+        return arch.layer_ffns.count("E")
+    return arch.num_layers - arch.first_dense_layers
+
+
 def moe_expert_params_per_token(arch: Architecture) -> float:
     """Parameters of the routed experts one token multiplies (not shared experts), count."""
     if not arch.is_moe or not arch.num_experts_active or not arch.moe_intermediate_size:
         return 0.0
-    if arch.layer_ffns:
-        moe_layers = arch.layer_ffns.count("E")
-    else:
-        moe_layers = arch.num_layers - arch.first_dense_layers
     matrices = 3 if arch.ffn_gated else 2
     return float(
-        moe_layers
+        _moe_layers(arch)
         * arch.num_experts_active
         * matrices
         * arch.hidden_size
         * arch.moe_intermediate_size
     )
+
+
+def moe_expert_gemms_per_token(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
+    """Expert GEMMs a prompt runs per token, count (0 for dense models).
+
+    llama.cpp's expert matrix product (mul_mat_id) routes a micro-batch's rows to their
+    experts and runs each expert that got rows as its own GEMM: per micro-batch of r rows,
+    MoE layers × matrices per expert (3 gated, 2 not) × the experts in use, n × (1 − (1 −
+    k/n)^r) for k of n experts per token. Each such GEMM has a fixed cost (gathering its rows,
+    launching, a tile of its weights unpacked for few rows) that its 8-64 rows do not hide;
+    the fitted time per GEMM (Calibration.moe_expert_gemm_us) charges it per token.
+    """
+    n, k = arch.num_experts or 0, arch.num_experts_active or 0
+    rows = min(prompt_tokens, ubatch)
+    if not arch.is_moe or n <= 0 or k <= 0 or rows <= 0:
+        return 0.0
+    used = n * (1.0 - (1.0 - min(k, n) / n) ** rows)
+    matrices = 3 if arch.ffn_gated else 2
+    return _moe_layers(arch) * matrices * used / rows
 
 
 def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
