@@ -323,7 +323,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
-    power = {pw: [power_factor(o.card, *pw) for o in obs] for pw in {sh[2:4] for sh in shapes}}
+    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend) for o in obs]
+             for pw in {sh[2:4] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
                      / np.array(power[sh[2:4]])[:, None] for sh in shapes], axis=1)

@@ -194,6 +194,17 @@ def test_power_factor_slows_cards_with_few_watts_per_tops() -> None:
     assert st.power_factor(ada6000, 0.0, 0.0) == 1.0
 
 
+def test_power_factor_is_against_the_peak_of_the_units_in_use() -> None:
+    """F16 GEMMs (and pre-MMQ builds' cuBLAS GEMMs) run at the FP16 rate, half the int8 peak:
+    the same board power is twice as many watts per TFLOPS, so they throttle less."""
+    a100 = get_card("A100 PCIe 80 GB")  # 250-300 W for 624 int8 TOPS, 312 FP16 TFLOPS
+    int8 = st.power_factor(a100, 1.6, 0.5)
+    fp16 = st.power_factor(a100, 1.6, 0.5, quantized=False)
+    old_build = st.power_factor(a100, 1.6, 0.5, int8_mmq=False)
+    assert int8 < fp16 == old_build <= 1.0
+    assert fp16 == pytest.approx(min(1.0, int8 ** 2 * 2) ** 0.5, rel=1e-6)
+
+
 def test_attention_rate_follows_the_flash_attention_kernels() -> None:
     # CUDA: FP16 tensor cores (the full FP16 rate); ROCm on RDNA: the shader rate (dual issue
     # halved), so the same attention FLOPs cost R9700 8 × their matrix-rate time

@@ -420,12 +420,13 @@ def prefill_estimates(
         if c is not last:
             last, p = c, card_params(c, backend, cal)
             band = prefill_band(cal, p.prefill_confidence, c, p.backend)
-            power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent)
             rates: dict[bool, tuple[float, float]] = {}
         rate = rates.get(quant[i])
         if rate is None:
             peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq,
                                        p.backend)
+            power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
+                                 quant[i], int8_mmq, p.backend)
             # attention runs at k × its own units' rate: charged as GEMM-rate work × the
             # GEMMs' peak ÷ the attention kernels' peak
             rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))

@@ -147,18 +147,21 @@ def attention_tflops(card: Card, backend: str) -> float | None:
     return shader_tflops(card)
 
 
-def power_factor(card: Card, watts_per_tflops: float, exponent: float) -> float:
+def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized: bool = True,
+                 int8_mmq: bool = True, backend: str = "cuda") -> float:
     """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
 
     Prompt processing keeps the matrix units busy, and a card whose board power is small for
     its peak rate (datacenter and workstation parts: an RTX 6000 Ada has 300 W for the AD102
     that a GeForce RTX 4090 gives 450 W; a 70 W Tesla T4 or Arc Pro B50) clocks down to stay
-    within it. Below `watts_per_tflops` watts per peak matrix T(FL)OPS (prompt_matrix_tflops of
-    quantized weights in current builds: the chip's peak, whatever a row's kernels) the rate falls
-    as (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the
-    clock: voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
+    within it. Below `watts_per_tflops` watts per peak T(FL)OPS of the units the prompt's GEMMs
+    run on (prompt_matrix_tflops for `quantized`, `int8_mmq` and `backend`: the int8 peak for
+    MMQ, the FP16 peak, half of it, for F16 weights and pre-MMQ builds' cuBLAS GEMMs, which
+    draw the same board power for half the operations) the rate falls as
+    (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the clock:
+    voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
     """
-    peak = prompt_matrix_tflops(card, True)
+    peak = prompt_matrix_tflops(card, quantized, int8_mmq, backend)
     if not card.tdp_w or not peak or watts_per_tflops <= 0 or exponent <= 0:
         return 1.0
     return float(min(1.0, card.tdp_w / (watts_per_tflops * peak)) ** exponent)
