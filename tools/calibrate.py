@@ -68,9 +68,9 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.speed_terms import (
     dequant_class,
-    dequant_tflops,
     device_class,
     efficiency_class,
+    emulated_dot_work,
     power_factor,
     shader_tflops,
 )
@@ -164,10 +164,13 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         shader = shader_tflops(o.card)
         # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
-        dequant = dequant_tflops(o.card, o.backend, o.quant)
-        if shader and dequant:
-            terms += [(f"dq|{dequant_class(o.quant)}", o.params_read / (dequant * 1e12)),
+        if shader:
+            x_dq = o.params_read / (shader * 1e12)
+            terms += [(f"dq|{dequant_class(o.quant)}", x_dq),
                       ("att", o.attn_flops / (shader * 1e12))]
+            extra = emulated_dot_work(o.card, o.backend, o.quant)  # no DP4A: legacy-class work
+            if extra:
+                terms.append(("dq|legacy", extra * x_dq))
         if o.main_test:
             terms.append(("main|decode", 1e-6))
         for name, value in terms:

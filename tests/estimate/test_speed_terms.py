@@ -1,6 +1,7 @@
 """Card classes, honest shader rates, dequantization classes, attention and MoE terms."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -51,15 +52,31 @@ def test_has_dp4a(name: str, dp4a: bool) -> None:
     assert st.has_dp4a(get_card(name)) is dp4a
 
 
-def test_dequant_rate_quartered_without_dp4a_under_cuda_only() -> None:
+def test_emulated_dot_products_without_dp4a_under_cuda_only() -> None:
     p100, titan = get_card("Tesla P100 PCIe 16 GB"), get_card("TITAN V")
+    assert st.emulated_dot_work(p100, "cuda", "Q4_0") == 3.0  # four multiply-adds for one
+    assert st.emulated_dot_work(p100, "cuda", "Q4_K_M") == 3.0
+    assert st.emulated_dot_work(p100, "cuda", "IQ4_XS") == 3.0
+    assert st.emulated_dot_work(p100, "cuda", "F16") == 0.0  # no int8 dot products
+    assert st.emulated_dot_work(p100, "vulkan", "Q4_0") == 0.0
+    assert st.emulated_dot_work(titan, "cuda", "Q4_0") == 0.0
+
+
+def test_no_dp4a_penalty_is_per_weight_not_per_class() -> None:
+    """The emulated dot products cost the same per weight for every quantized class: a P100's
+    extra time over a TITAN-like twin with DP4A is the legacy class's work × 3, whatever the
+    class's own unpacking work."""
+    cal = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)},
+                      dequant_flops_per_weight={"legacy": 2.0, "k": 6.0})
+    p100 = get_card("Tesla P100 PCIe 16 GB")
+    twin = dataclasses.replace(p100, name="Twin", slug="twin", architecture="Volta")
     shader = st.shader_tflops(p100)
     assert shader is not None
-    assert st.dequant_tflops(p100, "cuda", "Q4_0") == pytest.approx(shader / 4)
-    assert st.dequant_tflops(p100, "cuda", "Q4_K_M") == pytest.approx(shader / 4)
-    assert st.dequant_tflops(p100, "cuda", "F16") == pytest.approx(shader)  # no int8 dots
-    assert st.dequant_tflops(p100, "vulkan", "Q4_0") == pytest.approx(shader)
-    assert st.dequant_tflops(titan, "cuda", "Q4_0") == pytest.approx(st.shader_tflops(titan))
+    for quant in ("Q4_0", "Q4_K_M"):
+        slow, fast = decode_estimates(4e9, 0.0, 32, [p100, twin], "cuda", cal, params_read=7e9,
+                                      quant=quant)
+        extra_s = 1 / slow.tokens_per_s - 1 / fast.tokens_per_s
+        assert extra_s == pytest.approx(3 * 2.0 * 7e9 / (shader * 1e12), rel=1e-6)
 
 
 @pytest.mark.parametrize("arch, fp32, expected", [

@@ -51,9 +51,9 @@ from tpscalc.estimate.calibration import (
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
     dequant_class,
-    dequant_tflops,
     device_class,
     efficiency_class,
+    emulated_dot_work,
     moe_gemm_flops_per_token,
     power_factor,
     prompt_matrix_tflops,
@@ -336,9 +336,9 @@ def decode_estimates(
             dequant: dict[str, float] = {}  # c_q per quant, at the shader rate
         c_q = dequant.get(quants[i])
         if c_q is None:
-            rate = dequant_tflops(c, p.backend, quants[i])
-            slower = shader / rate if rate else 1.0  # > 1 without DP4A (speed_terms.has_dp4a)
-            c_q = dequant[quants[i]] = dequant_flops(cal, p.backend, quants[i]) * slower
+            extra = emulated_dot_work(c, p.backend, quants[i])  # > 0 without DP4A
+            c_q = dequant[quants[i]] = (dequant_flops(cal, p.backend, quants[i])
+                                        + extra * dequant_flops(cal, p.backend, "Q4_0"))
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)

@@ -195,15 +195,16 @@ def has_dp4a(card: Card) -> bool:
     return not (arch == "Pascal" and (card.memory_type or "").startswith("HBM"))
 
 
-def dequant_tflops(card: Card, backend: str, quant: str) -> float | None:
-    """Rate of a decode step's dequantization and dot-product work for `quant`, T(FL)OPS; None
-    if unknown: the shader rate (shader_tflops), a DP4A_PER_FP32-th of it for quantized weights
-    under CUDA on a chip without DP4A (has_dp4a)."""
-    shader = shader_tflops(card)
-    if (shader and backend == "cuda" and card.vendor == "NVIDIA" and not has_dp4a(card)
+def emulated_dot_work(card: Card, backend: str, quant: str) -> float:
+    """Extra int8 dot-product work per weight of a decode step, in units of the plain
+    (legacy-class) dequantization work: DP4A_PER_FP32 − 1 for quantized weights under CUDA on a
+    chip without DP4A (has_dp4a: each dot product done as four separate multiply-adds), else 0.
+    Every quantized class multiplies its weights by the same int8 activations, so the penalty
+    is per weight, not a multiple of a class's own unpacking work."""
+    if (backend == "cuda" and card.vendor == "NVIDIA" and not has_dp4a(card)
             and dequant_class(quant) != "float"):
-        return shader / DP4A_PER_FP32
-    return shader
+        return DP4A_PER_FP32 - 1.0
+    return 0.0
 
 
 def attended_tokens(arch: Architecture, context: float) -> float:
