@@ -5,28 +5,30 @@
 Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
 u = 1/η: t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6 + c_q·weights/S +
 c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card bandwidth, S the
-card's shader rate, c_q the dequantization work per weight of the quant's class and δ_class the
-memory class (HBM, unified LPDDR). The per-token cost a is the backend's own (its submission and
-synchronisation of each token's graph); the per-layer cost b is one for all backends:
-llama.cpp's graph launches the same kernels per layer on each, and a backend measured on one
-model at one test (ROCm: Llama 2-7B tg128) cannot tell its own b from its 1/η, which left a
-device whose rows were set aside predicted from a wrong split. Rows are weighted by 1/t
-(relative error), class, family and device offsets are ridge-shrunk toward the backend, so a
-device with one measurement moves its own η but little else; terms that come out negative are
-dropped and the fit redone. Older llama.cpp builds (2023, 2024) get their own extra per-layer
-overhead (they had no CUDA graphs) and half the weight, and 2023 `./main` eval rates their own
-per-token term; estimates use the newest era. Prefill is fitted in log space: log(measured ÷
-roofline) = log ε + offsets, where the roofline rate mixes the matrix rate llama.cpp's prompt
-kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS before) and the FP32 shader rate, 1 /
-(w/T + (1 − w)/F) (w only where quantized blocks are unpacked inside the GEMM: MMQ builds),
-with the share w per backend chosen on a grid by the fit without family and device offsets;
-rows at their weight-streaming bound (a MoE's experts all read per micro-batch) stay out;
-attention at k ≤ 1 × the rate of its flash-attention kernels' units (k per backend where it has
-deep prompts, else shared), MoE expert GEMMs charged at least a tile of b_min rows and a fixed time
-per expert GEMM (both shared), and a power limit (below a knee of board watts per peak matrix TOPS
-the rate falls as a power γ of the shortfall; knee and γ shared), all on grids
-(estimate/speed.py); 2023 `./main` prompt rows get a fixed time per prompt per backend, and
-Metal's August 2023 table (before the matrix-matrix kernel) its own `./main` term.
+card's shader rate, c_q the dequantization work per weight of the quant's class (plus three
+times the legacy class's on NVIDIA chips without DP4A) and δ_class the memory class (HBM,
+unified LPDDR, GDDR on datacenter and workstation boards). The per-token cost a is the backend's
+own (its submission and synchronisation of each token's graph); the per-layer cost b is one for
+all backends: llama.cpp's graph launches the same kernels per layer on each, and a backend
+measured on one model at one test (ROCm: Llama 2-7B tg128) cannot tell its own b from its 1/η,
+which left a device whose rows were set aside predicted from a wrong split. Rows are weighted by
+1/t (relative error) and Huber-reweighted (_robust_solve), class, family and device offsets are
+ridge-shrunk toward the backend, so a device with one measurement moves its own η but little
+else; terms that come out negative are dropped and the fit redone. Older llama.cpp builds (2023,
+2024) get their own extra per-layer overhead (they had no CUDA graphs) and half the weight, and
+2023 `./main` eval rates their own per-token term; estimates use the newest era. Prefill is
+fitted in log space: log(measured ÷ roofline) = log ε + offsets, where the roofline rate mixes
+the matrix rate llama.cpp's prompt kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS
+before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F) (w only where quantized blocks are
+unpacked inside the GEMM: MMQ builds), with the share w per backend chosen on a grid by the fit
+without family and device offsets; rows at their weight-streaming bound (a MoE's experts all
+read per micro-batch) stay out; attention at k ≤ 1 × the rate of its flash-attention kernels'
+units (k per backend where it has deep prompts, else shared), MoE expert GEMMs charged at least
+a tile of b_min rows and a fixed time per expert GEMM (both shared), and a power limit (below a
+knee of board watts per peak TOPS of the units in use the rate falls as a power γ of the
+shortfall; knee and γ shared), all on grids (estimate/speed.py); 2023 `./main` prompt rows get
+a fixed time per prompt per backend (the tables of calibration_data.SET_APART stay out of the
+fit altogether).
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
