@@ -229,3 +229,19 @@ def test_attention_rate_follows_the_flash_attention_kernels() -> None:
     assert st.attention_tflops(rtx4090, "cuda") == pytest.approx(2 * 165.15, rel=1e-3)
     assert st.attention_tflops(r9700, "rocm") == st.shader_tflops(r9700)
     assert st.attention_tflops(r9700, "vulkan") == st.shader_tflops(r9700)
+
+
+def test_unmeasured_iquants_take_the_k_class_work() -> None:
+    """No measured row holds an i-quant: IQ4_XS is charged the k-quants' dequantization work,
+    not none (it had run 34 % faster than Q4_K_S on an H100); MXFP4, measured and fitted to no
+    extra work, stays at what the fit gives."""
+    from tpscalc.estimate.speed import dequant_flops
+
+    cal = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)},
+                      dequant_flops_per_weight={"k": 6.0, "legacy": 2.0})
+    assert dequant_flops(cal, "cuda", "IQ4_XS") == 6.0
+    assert dequant_flops(cal, "cuda", "IQ2_XXS") == 6.0
+    assert dequant_flops(cal, "cuda", "Q4_K_M") == 6.0
+    assert dequant_flops(cal, "cuda", "MXFP4") == 0.0
+    own = Calibration(backends={}, dequant_flops_per_weight={"k": 6.0, "iq": 9.0})
+    assert dequant_flops(own, "cuda", "IQ4_XS") == 9.0  # a fitted class keeps its own

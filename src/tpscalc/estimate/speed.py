@@ -262,13 +262,24 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     )
 
 
+# Dequantization classes no measured row holds, and the fitted class whose work they take: the
+# i-quants unpack 256-weight super-blocks with per-block scales as the k-quants do, then look
+# each value up in a table (IQ4_XS, IQ4_NL) or a grid (IQ1-IQ3), so the k class's work is their
+# floor. (MXFP4 has measured rows: the fit finds no work beyond the bytes, and keeps none.)
+UNMEASURED_DEQUANT = {"iq": "k"}
+
+
 def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
-    """Fitted decode dequantization work per weight for `quant` under `backend` (0 if unfitted)."""
+    """Fitted decode dequantization work per weight for `quant` under `backend`: its class's,
+    else (UNMEASURED_DEQUANT) the class its kernels resemble, else 0."""
     cls = dequant_class(quant)
-    for name in (backend, cal.backend_aliases.get(backend, "")):
-        if f"{name}:{cls}" in cal.dequant_flops_per_weight:
-            return cal.dequant_flops_per_weight[f"{name}:{cls}"]
-    return cal.dequant_flops_per_weight.get(cls, 0.0)
+    for c in (cls, UNMEASURED_DEQUANT.get(cls, cls)):
+        for name in (backend, cal.backend_aliases.get(backend, "")):
+            if f"{name}:{c}" in cal.dequant_flops_per_weight:
+                return cal.dequant_flops_per_weight[f"{name}:{c}"]
+        if c in cal.dequant_flops_per_weight:
+            return cal.dequant_flops_per_weight[c]
+    return 0.0
 
 
 def effective_eta(eta: float, class_offset: float) -> float:
