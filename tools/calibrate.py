@@ -623,10 +623,11 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its own band, see `bands`)."""
     if o.kind == "decode":
-        return cal.decode_bands.get(conf) or Band(0.6, 1.5)
-    for key in (f"{conf}|main|{o.backend}", f"{conf}|main"):
-        if o.main_test and key in cal.prefill_bands:
-            return cal.prefill_bands[key]
+        return speed.level_band(cal.decode_bands, conf)
+    if o.main_test:
+        for key in (f"{conf}|main|{o.backend}", f"{conf}|main"):
+            if key in cal.prefill_bands:
+                return cal.prefill_bands[key]
     return speed.prefill_band(cal, conf, o.card, o.backend)
 
 

@@ -273,7 +273,7 @@ def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
     """Fitted decode dequantization work per weight for `quant` under `backend`: its class's,
     else (UNMEASURED_DEQUANT) the class its kernels resemble, else 0."""
     cls = dequant_class(quant)
-    for c in (cls, UNMEASURED_DEQUANT.get(cls, cls)):
+    for c in dict.fromkeys((cls, UNMEASURED_DEQUANT.get(cls, cls))):  # own class first
         for name in (backend, cal.backend_aliases.get(backend, "")):
             if f"{name}:{c}" in cal.dequant_flops_per_weight:
                 return cal.dequant_flops_per_weight[f"{name}:{c}"]
@@ -294,7 +294,8 @@ def compute_seconds(work: float, tflops: float) -> float:
     return 0.0
 
 
-def _band(bands: dict[str, Band], level: str) -> Band:
+def level_band(bands: dict[str, Band], level: str) -> Band:
+    """The band at a confidence level, else the fallback (a calibration without that level)."""
     return bands.get(level) or _FALLBACK_BAND
 
 
@@ -304,7 +305,7 @@ def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "") ->
     ("low|Apple"), else the level's."""
     cls = device_class(card)
     return (cal.prefill_bands.get(f"{level}|{cls}|{backend}")
-            or cal.prefill_bands.get(f"{level}|{cls}") or _band(cal.prefill_bands, level))
+            or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
 
 
 # ---- public estimates ------------------------------------------------------------------------
@@ -343,13 +344,15 @@ def decode_estimates(
         if c is not last:
             last, p = c, card_params(c, backend, cal)
             shader = shader_tflops(c) or math.nan
-            band = _band(cal.decode_bands, p.decode_confidence)
+            band = level_band(cal.decode_bands, p.decode_confidence)
             dequant: dict[str, float] = {}  # c_q per quant, at the shader rate
         c_q = dequant.get(quants[i])
         if c_q is None:
+            c_q = dequant_flops(cal, p.backend, quants[i])
             extra = emulated_dot_work(c, p.backend, quants[i])  # > 0 without DP4A
-            c_q = dequant[quants[i]] = (dequant_flops(cal, p.backend, quants[i])
-                                        + extra * dequant_flops(cal, p.backend, "Q4_0"))
+            if extra:
+                c_q += extra * dequant_flops(cal, p.backend, "Q4_0")
+            dequant[quants[i]] = c_q
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)
