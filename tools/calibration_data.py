@@ -307,6 +307,15 @@ def main_rows(
 _TEST = re.compile(r"^(tg|pp)(\d+)\s*(?:@\s*d(\d+))?$")
 
 
+def _bench_test(m: re.Match[str]) -> tuple[str, float, int, int]:
+    """(kind, mean context, prompt tokens, depth) of a llama-bench test name that _TEST matched
+    ("tg128", "pp2048 @ d4096")."""
+    n, depth = int(m.group(2)), int(m.group(3) or 0)
+    if m.group(1) == "tg":
+        return "decode", depth + n / 2, 0, depth
+    return "prefill", prompt_mean_context(n, depth), n, depth
+
+
 def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re.Match[str]]]:
     """The rows of llamacpp_extra_calibration.csv run on one GPU with every layer on it, each
     with its parsed test name (tg/pp, tokens, depth)."""
@@ -340,9 +349,7 @@ def extra_rows(
             continue
         if facts is None:
             continue
-        n, depth = int(m.group(2)), int(m.group(3) or 0)
-        kind = "decode" if m.group(1) == "tg" else "prefill"
-        context = depth + n / 2 if kind == "decode" else prompt_mean_context(n, depth)
+        kind, context, prompt, depth = _bench_test(m)
         yield _obs(
             card,
             r["backend"].lower(),
@@ -352,7 +359,7 @@ def extra_rows(
             r["test"],
             kind,
             context,
-            n if kind == "prefill" else 0,
+            prompt,
             float(r["tokens_per_s"]),
             r["date"],
             r["source"],
@@ -400,18 +407,17 @@ def scoreboard_rows(get_card: Callable[[str], Card], get_model: Callable[[str], 
                 or name in known_cards):
             continue
         test, model = r["test"], SCOREBOARD_MODELS.get(r["model"])
-        if test not in ("pp512", "tg128") or model is None:
+        m = _TEST.match(test)
+        if test not in ("pp512", "tg128") or m is None or model is None:
             continue
         quant = normalise_quant(r["quant"])
         size = float(r["size_gib"]) if r["size_gib"] else None
         facts = model_facts(model, quant, size, get_model)
         if facts is None:
             continue
-        n = int(test[2:])
-        kind = "prefill" if test.startswith("pp") else "decode"
-        context = prompt_mean_context(n) if kind == "prefill" else n / 2
+        kind, context, prompt, _ = _bench_test(m)
         yield _obs(get_card(name), r["backend"].lower(), model, quant, facts, test, kind,
-                   context, n if kind == "prefill" else 0, float(r["tokens_per_s"]), r["date"],
+                   context, prompt, float(r["tokens_per_s"]), r["date"],
                    r["source"], size, False, flash_attn=_flash_attn(r["flash_attn"]),
                    scoreboard=True)
 
