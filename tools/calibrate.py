@@ -28,7 +28,10 @@ a tile of b_min rows and a fixed time per expert GEMM (both shared), and a power
 knee of board watts per peak TOPS of the units in use the rate falls as a power γ of the
 shortfall; knee and γ shared), all on grids (estimate/speed.py); 2023 `./main` prompt rows get
 a fixed time per prompt per backend (the tables of calibration_data.SET_APART stay out of the
-fit altogether).
+fit altogether). Prompt rows without flash attention are fitted at the rate flash attention
+would have given them: the backend's median gain over pairs of rows that differ only in
+llama-bench's -fa (flash_attn_gain; CUDA +11 % over 29 pairs, ROCm +8 % over 4), so ε is the
+flash-attention rate the estimates default to and -fa 0 costs that gain.
 Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
@@ -113,6 +116,8 @@ MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
 # Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
 # CUDA card of those tables the 7B rows run slower than the 33B-70B rows would have them, as a
 # time per prompt that does not scale with the model would make them (chosen per backend).
+# Pairs of prompt rows differing only in flash attention a backend needs for its own gain.
+FLASH_ATTN_MIN_PAIRS = 3
 MAIN_PROMPT_MS_GRID = (0.0, 10.0, 20.0, 40.0, 80.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
@@ -287,6 +292,24 @@ def _streaming_bound(o: Obs) -> bool:
     return o.tokens_per_s >= FLOOR_SHARE * bound_tps
 
 
+def flash_attn_gain(obs: Sequence[Obs]) -> dict[str, float]:
+    """log(prompt rate with flash attention ÷ without) per backend: the median over pairs of
+    rows that differ only in llama-bench's -fa (same device, model, quant, test and build
+    era), where the backend has FLASH_ATTN_MIN_PAIRS of them. A paired estimate: the devices'
+    own speeds cancel, which a column beside the ridge-shrunk device offsets would not do."""
+    runs: dict[tuple[object, ...], dict[bool, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for o in obs:
+        if o.kind == "prefill":
+            key = (o.backend, o.card.name, o.model, o.quant, o.test, o.era, o.main_test)
+            runs[key][o.flash_attn].append(np.log(o.tokens_per_s))
+    pairs: dict[str, list[float]] = defaultdict(list)
+    for key, by_fa in runs.items():
+        if len(by_fa) == 2:
+            pairs[str(key[0])].append(float(np.mean(by_fa[True]) - np.mean(by_fa[False])))
+    return {be: float(np.median(v)) for be, v in sorted(pairs.items())
+            if len(v) >= FLASH_ATTN_MIN_PAIRS}
+
+
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
                    shapes: Sequence[tuple[float, float, float, float, float]] = (
@@ -302,6 +325,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     """
     cols = _Columns()
     rows, weight = [], []
+    gain = flash_attn_gain(obs)
     for o in obs:
         r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{family_key(o.card, o.backend)}"): 1.0,
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
@@ -339,7 +363,9 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     t_tok = np.array([1.0 / o.tokens_per_s for o in obs])
     fixed = np.array([main_s / o.prompt_tokens if o.main_test else 0.0 for o in obs])
     gemms = np.array([o.expert_gemms for o in obs])
-    log_tps = {us: -np.log(np.maximum(t_tok - fixed - gemms * us * 1e-6, 0.25 * t_tok))
+    # Rows without flash attention are fitted as the rate with it (the paired gain).
+    fa = np.array([0.0 if o.flash_attn else gain.get(o.backend, 0.0) for o in obs])
+    log_tps = {us: fa - np.log(np.maximum(t_tok - fixed - gemms * us * 1e-6, 0.25 * t_tok))
                for us in {sh[4] for sh in shapes}}
     # target[i, s, w] = log(measured ÷ roofline) = log tps_s − log rate_w + log work_sw
     target = (np.stack([log_tps[sh[4]] for sh in shapes], axis=1)[:, :, None]
@@ -443,6 +469,7 @@ def _backends(
     obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
 ) -> dict[str, BackendParams]:
     out = {}
+    fa_gain = flash_attn_gain(obs)
     for be in sorted({o.backend for o in obs}):
         u = dec.get(f"u|{be}")
         eta = 1.0 / max(u, U_MIN) if u else 0.5
@@ -454,6 +481,7 @@ def _backends(
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
+            prefill_no_flash_attn_factor=round(float(np.exp(-fa_gain.get(be, 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
             prefill_attention_efficiency=pre.get(f"k|{be}"),
         )
@@ -542,6 +570,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         expert_batch=o.expert_batch,
         expert_gemms=o.expert_gemms,
         int8_mmq=_mmq(o),
+        flash_attn=o.flash_attn,
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(
@@ -590,8 +619,10 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     cross-validated rows: one pooled band has to cover Apple (prompt speeds within a few % of
     the fit), CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it is
     honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate
-    is made for, have their own bands ("medium|main|cuda", "medium|main"; row_band) and stay
-    out of the others.
+    is made for, stay out of the others and have their own band per level and backend
+    ("medium|main|cuda") where it has the rows; elsewhere they take their class and backend's
+    (row_band): a backend's accuracy, not the test's, sets the width (Metal's 13 `./main` rows
+    fall within a few % like its llama-bench rows, CUDA's spread like CUDA's).
     """
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     for grouping in (by_condition, by_device, by_family):
@@ -600,7 +631,6 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
                 continue
             ratio = o.tokens_per_s / pred
             if o.kind == "prefill" and o.main_test:
-                ratios[(o.kind, f"{conf}|main")].append(ratio)
                 ratios[(o.kind, f"{conf}|main|{o.backend}")].append(ratio)
                 continue
             ratios[(o.kind, conf)].append(ratio)
@@ -621,13 +651,11 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
 
 def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
-    row: its own band, see `bands`)."""
+    row: its backend's `./main` band where there is one, see `bands`)."""
     if o.kind == "decode":
         return speed.level_band(cal.decode_bands, conf)
-    if o.main_test:
-        for key in (f"{conf}|main|{o.backend}", f"{conf}|main"):
-            if key in cal.prefill_bands:
-                return cal.prefill_bands[key]
+    if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
+        return cal.prefill_bands[f"{conf}|main|{o.backend}"]
     return speed.prefill_band(cal, conf, o.card, o.backend)
 
 

@@ -7,6 +7,7 @@ from tpscalc import api
 from tpscalc.catalog import get_card, get_model
 from tpscalc.estimate import engine
 from tpscalc.estimate.bench import SpeedTestError, speed_test
+from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import SpeedTest
 
@@ -54,6 +55,11 @@ def test_speeds_fall_with_depth_and_without_flash_attention() -> None:
                      n_prompt=2048, n_gen=32, depth=32768, flash_attn=False)
     assert no_fa.decode is None  # type: ignore[attr-defined]
     assert _at(32768, flash_attn=False, card="RTX A6000")[0] < _at(32768, card="RTX A6000")[0]
+    # prompts: the CUDA gain of flash attention measured on pairs of llama-bench rows
+    factor = calibration().backends["cuda"].prefill_no_flash_attn_factor
+    assert 0.8 < factor < 0.97
+    off, on = _at(0, flash_attn=False, card="RTX A6000")[1], _at(0, card="RTX A6000")[1]
+    assert off == pytest.approx(on * factor, rel=1e-6)
 
 
 # Public llama-bench rows (llamacpp_extra_calibration.csv): ggml-org/llama.cpp benches/dgx-spark.md

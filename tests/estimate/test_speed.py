@@ -133,6 +133,15 @@ def test_prefill_estimate() -> None:
     assert f16 is not None and f16.time_to_first_token_s == pytest.approx(0.1024)
 
 
+def test_prefill_without_flash_attention_takes_the_backends_factor() -> None:
+    cal = replace(CAL, backends={**CAL.backends, "cuda": replace(
+        CAL.backends["cuda"], prefill_no_flash_attn_factor=0.8)})
+    on, off = (speed.prefill_estimates(1e10, 512, [card()], "cuda", cal, flash_attn=fa)[0]
+               for fa in (True, False))
+    assert on is not None and off is not None
+    assert off.time_to_first_token_s == pytest.approx(on.time_to_first_token_s / 0.8)
+
+
 def test_prefill_bandwidth_floor_decides_on_weak_bandwidth() -> None:
     # 10 GB/s: floor 4e9/(0.8 × 10e9) = 0.5 s > compute 0.2048 s
     est = speed.prefill_estimates(1e10, 512, [card(bw=10.0)], None, CAL, weights_bytes=4e9)[0]

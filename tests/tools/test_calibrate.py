@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -161,13 +162,46 @@ def test_set_apart_tables_are_out_of_the_fit_and_loaded_alone() -> None:
     assert any(name == "Apple M1 Max (24-core GPU)" for name, _ in fitted)
 
 
-def test_main_prompt_rows_have_their_own_band() -> None:
+def test_main_prompt_rows_have_their_backends_own_band_else_their_class_and_backends() -> None:
     cal = calibrate.Calibration(backends={}, prefill_bands={
-        "medium": calibrate.Band(0.8, 1.2), "medium|main": calibrate.Band(0.5, 1.5)})
+        "medium": calibrate.Band(0.8, 1.2), "medium|main|cuda": calibrate.Band(0.5, 1.5),
+        "medium|Apple|metal": calibrate.Band(0.95, 1.05)})
     row = _obs(CARDS[0][1], "cuda", "prefill", 100.0, 4e9, 32)
+    main = replace(row, main_test=True)
     assert calibrate.row_band(cal, row, "medium") == calibrate.Band(0.8, 1.2)
-    assert calibrate.row_band(cal, replace(row, main_test=True), "medium") == calibrate.Band(
-        0.5, 1.5)
+    assert calibrate.row_band(cal, main, "medium") == calibrate.Band(0.5, 1.5)
+    apple = replace(main, card=CARDS[-1][1], backend="metal")
+    assert calibrate.row_band(cal, apple, "medium") == calibrate.Band(0.95, 1.05)
+
+
+def _fa_pair(card: Card, on_tps: float, gain: float) -> list[Obs]:
+    on = replace(_obs(card, "cuda", "prefill", on_tps, 4e9, 32), flash_attn=True)
+    return [on, replace(on, flash_attn=False, tokens_per_s=on_tps / gain)]
+
+
+def test_flash_attention_gain_is_the_median_of_rows_paired_on_everything_else() -> None:
+    cards = [c for be, c in CARDS if be == "cuda"]
+    obs = [o for c, g in zip(cards, (1.05, 1.10, 1.30)) for o in _fa_pair(c, 1000.0, g)]
+    # a row without its pair (another model) and a decode pair say nothing about the gain
+    obs.append(replace(obs[0], model="other", tokens_per_s=1.0))
+    obs += [replace(o, kind="decode", test="tg128", tokens_per_s=o.tokens_per_s * 7)
+            for o in _fa_pair(cards[3], 100.0, 2.0)]
+    gain = calibrate.flash_attn_gain(obs)
+    assert gain == {"cuda": pytest.approx(math.log(1.10))}
+    assert calibrate.flash_attn_gain(obs[:4]) == {}  # two pairs: fewer than FLASH_ATTN_MIN_PAIRS
+
+
+def test_rows_without_flash_attention_are_fitted_at_the_flash_attention_rate() -> None:
+    """Every device measured with -fa 1 and -fa 0 (gain 1.25): ε is the -fa 1 rate and the
+    calibration's no-flash-attention factor is 1 / 1.25."""
+    obs = synthetic()
+    pre = [o for o in obs if o.kind == "prefill" and o.backend == "cuda"]
+    for o in pre:
+        obs[obs.index(o)] = replace(o, flash_attn=True)
+        obs.append(replace(o, flash_attn=False, tokens_per_s=o.tokens_per_s / 1.25))
+    be = calibrate.fit(obs).backends["cuda"]
+    assert be.prefill_no_flash_attn_factor == pytest.approx(0.8, abs=1e-3)
+    assert be.prefill_efficiency == pytest.approx(EPS_TRUE["cuda"], rel=0.02)
 
 
 def test_streaming_bound_prompt_rows_are_left_out_of_the_prefill_fit() -> None:

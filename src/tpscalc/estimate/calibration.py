@@ -31,6 +31,9 @@ class BackendParams(FrozenValue):
     moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
     prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)
     prefill_tensor_share: float = 1.0  # w: share of prompt work timed by the matrix (tensor) rate
+    # ε multiplier without flash attention (llama-bench -fa 0): the attention scores written,
+    # soft-maxed and read back as separate kernels per layer; 1.0 where unmeasured
+    prefill_no_flash_attn_factor: float = 1.0
     # k of this backend's attention kernels (None: the calibration-wide k); flash-attention
     # kernels differ per backend (tensor-core MMA on CUDA, WMMA or vector kernels on ROCm)
     prefill_attention_efficiency: float | None = None

@@ -258,7 +258,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         attention_flops_per_token=[t.attention_prefill for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
         expert_batch=[t.expert_batch for t in fit_terms],
-        expert_gemms=[t.expert_gemms for t in fit_terms])
+        expert_gemms=[t.expert_gemms for t in fit_terms], flash_attn=test.flash_attn)
     found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):

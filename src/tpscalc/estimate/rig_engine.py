@@ -329,7 +329,8 @@ def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placemen
         ests = speed.prefill_estimates(
             [flops * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
             calibration(), weights_bytes=[lay.weights * s for _, s in rows],
-            quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch)
+            quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch,
+            flash_attn=test.flash_attn)
         if any(e is None for e in ests):
             return None
         compute = sum(prompt / e.tokens_per_s for e in ests if e is not None)

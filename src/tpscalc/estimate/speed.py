@@ -195,6 +195,7 @@ class CardParams(FrozenValue):
     prefill_tensor_share: float = 1.0
     backend: str = "cuda"
     prefill_attention_efficiency: float = 1.0
+    prefill_no_flash_attn_factor: float = 1.0
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -259,6 +260,7 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         be.prefill_tensor_share,
         _backend_name(asked, cal),
         be.prefill_attention_efficiency or cal.prefill_attention_efficiency,
+        be.prefill_no_flash_attn_factor,
     )
 
 
@@ -411,6 +413,7 @@ def prefill_estimates(
     expert_batch: Num = math.inf,
     expert_gemms: Num = 0.0,
     int8_mmq: bool = True,
+    flash_attn: bool = True,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -420,7 +423,8 @@ def prefill_estimates(
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
     (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; `expert_gemms` (expert
     GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
-    replays a build from before llama.cpp's int8 prompt kernels (calibration only).
+    replays a build from before llama.cpp's int8 prompt kernels (calibration only);
+    `flash_attn=False` a run without flash attention (the backend's fitted factor).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
@@ -446,6 +450,8 @@ def prefill_estimates(
             rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))
         tf, slower = rate
         eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
+        if not flash_attn:
+            eps *= p.prefill_no_flash_attn_factor
         moe_extra = moe_gemm_flops_per_token(experts[i], batches[i], cal.moe_min_expert_batch)
         attn = attention[i]
         work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
