@@ -36,7 +36,7 @@ Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ pre
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
 fit the share inside runs a few points below nominal (a 10th–90th band held 79 % of the held-out
-rows).
+rows); a "high" band is never wider than the "medium" one (_monotone).
 """
 from __future__ import annotations
 
@@ -646,6 +646,23 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     for (kind, key), r in sorted(ratios.items()):
         if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
             out[1][key] = _band_of(r)
+    return _monotone(out[0]), _monotone(out[1])
+
+
+def _monotone(bands: dict[str, Band]) -> dict[str, Band]:
+    """Each "high" band no wider than the same key's "medium" one: a prediction from the
+    device's own measurements knows all that its family's does. The "high" pools are the
+    smallest (rows of devices measured on several models, left out one condition at a time:
+    27 CUDA GDDR rows, two of them single odd runs), and their tails had given a measured RTX
+    4090 a prompt range twice as wide as an unmeasured card's. The medium and low pools are
+    the held-out devices' own (66-246 rows) and stay as measured."""
+    out = dict(bands)
+    for key, band in sorted(bands.items()):
+        level, _, rest = key.partition("|")
+        other = bands.get(f"medium|{rest}" if rest else "medium")
+        if level == "high" and other is not None and (
+                other.high_ratio / other.low_ratio < band.high_ratio / band.low_ratio):
+            out[key] = replace(other, n=band.n)
     return out
 
 

@@ -242,3 +242,15 @@ def test_scoreboard_rows_are_devices_no_calibration_table_holds() -> None:
     assert not others & {o.card.name for o in board}
     assert {(o.test, o.flash_attn) for o in board} == {
         (t, fa) for t in ("pp512", "tg128") for fa in (False, True)}
+
+
+def test_a_high_band_is_never_wider_than_the_medium_one() -> None:
+    b = calibrate.Band
+    bands = {"high|X|cuda": b(0.4, 1.5, 27), "medium|X|cuda": b(0.8, 1.2, 100),
+             "low|X|cuda": b(0.7, 1.3, 60), "high": b(0.9, 1.1, 9), "medium": b(0.5, 2.0, 9),
+             "low": b(0.6, 1.5, 9)}
+    out = calibrate._monotone(bands)
+    assert out["high|X|cuda"] == b(0.8, 1.2, 27)  # the medium band, its own row count
+    assert out["medium|X|cuda"] == bands["medium|X|cuda"]  # already narrower than low's
+    assert out["medium"] == bands["medium"]  # wider than low's, as measured
+    assert out["high"] == bands["high"]
