@@ -116,9 +116,9 @@ MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
 # Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
 # CUDA card of those tables the 7B rows run slower than the 33B-70B rows would have them, as a
 # time per prompt that does not scale with the model would make them (chosen per backend).
+MAIN_PROMPT_MS_GRID = (0.0, 10.0, 20.0, 40.0, 80.0)
 # Pairs of prompt rows differing only in flash attention a backend needs for its own gain.
 FLASH_ATTN_MIN_PAIRS = 3
-MAIN_PROMPT_MS_GRID = (0.0, 10.0, 20.0, 40.0, 80.0)
 # Candidate power terms (speed_terms.power_factor): watts per peak matrix TFLOPS below which a
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
@@ -314,6 +314,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
                    mixed: set[str],
                    shapes: Sequence[tuple[float, float, float, float, float]] = (
                        (1.0, 0.0, 0.0, 0.0, 0.0),), main_s: float = 0.0,
+                   fa_gain: dict[str, float] | None = None,
                    ) -> list[tuple[dict[str, float], float, float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
 
@@ -325,7 +326,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     """
     cols = _Columns()
     rows, weight = [], []
-    gain = flash_attn_gain(obs)
+    gain = fa_gain or {}
     for o in obs:
         r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{family_key(o.card, o.backend)}"): 1.0,
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
@@ -394,7 +395,8 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
     Backends share no coefficient but the attention efficiency k ("k") and the MoE minimum
     expert batch ("moe_batch"), chosen on grids by the summed objective; each backend's tensor
-    share w on a 0.05 grid.
+    share w on a 0.05 grid; the flash-attention gain ("fa|cuda", flash_attn_gain) of the rows
+    fitted.
     """
     obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))
            and not _streaming_bound(o)]
@@ -407,8 +409,9 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     shapes = [(k, bm, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
               for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID
               for us in (MOE_GEMM_US_GRID if has_moe else (0.0,))]
+    gain = flash_attn_gain(obs)
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
-                                 newest, mixed, shapes) for be in sorted(newest)}
+                                 newest, mixed, shapes, fa_gain=gain) for be in sorted(newest)}
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
     _, *rest = shapes[best]
@@ -426,10 +429,12 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
             # The ./main fixed time shows within a device (its 7B against its 33B-70B rows),
             # which only the fit with device offsets sees: chosen by that fit's objective.
             tries = [(_prefill_solve(be_obs, TENSOR_SHARE_GRID, newest, mixed, [shapes[si]],
-                                     ms / 1e3)[0], ms) for ms in MAIN_PROMPT_MS_GRID]
+                                     ms / 1e3, gain)[0], ms) for ms in MAIN_PROMPT_MS_GRID]
             (coef, share, _, _), ms = min(tries, key=lambda t: (round(t[0][3], 9), t[1]))
             out[f"main_ms|{be}"] = ms
         out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
+        if be in gain:
+            out[f"fa|{be}"] = gain[be]
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
         counts[f"f|{family_key(o.card, o.backend)}"] += 1
@@ -469,7 +474,6 @@ def _backends(
     obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
 ) -> dict[str, BackendParams]:
     out = {}
-    fa_gain = flash_attn_gain(obs)
     for be in sorted({o.backend for o in obs}):
         u = dec.get(f"u|{be}")
         eta = 1.0 / max(u, U_MIN) if u else 0.5
@@ -481,7 +485,7 @@ def _backends(
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
             moe_decode_factor=round(max(moe, 1.0), 3),
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
-            prefill_no_flash_attn_factor=round(float(np.exp(-fa_gain.get(be, 0.0))), 4),
+            prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
             prefill_attention_efficiency=pre.get(f"k|{be}"),
         )
