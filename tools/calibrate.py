@@ -36,7 +36,7 @@ Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ pre
 cross-validation, pooled by the confidence level the prediction reported (prefill also per
 device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
 fit the share inside runs a few points below nominal (a 10th–90th band held 79 % of the held-out
-rows); a "high" band is never wider than the "medium" one (_monotone).
+rows); a "high" band is never wider than the "medium" one (_cap_high_bands).
 """
 from __future__ import annotations
 
@@ -650,10 +650,10 @@ def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     for (kind, key), r in sorted(ratios.items()):
         if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
             out[1][key] = _band_of(r)
-    return _monotone(out[0]), _monotone(out[1])
+    return _cap_high_bands(out[0]), _cap_high_bands(out[1])
 
 
-def _monotone(bands: dict[str, Band]) -> dict[str, Band]:
+def _cap_high_bands(bands: dict[str, Band]) -> dict[str, Band]:
     """Each "high" band no wider than the same key's "medium" one: a prediction from the
     device's own measurements knows all that its family's does. The "high" pools are the
     smallest (rows of devices measured on several models, left out one condition at a time:

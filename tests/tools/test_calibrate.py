@@ -249,7 +249,7 @@ def test_a_high_band_is_never_wider_than_the_medium_one() -> None:
     bands = {"high|X|cuda": b(0.4, 1.5, 27), "medium|X|cuda": b(0.8, 1.2, 100),
              "low|X|cuda": b(0.7, 1.3, 60), "high": b(0.9, 1.1, 9), "medium": b(0.5, 2.0, 9),
              "low": b(0.6, 1.5, 9)}
-    out = calibrate._monotone(bands)
+    out = calibrate._cap_high_bands(bands)
     assert out["high|X|cuda"] == b(0.8, 1.2, 27)  # the medium band, its own row count
     assert out["medium|X|cuda"] == bands["medium|X|cuda"]  # already narrower than low's
     assert out["medium"] == bands["medium"]  # wider than low's, as measured
