@@ -32,11 +32,12 @@ fit altogether). Prompt rows without flash attention are fitted at the rate flas
 would have given them: the backend's median gain over pairs of rows that differ only in
 llama-bench's -fa (flash_attn_gain; CUDA +11 % over 29 pairs, ROCm +8 % over 4), so ε is the
 flash-attention rate the estimates default to and -fa 0 costs that gain.
-Bands (the stated range) are the 7.5th and 92.5th percentiles of measured ÷ predicted in
-cross-validation, pooled by the confidence level the prediction reported (prefill also per
-device class where it has 20 rows): a nominal 85 % interval, because on devices left out of the
-fit the share inside runs a few points below nominal (a 10th–90th band held 79 % of the held-out
-rows); a "high" band is never wider than the "medium" one (_cap_high_bands).
+Bands (the stated range) are split-conformal ranges counted in devices: the quantiles of
+measured ÷ predicted in cross-validation at (1 ± 0.8)/2, moved out by (1 + 1/m) for the m
+devices behind the pool (_band_of), so that 80 % of a new device's measurements fall inside;
+pooled by the confidence level the prediction reported, for prompts also per device class and
+backend where the pool has 3 devices, with a MoE's prompts apart (band_ratios); a "high" band
+is never wider than the "medium" one (_cap_high_bands).
 """
 from __future__ import annotations
 
@@ -96,8 +97,8 @@ OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's ne
 # measured on 2023, 2024 and 2025 builds and CUDA graphs (llama.cpp PR #6766, 2024) cut the
 # per-kernel launch cost. Metal's 2023 and 2024 rows show no such step, so they are pooled.
 ERA_BACKENDS = frozenset({"cuda"})
-BAND_QUANTILES = (0.075, 0.925)  # nominal 85 % interval, see the module docstring
-BAND_MIN_CLASS_ROWS = 20  # cross-validated rows a device class needs for its own prefill band
+BAND_COVERAGE = 0.80  # share of a new device's measurements a range is to hold (_band_of)
+BAND_MIN_DEVICES = 3  # devices a class's (or `./main` rows') prompt pool needs for its own band
 # Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
 # serve part of the reads or where the overhead term takes time from the bandwidth term.
 U_MIN = 0.5
@@ -615,40 +616,61 @@ def by_family(o: Obs) -> str:
     return family_key(o.card, o.backend)
 
 
-def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
-    """Decode and prefill bands per confidence level from three cross-validations, pooled.
+def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(device, measured ÷ predicted) of every row in three cross-validations, pooled by kind
+    and key: the confidence level the prediction reported; for prompts also the level and the
+    device class ("low|Apple") and the level, class and backend ("medium|consumer GDDR|cuda").
+    One pooled prompt band would have to cover Apple (prompt speeds within a few % of the fit),
+    CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it would be
+    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate is
+    made for, stay out of the others and pool per level and backend ("medium|main|cuda"). A
+    MoE's prompts pool per level ("low|moe") and not by class: their expert-GEMM terms rest on
+    three devices and miss per model (a GB10 predicted from its gpt-oss rows runs Qwen3-30B-A3B
+    2.5× faster than that), and in the class pools two such rows set a dense band's tail."""
+    return pool_ratios([row for grouping in (by_condition, by_device, by_family)
+                        for row in cross_validate(obs, grouping)])
 
-    Prefill also gets a band per level and device class ("low|Apple") and per level, class
-    and backend ("medium|consumer GDDR|cuda") where it has at least BAND_MIN_CLASS_ROWS
-    cross-validated rows: one pooled band has to cover Apple (prompt speeds within a few % of
-    the fit), CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it is
-    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate
-    is made for, stay out of the others and have their own band per level and backend
-    ("medium|main|cuda") where it has the rows; elsewhere they take their class and backend's
-    (row_band): a backend's accuracy, not the test's, sets the width (Metal's 13 `./main` rows
-    fall within a few % like its llama-bench rows, CUDA's spread like CUDA's).
-    """
-    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for grouping in (by_condition, by_device, by_family):
-        for o, pred, conf in cross_validate(obs, grouping):
-            if not (np.isfinite(pred) and pred > 0):
-                continue
-            ratio = o.tokens_per_s / pred
-            if o.kind == "prefill" and o.main_test:
-                ratios[(o.kind, f"{conf}|main|{o.backend}")].append(ratio)
-                continue
-            ratios[(o.kind, conf)].append(ratio)
-            if o.kind == "prefill":
-                cls = device_class(o.card)
-                ratios[(o.kind, f"{conf}|{cls}")].append(ratio)
-                ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(ratio)
+
+def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
+                ) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """Cross-validated (obs, predicted, confidence) rows pooled as band_ratios says."""
+    ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for o, pred, conf in rows:
+        if not (np.isfinite(pred) and pred > 0):
+            continue
+        r = (o.card.name, o.tokens_per_s / pred)
+        if o.kind == "prefill" and o.main_test:
+            ratios[(o.kind, f"{conf}|main|{o.backend}")].append(r)
+            continue
+        ratios[(o.kind, conf)].append(r)
+        if o.kind == "prefill" and o.is_moe:
+            ratios[(o.kind, f"{conf}|moe")].append(r)
+        elif o.kind == "prefill":
+            cls = device_class(o.card)
+            ratios[(o.kind, f"{conf}|{cls}")].append(r)
+            ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(r)
+    return ratios
+
+
+def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
+    """Decode and prefill bands per confidence level (and, for prompts, per device class and
+    backend) from three cross-validations, pooled (band_ratios, bands_from_ratios)."""
+    return bands_from_ratios(band_ratios(obs))
+
+
+def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
+                      ) -> tuple[dict[str, Band], dict[str, Band]]:
+    """The band of each pool (_band_of). A prompt pool of a class, a class and backend or the
+    `./main` rows needs BAND_MIN_DEVICES devices for a band of its own: one device's rows
+    share its offset, and a band resting on them would be that device's, not the class's.
+    Below it a row takes the next wider pool's (row_band, speed.prefill_band)."""
     out: tuple[dict[str, Band], dict[str, Band]] = ({}, {})
     for i, kind in enumerate(("decode", "prefill")):
         for level in LEVELS:
-            r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [0.6, 1.5]
+            r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [("", 0.6), ("", 1.5)]
             out[i][level] = _band_of(r)
     for (kind, key), r in sorted(ratios.items()):
-        if "|" in key and len(r) >= BAND_MIN_CLASS_ROWS:
+        if kind == "prefill" and "|" in key and len({d for d, _ in r}) >= BAND_MIN_DEVICES:
             out[1][key] = _band_of(r)
     return _cap_high_bands(out[0]), _cap_high_bands(out[1])
 
@@ -677,12 +699,18 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         return speed.level_band(cal.decode_bands, conf)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
-    return speed.prefill_band(cal, conf, o.card, o.backend)
+    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe)
 
 
-def _band_of(ratios: Sequence[float]) -> Band:
-    """The BAND_QUANTILES of measured ÷ predicted, widened to contain 1."""
-    lo, hi = np.quantile(ratios, BAND_QUANTILES)
+def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
+    """The range that holds BAND_COVERAGE of a new device's measured ÷ predicted, by the
+    split-conformal rule counted in devices: each tail at (1 − BAND_COVERAGE) / 2, the level
+    raised by (1 + 1/m) for the m devices behind the pool (at least its extremes), widened to
+    contain 1. Devices, not rows: a device's rows share its offset, so a pool of 100 rows
+    from 6 devices knows the spread of new devices about as well as 6 rows would."""
+    m = len({d for d, _ in ratios})
+    hi_level = min(1.0, (1.0 + BAND_COVERAGE) / 2 * (1.0 + 1.0 / max(m, 1)))
+    lo, hi = np.quantile([r for _, r in ratios], (1.0 - hi_level, hi_level))
     return Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(ratios))
 
 

@@ -7,6 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -254,3 +255,47 @@ def test_a_high_band_is_never_wider_than_the_medium_one() -> None:
     assert out["medium|X|cuda"] == bands["medium|X|cuda"]  # already narrower than low's
     assert out["medium"] == bands["medium"]  # wider than low's, as measured
     assert out["high"] == bands["high"]
+
+
+def test_a_band_is_the_split_conformal_range_counted_in_devices() -> None:
+    ratios = [float(r) for r in np.linspace(0.5, 1.5, 40)]
+    many = calibrate._band_of([(f"d{i}", r) for i, r in enumerate(ratios)])
+    level = (1 + calibrate.BAND_COVERAGE) / 2 * (1 + 1 / 40)  # 40 devices, one row each
+    assert many.low_ratio == pytest.approx(np.quantile(ratios, 1 - level), abs=1e-3)
+    assert many.high_ratio == pytest.approx(np.quantile(ratios, level), abs=1e-3)
+    assert many.n == 40
+    # the same 40 rows from three devices: as little known as three rows, the extremes
+    few = calibrate._band_of([(f"d{i % 3}", r) for i, r in enumerate(ratios)])
+    assert (few.low_ratio, few.high_ratio, few.n) == (0.5, 1.5, 40)
+    # a range always holds the estimate itself
+    assert calibrate._band_of([(f"d{i}", 1.1 + i / 100) for i in range(30)]).low_ratio == 1.0
+
+
+def test_a_class_pool_needs_its_devices_for_a_band_of_its_own() -> None:
+    ratios = {("prefill", "medium"): [(f"d{i}", 0.9 + i / 100) for i in range(20)],
+              ("decode", "medium"): [(f"d{i}", 0.9 + i / 100) for i in range(20)],
+              ("prefill", "medium|X|cuda"): [("a", 0.5), ("b", 1.6)] * 20,
+              ("prefill", "medium|Y|cuda"): [("a", 0.7), ("b", 1.3), ("c", 1.0)]}
+    _, pre = calibrate.bands_from_ratios(ratios)
+    assert calibrate.BAND_MIN_DEVICES == 3
+    assert "medium|X|cuda" not in pre  # 40 rows, two devices
+    assert (pre["medium|Y|cuda"].low_ratio, pre["medium|Y|cuda"].high_ratio) == (0.7, 1.3)
+
+
+def test_moe_prompts_pool_apart_and_take_the_moe_band() -> None:
+    dense = _obs(CARDS[0][1], "cuda", "prefill", 100.0, 4e9, 32)
+    moe = replace(dense, is_moe=True, expert_params=1e9, model="moe")
+    pools = calibrate.pool_ratios([(dense, 100.0, "medium"), (moe, 50.0, "medium")])
+    assert pools[("prefill", "medium|moe")] == [(dense.card.name, 2.0)]
+    assert pools[("prefill", "medium")] == [(dense.card.name, 1.0), (dense.card.name, 2.0)]
+    cls = next(k for _, k in pools if k.count("|") == 2)
+    assert pools[("prefill", cls)] == [(dense.card.name, 1.0)]  # the class pools: dense only
+    cal = replace(calibrate.calibrate(synthetic(), with_bands=False), prefill_bands={
+        "low": calibrate.Band(0.8, 1.2), "high": calibrate.Band(0.9, 1.1),
+        "medium": calibrate.Band(0.85, 1.15), "high|moe": calibrate.Band(0.5, 2.0)})
+    assert calibrate.row_band(cal, moe, "high") == calibrate.Band(0.5, 2.0)
+    assert calibrate.row_band(cal, dense, "high") == calibrate.Band(0.9, 1.1)
+    # the engine: per row, a MoE's prompt the MoE band (the device is measured: high)
+    est = calibrate.speed.prefill_estimates([FLOPS, FLOPS], 512, [dense.card, dense.card],
+                                            "cuda", cal, expert_params=[0.0, 1e9])
+    assert [round(e.high / e.tokens_per_s, 3) for e in est if e] == [1.1, 2.0]

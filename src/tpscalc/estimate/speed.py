@@ -301,10 +301,13 @@ def level_band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
-def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "") -> Band:
-    """The prefill range at a confidence level: the band of the card's device class under the
-    backend where the calibration has one ("medium|consumer GDDR|cuda"), else its class's
-    ("low|Apple"), else the level's."""
+def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
+                 moe: bool = False) -> Band:
+    """The prefill range at a confidence level: a MoE's prompt the MoE band where the
+    calibration has one ("medium|moe"), else the band of the card's device class under the
+    backend ("medium|consumer GDDR|cuda"), else its class's ("low|Apple"), else the level's."""
+    if moe and f"{level}|moe" in cal.prefill_bands:
+        return cal.prefill_bands[f"{level}|moe"]
     cls = device_class(card)
     return (cal.prefill_bands.get(f"{level}|{cls}|{backend}")
             or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
@@ -437,7 +440,8 @@ def prefill_estimates(
     for i, c in enumerate(cards):
         if c is not last:
             last, p = c, card_params(c, backend, cal)
-            band = prefill_band(cal, p.prefill_confidence, c, p.backend)
+            bands = {moe: prefill_band(cal, p.prefill_confidence, c, p.backend, moe)
+                     for moe in (False, True)}
             rates: dict[bool, tuple[float, float]] = {}
         rate = rates.get(quant[i])
         if rate is None:
@@ -464,6 +468,7 @@ def prefill_estimates(
         total = max(compute, floor)
         tps = prompt_tokens / total
         bound: Bound = "compute" if compute >= floor else "bandwidth"
+        band = bands[experts[i] > 0]
         out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio, total,
                                    bound))
     return out
