@@ -71,6 +71,7 @@ from tpscalc.estimate.calibration import (
     device_key,
     family_key,
     measured_key,
+    prefill_family_key,
 )
 from tpscalc.estimate.speed_terms import (
     dequant_class,
@@ -329,7 +330,7 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     rows, weight = [], []
     gain = fa_gain or {}
     for o in obs:
-        r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{family_key(o.card, o.backend)}"): 1.0,
+        r = {cols(f"e|{o.backend}"): 1.0, cols(f"f|{prefill_family_key(o.card, o.backend)}"): 1.0,
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
         if o.quantized and o.backend in mixed:
             r[cols(f"q|{o.backend}")] = 1.0
@@ -438,7 +439,7 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
             out[f"fa|{be}"] = gain[be]
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
-        counts[f"f|{family_key(o.card, o.backend)}"] += 1
+        counts[f"f|{prefill_family_key(o.card, o.backend)}"] += 1
         counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
     return out, dict(counts)
 
@@ -448,11 +449,13 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
             prefix: str) -> dict[str, LevelParams]:
     """Family ("f") or device ("d") efficiencies:
-    η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d])."""
+    η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d]) (a prompt row's family: its prefill
+    family, prefill_family_key)."""
     out: dict[str, LevelParams] = {}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
-        fam, dev = family_key(o.card, o.backend), device_key(o.card.name, o.backend)
+        fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
+        dev = device_key(o.card.name, o.backend)
         key = fam if prefix == "f" else dev
         counts[key] += 1
         eta = eps = None

@@ -16,6 +16,7 @@ from tpscalc.estimate.calibration import (
     MeasuredSpeed,
     family_key,
     lookup_measured,
+    prefill_family_key,
 )
 
 
@@ -156,6 +157,27 @@ def test_prefill_none_without_tflops() -> None:
 def test_family_key_apple_generation() -> None:
     m3 = card("Apple M3 Max (40-core GPU)", vendor="Apple", arch=None)
     assert family_key(m3, "metal") == "metal:apple-m3"
+
+
+def test_a_unified_memory_chip_has_a_prompt_family_of_its_own() -> None:
+    soc = replace(card("GB10", arch="Blackwell 2.0"), unified_memory=True)
+    board = card("GeForce RTX 5070", arch="Blackwell 2.0")
+    m3 = card("Apple M3 Max (40-core GPU)", vendor="Apple", arch=None)
+    assert prefill_family_key(board, "cuda") == family_key(soc, "cuda") == "cuda:blackwell-2-0"
+    assert prefill_family_key(soc, "cuda") == "cuda:blackwell-2-0+unified"
+    assert prefill_family_key(m3, "metal") == "metal:apple-m3"  # every Apple chip is unified
+    fams = {"cuda:blackwell-2-0": LevelParams(0.9, 0.6, 6)}
+    cal = replace(CAL, families=fams)
+    soc_p, board_p = (speed.card_params(c, "cuda", cal) for c in (soc, board))
+    # the chip decodes with its architecture's family, but prompts at the backend's level
+    assert soc_p.decode_efficiency == pytest.approx(0.9)
+    assert soc_p.decode_confidence == "medium"
+    assert (soc_p.prefill_efficiency, soc_p.prefill_confidence) == (0.5, "low")
+    assert (board_p.prefill_efficiency, board_p.prefill_confidence) == (0.6, "medium")
+    cal = replace(CAL, families=fams | {"cuda:blackwell-2-0+unified": LevelParams(None, 0.3, 2)})
+    soc_p = speed.card_params(soc, "cuda", cal)
+    assert (soc_p.prefill_efficiency, soc_p.prefill_confidence) == (0.3, "medium")
+    assert soc_p.decode_efficiency == pytest.approx(0.9)
 
 
 def test_lookup_measured_prefers_backend() -> None:

@@ -299,3 +299,19 @@ def test_moe_prompts_pool_apart_and_take_the_moe_band() -> None:
     est = calibrate.speed.prefill_estimates([FLOPS, FLOPS], 512, [dense.card, dense.card],
                                             "cuda", cal, expert_params=[0.0, 1e9])
     assert [round(e.high / e.tokens_per_s, 3) for e in est if e] == [1.1, 2.0]
+
+
+def test_a_unified_memory_chips_prompts_fit_a_family_of_their_own() -> None:
+    soc = replace(_card("SoC", "NVIDIA", "Ampere", 273, 27.3), unified_memory=True)
+    obs = synthetic() + [replace(o, card=soc) for o in synthetic() if o.card.name == "G0"]
+    cal = calibrate.calibrate(obs, with_bands=False)
+    assert cal.families["cuda:ampere+unified"].prefill_efficiency is not None
+    assert cal.families["cuda:ampere+unified"].decode_efficiency is None
+    assert cal.families["cuda:ampere"].decode_efficiency is not None
+    # the chip's decode rows count toward its architecture's family, its prompts do not
+    soc_rows = [o for o in obs if o.card is soc]
+    assert cal.families["cuda:ampere"].n_measurements == sum(
+        o.card.architecture == "Ampere" for o in synthetic()) + sum(
+        o.kind == "decode" for o in soc_rows)
+    assert cal.families["cuda:ampere+unified"].n_measurements == sum(
+        o.kind == "prefill" for o in soc_rows)

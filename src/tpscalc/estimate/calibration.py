@@ -13,6 +13,7 @@ from typing import Any
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
+from tpscalc.estimate.speed_terms import memory_class
 from tpscalc.estimate.types import Confidence
 
 LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
@@ -125,6 +126,19 @@ def _slug(text: str) -> str:
 def family_key(card: Card, backend: str) -> str:
     """Calibration key of a card's family under a backend: "cuda:ada-lovelace"."""
     return f"{backend}:{arch_slug(card)}"
+
+
+def prefill_family_key(card: Card, backend: str) -> str:
+    """Key of a card's prompt-speed family: its family's, but a unified-memory chip other than
+    Apple's (GB10, Jetson, APUs) has one of its own ("cuda:blackwell-2-0+unified"). A prompt is
+    compute-bound, and such a chip computes within a power budget it shares with its CPU
+    (GB10: 140 W for both), not at its architecture's discrete boards' clocks; the GB10's
+    prompts had set the Blackwell family's prompt level 15 % under the GeForce RTX 50 cards'.
+    Decode keeps the architecture's family: its memory-class offset tells unified memory apart."""
+    key = family_key(card, backend)
+    if card.vendor != "Apple" and memory_class(card) == "unified":
+        return f"{key}+unified"
+    return key
 
 
 def device_key(card_name: str, backend: str) -> str:

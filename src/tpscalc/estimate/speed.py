@@ -47,6 +47,7 @@ from tpscalc.estimate.calibration import (
     Calibration,
     device_key,
     family_key,
+    prefill_family_key,
 )
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
@@ -240,13 +241,14 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     be = _backend_params(asked, cal)
     dev = cal.devices.get(device_key(card.name, asked))
     fam = cal.families.get(family_key(card, asked))
+    pre_fam = cal.families.get(prefill_family_key(card, asked))
     eta, eta_conf = be.decode_efficiency, "low"
     eps, eps_conf = be.prefill_efficiency, "low"
-    for level, conf in ((fam, "medium"), (dev, "high")):
-        if level is not None and level.decode_efficiency is not None:
-            eta, eta_conf = level.decode_efficiency, conf
-        if level is not None and level.prefill_efficiency is not None:
-            eps, eps_conf = level.prefill_efficiency, conf
+    for dec_level, pre_level, conf in ((fam, pre_fam, "medium"), (dev, dev, "high")):
+        if dec_level is not None and dec_level.decode_efficiency is not None:
+            eta, eta_conf = dec_level.decode_efficiency, conf
+        if pre_level is not None and pre_level.prefill_efficiency is not None:
+            eps, eps_conf = pre_level.prefill_efficiency, conf
     eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
     return CardParams(
         eta,
