@@ -709,8 +709,9 @@ def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
     """The range that holds BAND_COVERAGE of a new device's measured ÷ predicted, by the
     split-conformal rule counted in devices: each tail at (1 − BAND_COVERAGE) / 2, the level
     raised by (1 + 1/m) for the m devices behind the pool (at 80 %, nine devices or fewer give
-    the pool's extremes), widened to contain 1. Devices, not rows: a device's rows share its offset, so a pool of 100 rows
-    from 6 devices knows the spread of new devices about as well as 6 rows would."""
+    the pool's extremes), widened to contain 1. Devices, not rows: a device's rows share its
+    offset, so a pool of 100 rows from 6 devices knows the spread of new devices about as well
+    as 6 rows would."""
     m = len({d for d, _ in ratios})
     hi_level = min(1.0, (1.0 + BAND_COVERAGE) / 2 * (1.0 + 1.0 / max(m, 1)))
     lo, hi = np.quantile([r for _, r in ratios], (1.0 - hi_level, hi_level))
