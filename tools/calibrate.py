@@ -17,7 +17,9 @@ ridge-shrunk toward the backend, so a device with one measurement moves its own 
 else; terms that come out negative are dropped and the fit redone. Older llama.cpp builds (2023,
 2024) get their own extra per-layer overhead (they had no CUDA graphs) and half the weight, and
 2023 `./main` eval rates their own per-token term; estimates use the newest era. Prefill is
-fitted in log space: log(measured ÷ roofline) = log ε + offsets, where the roofline rate mixes
+fitted in log space: log(measured ÷ roofline) = log ε + offsets (family offsets by
+prefill_family_key: a unified-memory chip's prompts apart from its architecture's discrete
+boards'), where the roofline rate mixes
 the matrix rate llama.cpp's prompt kernels use (int8 tensor cores in 2025 builds, FP16 cuBLAS
 before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F) (w only where quantized blocks are
 unpacked inside the GEMM: MMQ builds), with the share w per backend chosen on a grid by the fit
