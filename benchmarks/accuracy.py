@@ -1,6 +1,6 @@
 """Accuracy of the speed model by leave-one-device-out cross-validation, beside two baselines.
 
-    python benchmarks/accuracy.py [--no-nested | --committed-bands]
+    python benchmarks/accuracy.py [--no-nested | --committed-bands] [--jobs N]
 
 For each device (card name) in the measured data: refit the calibration without it (its
 bands too, unless --no-nested; --committed-bands takes them from the committed
@@ -74,30 +74,49 @@ def _errors(pred: np.ndarray, meas: np.ndarray) -> np.ndarray:
 
 
 def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
-         apart: Sequence[Obs] = ()) -> list[tuple[Obs, float, float, float, str]]:
+         apart: Sequence[Obs] = (), jobs: int = 1) -> list[tuple[Obs, float, float, float, str]]:
     """(obs, predicted, low, high, confidence) for every row, its device left out of the fit;
-    the rows of `apart` (never fitted on) after them, predicted by their device's fold."""
-    out: list[Row] = []
-    tail: list[Row] = []
+    the rows of `apart` (never fitted on) after them, predicted by their device's fold. `jobs`
+    processes share the folds (the nested run refits every band per device: ~45 min on two)."""
+    full: tuple[dict[str, calibrate.Band], dict[str, calibrate.Band]] | None
     if committed_bands:
         from tpscalc.estimate.calibration_store import calibration
 
-        full: tuple[dict[str, calibrate.Band], dict[str, calibrate.Band]] | None = (
-            calibration().decode_bands, calibration().prefill_bands)
+        full = (calibration().decode_bands, calibration().prefill_bands)
         nested = False
     else:
         full = None if nested else calibrate.bands(obs)
-    for dev in sorted({o.card.name for o in (*obs, *apart)}):
-        train = [o for o in obs if o.card.name != dev]
-        cal = calibrate.calibrate(train, with_bands=nested)
-        if full is not None:
-            cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
-        for rows, own in ((out, obs), (tail, apart)):
-            for o in (o for o in own if o.card.name == dev):
-                pred, conf = calibrate.predict(cal, o)
-                band = calibrate.row_band(cal, o, conf)
-                rows.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
-    return out + tail
+    devices = sorted({o.card.name for o in (*obs, *apart)})
+    _FOLD_ARGS[:] = [obs, apart, nested, full]
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork: the workers inherit the observations instead of unpickling them per fold
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            folds = list(pool.map(_fold, devices))
+    else:
+        folds = [_fold(dev) for dev in devices]
+    out = [row for own, _ in folds for row in own]
+    return out + [row for _, tail in folds for row in tail]
+
+
+_FOLD_ARGS: list = []  # (obs, apart, nested, full bands) for _fold, set by lodo
+
+
+def _fold(dev: str) -> tuple[list[Row], list[Row]]:
+    """One device's fold: its rows of the fitted tables and of the set-apart ones."""
+    obs, apart, nested, full = _FOLD_ARGS
+    cal = calibrate.calibrate([o for o in obs if o.card.name != dev], with_bands=nested)
+    if full is not None:
+        cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
+    out: tuple[list[Row], list[Row]] = ([], [])
+    for rows, own in zip(out, (obs, apart)):
+        for o in (o for o in own if o.card.name == dev):
+            pred, conf = calibrate.predict(cal, o)
+            band = calibrate.row_band(cal, o, conf)
+            rows.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
+    return out
 
 
 def summarise(rows: list[tuple[Obs, float, float, float, str]]) -> dict[str, float]:
@@ -284,6 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="take the range bands from the full fit (faster, slightly optimistic)",
     )
     ap.add_argument(
+        "--jobs", type=int, default=1,
+        help="processes sharing the left-out devices (the nested run takes ~90 min on one)",
+    )
+    ap.add_argument(
         "--committed-bands",
         action="store_true",
         help="take the range bands from the committed calibration.json (same as --no-nested "
@@ -295,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     apart = list(main_rows(get_card, get_model, set_apart=True))
     both = lodo(obs, nested=not args.no_nested, committed_bands=args.committed_bands,
-                apart=apart)
+                apart=apart, jobs=args.jobs)
     rows, apart_rows = both[:len(both) - len(apart)], both[len(both) - len(apart):]
     print(
         f"{sum(o.from_main_csv for o in obs)} rows from llamacpp_calibration.csv, "
