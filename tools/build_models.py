@@ -38,7 +38,7 @@ from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.catalog.slug import unique_slugs
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SHARED = ROOT.parent / "shared"  # the shared data checkout beside this repository
+DEFAULT_SHARED = ROOT  # data/sources: the repository's copy of ../shared/data/sources
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
 HF_CONFIGS = ROOT / "tools" / "data" / "hf_configs"  # config.json files cited in SOURCES.csv
 OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"

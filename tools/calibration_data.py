@@ -26,7 +26,7 @@ from tpscalc.estimate.speed_terms import (
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
-MEASURED = ROOT.parent / "shared" / "data" / "measured"
+MEASURED = ROOT / "data" / "measured"  # the repository's copy of ../shared/data/measured
 MAIN_CSV = MEASURED / "llamacpp_calibration.csv"
 EXTRA_CSV = MEASURED / "llamacpp_extra_calibration.csv"
 PUBLIC_CSV = MEASURED / "all_sources_public.csv"

@@ -41,7 +41,7 @@ from matching import MapRow, load_map
 from tpscalc.catalog.schema import Architecture
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SHARED = ROOT.parent / "shared"
+DEFAULT_SHARED = ROOT  # data/sources: the repository's copy of ../shared/data/sources
 MODELS_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "models.json"
 MAP_FILE = ROOT / "tools" / "data" / "model_architecture_map.csv"
 HF_CONFIGS = ROOT / "tools" / "data" / "hf_configs"

@@ -10,7 +10,7 @@ from tpscalc.catalog import store
 from tpscalc.catalog.lookup import NameNotFoundError, resolve
 
 # The shared data checkout sits beside the repository (as in CI); absent on a bare machine.
-MEASURED = Path(__file__).resolve().parents[3] / "shared/data/measured/llamacpp_calibration.csv"
+MEASURED = Path(__file__).resolve().parents[2] / "data/measured/llamacpp_calibration.csv"
 
 
 def _devices() -> list[str]:

@@ -12,7 +12,7 @@ from tpscalc.catalog.lookup import resolve
 from tpscalc.catalog.schema import Model
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repository, as in CI
+SHARED = Path(__file__).resolve().parents[2]  # holds data/: the public data, in the repository
 sys.path.insert(0, str(ROOT / "tools"))
 
 

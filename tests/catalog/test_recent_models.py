@@ -17,7 +17,7 @@ from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.runtime import LLAMA_CPP
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
+SHARED = ROOT  # holds data/: the public data, in the repository
 sys.path.insert(0, str(ROOT / "tools"))
 
 

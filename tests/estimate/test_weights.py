@@ -22,7 +22,7 @@ from tpscalc.estimate.weights import (
 )
 
 GIB = 2**30
-SHARED = Path(os.environ.get("TPSCALC_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+SHARED = Path(os.environ.get("TPSCALC_SHARED", Path(__file__).resolve().parents[2]))
 MEASURED = SHARED / "data" / "measured"
 
 
