@@ -49,8 +49,9 @@ if TYPE_CHECKING:  # machine detection and the Hub client load when used (`tpsca
 # Exception types that mean bad user input (one line and exit code 2 in the CLI, 4xx on the web).
 INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
 
-__all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine", "evaluate",
-           "evaluate_many", "machine_json", "model_report", "report_json", "sourced_model"]
+__all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine",
+           "estimate_options", "evaluate", "evaluate_many", "machine_json", "model_report",
+           "report_json", "sourced_model"]
 
 
 def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None,
@@ -109,15 +110,22 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     """
     out = []
     for req in requests:
-        options = {k: req[k] for k in ESTIMATE_KEYS if req.get(k) not in (None, "")}
         try:
-            if "context" not in options and SPEED_TEST_KEYS & options.keys():
-                options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
+            options = estimate_options(req)
             out.append(evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
                                 quant=req.get("quant") or None, **options))
         except INPUT_ERRORS as exc:
             out.append(_error_row(req, str(exc)))
     return out
+
+
+def estimate_options(req: Mapping[str, Any]) -> dict[str, Any]:
+    """The estimate options `req` gives (every field of ESTIMATE_PARAMS, by name or alias,
+    blanks left out) for `evaluate`; without a context, a speed test gets one that holds it."""
+    options = {k: req[k] for k in ESTIMATE_KEYS if req.get(k) not in (None, "")}
+    if "context" not in options and SPEED_TEST_KEYS & options.keys():
+        options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
+    return options
 
 
 SPEED_TEST_KEYS = frozenset(SPEED_TEST_PARAMS)

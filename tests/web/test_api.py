@@ -54,6 +54,36 @@ def test_estimate(client) -> None:
     assert body["error"] is None
 
 
+ESTIMATE_BASE = {"model": "StarCoder 2 15B", "gpu": "4090", "quant": "q4_k_m"}
+
+
+def _speeds(body: dict) -> tuple:
+    """The figures a speed-test field can move: both speeds, the test run and the memory."""
+    return (body["decode"]["tokens_per_s"], body["prefill"]["tokens_per_s"], body["test"],
+            body["memory"]["total_gib"])
+
+
+# Each speed-test field the estimate route documents changes its answer (issue 27: the route
+# used to unpack the request and leave these out, so `&depth=8192` gave the depth-0 answer).
+@pytest.mark.parametrize(("name", "value"), [
+    ("depth", "8192"), ("n_prompt", "64"), ("n_gen", "16"), ("flash_attn", "0"),
+    ("n_ubatch", "64"),
+])
+def test_estimate_takes_each_speed_test_field(client, name: str, value: str) -> None:
+    base = client.get("/api/v1/estimate", params=ESTIMATE_BASE)
+    changed = client.get("/api/v1/estimate", params={**ESTIMATE_BASE, name: value})
+    assert base.status_code == changed.status_code == 200
+    assert _speeds(changed.json()) != _speeds(base.json())
+
+
+def test_estimate_matches_the_python_api_with_a_depth(client) -> None:
+    from tpscalc import api
+
+    body = client.get("/api/v1/estimate", params={**ESTIMATE_BASE, "depth": "8192"}).json()
+    direct = api.evaluate_many([{**ESTIMATE_BASE, "card": "4090", "depth": 8192}])[0]
+    assert body["decode"] == direct["decode"] and body["context"] == direct["context"] >= 8192
+
+
 def test_html_and_api_render_the_same_report(client) -> None:
     from tpscalc.estimate.query import Query
     from tpscalc.report.request import ReportRequest

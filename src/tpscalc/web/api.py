@@ -6,7 +6,6 @@ Report parameters are parsed from the query string with the one request definiti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -159,22 +158,13 @@ def api_estimate(request: Request) -> dict[str, Any]:
         missing = "model" if not model_name else "card"
         raise WebError(400, f"missing_{missing}", f"give {missing}= (a name or slug)")
     m = reports.find_model(model_name)
-    asked = request_from(params, ESTIMATE_PARAMS)
+    request_from(params, ESTIMATE_PARAMS)  # a bad value is a 400 with its field's code
     # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
     target = card_name if is_rig_text(card_name) else reports.find_card(card_name).slug
-    q = asked.query
     try:
-        return api.evaluate(
-            m.slug,
-            target,
-            quant=quant_from(params.get("quant")),
-            context=q.context,
-            backend=q.backend,
-            kv_type=q.kv_type,
-            min_quality=q.min_quality,
-            max_quality=q.max_quality,
-            text_only=q.text_only,
-            **{k: v for k, v in asdict(asked.rig).items() if v is not None},
-        )
+        # Every documented field goes through whole (the speed test's depth, n_prompt, n_gen,
+        # flash_attn and n_ubatch too), parsed by the same rules as the Python API's.
+        return api.evaluate(m.slug, target, quant=quant_from(params.get("quant")),
+                            **api.estimate_options(params))
     except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None
