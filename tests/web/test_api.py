@@ -131,3 +131,26 @@ def test_estimate_takes_a_cpu(client) -> None:
                                                   "ram": "64", "cpu": "Ryzen 9 7950X"}).json()
     assert body["fit"] == "cpu" and body["gpu"] == "CPU only (Ryzen 9 7950X)"
     assert body["decode"]["bound"] == "ram_bandwidth"
+
+
+def test_model_report_is_gzipped_for_a_client_that_accepts_gzip(client) -> None:
+    plain = client.get("/api/v1/models/starcoder-2-15b", headers={"Accept-Encoding": "identity"})
+    packed = client.get("/api/v1/models/starcoder-2-15b", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert "accept-encoding" in packed.headers["vary"].lower()
+    assert packed.json() == plain.json()  # httpx undoes the gzip; the report is the same
+    assert int(packed.headers["content-length"]) < len(plain.content) / 3
+
+
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+@pytest.mark.parametrize("path", ["/api/v1/models/starcoder-2-15b",
+                                  "/api/v1/cards/geforce-rtx-4090"])
+def test_report_etag_and_if_none_match(client, path: str, encoding: str) -> None:
+    first = client.get(path, headers={"Accept-Encoding": encoding})
+    tag = first.headers["etag"]
+    assert first.status_code == 200 and tag.startswith('"')
+    again = client.get(path, headers={"Accept-Encoding": encoding, "If-None-Match": tag})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    other = client.get(path + "?context=8192", headers={"If-None-Match": tag})
+    assert other.status_code == 200 and other.headers["etag"] != tag  # another report

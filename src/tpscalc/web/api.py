@@ -21,7 +21,7 @@ from tpscalc.report.request import (
     openapi_parameters,
 )
 from tpscalc.report.rigs import is_rig_text
-from tpscalc.web import indexes, reports
+from tpscalc.web import conditional, indexes, reports
 from tpscalc.web.errors import WebError
 from tpscalc.web.params import quant_from, request_from
 
@@ -120,7 +120,7 @@ def api_model(slug: str, request: Request) -> Response:
     only_documented(request, MODEL_REPORT_DOC)
     asked: ReportRequest = request_from(request.query_params, MODEL_RIG_REPORT_PARAMS)
     body = reports.model_report_bytes(reports.find_model(slug).slug, asked)
-    return Response(body, media_type="application/json")
+    return conditional.json_response(request, body)
 
 
 @router.get(
@@ -134,7 +134,7 @@ def api_card(slug: str, request: Request) -> Response:
     only_documented(request, CARD_REPORT_DOC)
     asked = request_from(request.query_params, CARD_RIG_REPORT_PARAMS)
     body = reports.card_report_bytes(reports.find_card(slug).slug, asked)
-    return Response(body, media_type="application/json")
+    return conditional.json_response(request, body)
 
 
 ESTIMATE_DOC = [
