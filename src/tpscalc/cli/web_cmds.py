@@ -21,6 +21,8 @@ def serve(
     max_in_flight: Annotated[int, typer.Option(
         help="Requests one worker runs at once; more wait up to 2 s, then get 503.")] = 32,
     deadline: Annotated[float, typer.Option(help="Seconds before a request gets 503.")] = 10.0,
+    access_log: Annotated[bool, typer.Option(
+        help="One line per request on stdout.")] = True,
 ) -> None:
     """Serve the web site and the JSON API (/api/v1/, /openapi.json, /healthz)."""
     import logging
@@ -29,6 +31,7 @@ def serve(
     import uvicorn
 
     from tpscalc.web.app import LIMITS_ENV, limits_to_env
+    from tpscalc.web.serving import PROTOCOL, log_config
 
     if not 0 < port < 65536:
         fail(f"port must be between 1 and 65535, not {port}")
@@ -42,8 +45,14 @@ def serve(
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     os.environ[LIMITS_ENV] = limits_to_env(max_in_flight, deadline, allowed_host or [])
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"tpscalc: serving http://{shown}:{port}/ with {workers} worker"
+               f"{'s' if workers > 1 else ''} (Ctrl+C stops)", err=True)
+    # TCP_NODELAY on each connection: without it, uvicorn's multi-worker socket makes every
+    # keep-alive request after the first wait ~40 ms (tpscalc.web.serving).
     uvicorn.run("tpscalc.web.app:app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level="warning", access_log=False, server_header=False)
+                workers=workers, http=PROTOCOL, log_config=log_config(access_log),
+                log_level=None, access_log=access_log, server_header=False)
 
 
 @app.command("export-site")
