@@ -105,6 +105,7 @@ def test_normalise_quant() -> None:
     assert normalise_quant("q8_0") == "Q8_0"
 
 
+@pytest.mark.slow  # the whole refit: ~4 minutes on 2 cores; CI runs it with `-m slow`
 @pytest.mark.skipif(not MAIN_CSV.exists(), reason="shared measured data not present")
 def test_committed_calibration_is_up_to_date() -> None:
     """Refitting on the measured data reproduces the committed calibration.json exactly."""
