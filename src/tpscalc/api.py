@@ -78,7 +78,8 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     # ("2x …", "A + B", "none") and the request's RAM and placement.
     rig = card if isinstance(card, Rig) else build_rig(card, request.rig)
     result = common.default_engine().estimate(sm.model, rig, query, fixed)
-    out = estimate_json(result)
+    out = estimate_json(common.within_measured_confidence(result),
+                        str(gguf) if gguf is not None else None)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     return out

@@ -100,6 +100,22 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
                        layers=r["placement"]["n_gpu_layers"])
 
 
+def _range_note(r: dict[str, Any], lang: str) -> None:
+    """A line when the model is far smaller than every measured one (its speeds extrapolated)."""
+    from tpscalc.report.common import SMALLEST_MEASURED_GIB, outside_measured_range, sig
+
+    weights = r["memory"]["weights_gib"]
+    if not outside_measured_range(weights):
+        return
+    from tpscalc.i18n import format_number, translator
+
+    echo(translator(lang).gettext(
+        "{model}: {weights} GiB of weights, far below the smallest model measured "
+        "({smallest} GiB): its speeds are extrapolated (low confidence)").format(
+        model=r["model"], weights=sig(weights, lang),
+        smallest=format_number(SMALLEST_MEASURED_GIB, lang, 2)))
+
+
 def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                  quant: str | None = None, input_csv: Path | None = None, as_json: bool = False,
                  gguf: Path | None = None, config: Path | None = None,
@@ -144,6 +160,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
         for r in results:
             if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
                 echo(_rig_line(r, request.lang))
+            if not r["error"] and r["decode"]:
+                _range_note(r, request.lang)
             if r.get("sources"):  # the model came from the user's file
                 echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):

@@ -1,7 +1,9 @@
 """Pieces both reports share: the engine they call, sorting, medians, JSON forms, number formats."""
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -152,8 +154,9 @@ def prefill_json(e: Estimate) -> dict[str, Any] | None:
     }
 
 
-def estimate_json(e: Estimate) -> dict[str, Any]:
-    """The public JSON form of one estimate (`tpscalc estimate --json`, the Python API)."""
+def estimate_json(e: Estimate, model_file: str | None = None) -> dict[str, Any]:
+    """The public JSON form of one estimate (`tpscalc estimate --json`, the Python API);
+    model_file: the GGUF the user gave, named in the llama-server command."""
     return {
         "model": e.model,
         "gpu": e.gpu,
@@ -169,16 +172,17 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
         "test": test_json(e),
         "measured": measured_json(e),
         "error": None,
-    } | rig_json(e)
+    } | rig_json(e, model_file)
 
 
-def rig_json(e: Estimate) -> dict[str, Any]:
-    """A rig's placement, offload share and llama.cpp / ollama settings (empty for one card)."""
+def rig_json(e: Estimate, model_file: str | None = None) -> dict[str, Any]:
+    """A rig's placement, offload share and llama.cpp / ollama settings (empty for one card;
+    no settings when the model does not fit: no command runs it)."""
     p = e.placement
     if p is None:
         return {}
     return {"placement": placement_json(p), "offload_share": e.offload_share,
-            "command": command_json(e, p)}
+            "command": command_json(e, p, model_file) if e.fits else None}
 
 
 def rig_row_json(e: Estimate) -> dict[str, Any]:
@@ -207,9 +211,11 @@ def placement_json(p: Placement) -> dict[str, Any]:
     }
 
 
-def command_json(e: Estimate, p: Placement) -> dict[str, Any]:
-    """The llama-server arguments and ollama options that realise the placement."""
-    file = "-".join(e.model.split()) + f"-{e.quant or 'Q4_K_M'}.gguf"
+def command_json(e: Estimate, p: Placement, model_file: str | None = None) -> dict[str, Any]:
+    """The llama-server arguments and ollama options that realise the placement; `-m` names
+    model_file (the user's GGUF) when given, else the file name a download would have."""
+    file = (shlex.quote(model_file) if model_file
+            else "-".join(e.model.split()) + f"-{e.quant or 'Q4_K_M'}.gguf")
     args = ["-m", file, "-c", str(e.context), "-ngl", str(p.n_gpu_layers)]
     if len(p.devices) > 1:
         args += ["-ts", ",".join(str(n) for n in p.tensor_split)]
@@ -219,6 +225,28 @@ def command_json(e: Estimate, p: Placement) -> dict[str, Any]:
         args += ["-fa", "on"]
     return {"llama_server": " ".join(args),
             "ollama": {"num_ctx": e.context, "num_gpu": p.n_gpu_layers}}
+
+
+# The smallest model in the calibration's measurements: gemma-3-4b-it-qat Q4_0, 2.35 GiB
+# (data/measured/llamacpp_extra_calibration.csv; tests/report/test_measured_range.py reads it
+# there). A model under a tenth of that (a toy or test file) is far outside what the speed model
+# was fitted on: its speeds are extrapolated, so they never carry more than "low" confidence.
+SMALLEST_MEASURED_GIB = 2.35
+OUTSIDE_MEASURED_SHARE = 0.1
+
+
+def outside_measured_range(weights_gib: float) -> bool:
+    """Whether weights of `weights_gib` GiB are far below every measured model's."""
+    return weights_gib < SMALLEST_MEASURED_GIB * OUTSIDE_MEASURED_SHARE
+
+
+def within_measured_confidence(e: Estimate) -> Estimate:
+    """`e`, its decode confidence lowered to "low" when the model is outside the measured
+    range (outside_measured_range)."""
+    d = e.decode
+    if d is None or d.confidence == "low" or not outside_measured_range(e.memory.weights_gib):
+        return e
+    return replace(e, decode=replace(d, confidence="low"))
 
 
 def measured_json(e: Estimate) -> dict[str, Any] | None:
