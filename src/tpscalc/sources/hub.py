@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import socket
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from tpscalc.sources.gguf_header import (
     SPLIT,
@@ -37,11 +41,54 @@ class Hub(Protocol):
     def read_range(self, repo: str, filename: str, start: int, length: int) -> bytes: ...
 
 
-class HfHub:
-    """The real Hub through huggingface_hub; its errors become one-line SourceErrors."""
+# Error codes that mean "the Hub could not be asked" (not "the Hub said no"): --hf then falls
+# back to the catalog's entry for the repository, when it has one (sources/load.py).
+UNREACHABLE = ("hub_offline", "hub_unreachable")
+# Seconds to wait for a TCP connection to the Hub before saying it is unreachable: without
+# this check, huggingface_hub retries a failed name lookup for ~30 s before giving up.
+CONNECT_TIMEOUT_S = 3.0
+_TRUE = frozenset({"1", "true", "yes", "on"})  # as huggingface_hub reads HF_HUB_OFFLINE
+_PROXY_VARS = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
-    def __init__(self, api: Any = None, fs: Any = None) -> None:
+Connect = Callable[[tuple[str, int], float], Any]
+
+
+def hub_address() -> tuple[str, int]:
+    """The Hub's host and port (HF_ENDPOINT when set, else huggingface.co:443)."""
+    where = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    return where.hostname or "huggingface.co", where.port or (
+        80 if where.scheme == "http" else 443)
+
+
+class HfHub:
+    """The real Hub through huggingface_hub; its errors become one-line SourceErrors.
+
+    Before the first request it fails fast: HF_HUB_OFFLINE set, or no TCP connection to the
+    Hub within CONNECT_TIMEOUT_S (`connect`, socket.create_connection unless a test gives one;
+    skipped behind a proxy, which the client reaches instead).
+    """
+
+    def __init__(self, api: Any = None, fs: Any = None, connect: Connect | None = None) -> None:
         self.api, self.fs = api, fs
+        self.connect: Connect = connect or socket.create_connection
+        self.checked = False
+
+    def check_reachable(self, repo: str) -> None:
+        """SourceError (a code in UNREACHABLE) when the Hub cannot be asked now."""
+        if self.checked:
+            return
+        if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE:
+            raise SourceError(f"{repo}: HF_HUB_OFFLINE is set, so the Hub is not asked",
+                              "hub_offline")
+        if not any(os.environ.get(v) for v in _PROXY_VARS):
+            host, port = hub_address()
+            try:
+                self.connect((host, port), CONNECT_TIMEOUT_S).close()
+            except OSError as exc:
+                reason = exc.strerror or str(exc) or type(exc).__name__
+                raise SourceError(f"{repo}: the Hub ({host}) is not reachable: {reason}",
+                                  "hub_unreachable") from None
+        self.checked = True
 
     def _errors(self) -> tuple[type[Exception], ...]:
         """The Hub's answers (404, gated, offline) and transport failures (no network)."""
@@ -59,6 +106,7 @@ class HfHub:
         return (HfHubHTTPError, transport, OSError, ValueError)
 
     def list_files(self, repo: str) -> list[str]:
+        self.check_reachable(repo)
         if self.api is None:
             from huggingface_hub import HfApi
 
@@ -70,6 +118,7 @@ class HfHub:
                               "unknown_repo") from None
 
     def read_range(self, repo: str, filename: str, start: int, length: int) -> bytes:
+        self.check_reachable(repo)
         if self.fs is None:
             from huggingface_hub import HfFileSystem
 

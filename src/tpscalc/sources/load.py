@@ -9,6 +9,7 @@ from tpscalc.sources.types import SourcedModel, SourceError
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tpscalc.catalog.schema import Model
     from tpscalc.sources.hub import Hub
 
 CATALOG_SOURCES = {"architecture": "catalog", "weights": "catalog", "kv_cache": "catalog"}
@@ -37,7 +38,37 @@ def sourced_model(name: str | None = None, *, gguf: str | Path | None = None,
 
         return read_config(config, config_index)
     if hf:
-        from tpscalc.sources.hub import read_hub
-
-        return read_hub(str(hf), hub)
+        return _from_hub(str(hf), hub)
     return SourcedModel(get_model(str(name)), dict(CATALOG_SOURCES))
+
+
+def _from_hub(repo: str, hub: Hub | None) -> SourcedModel:
+    """The model of Hub repository `repo`; when the Hub cannot be asked (offline, unreachable),
+    the catalog's entry for that repository with a note saying so, else the one-line error."""
+    from tpscalc.sources.hub import UNREACHABLE, read_hub
+
+    try:
+        return read_hub(repo, hub)
+    except SourceError as exc:
+        if exc.code not in UNREACHABLE:
+            raise
+        entry = catalog_entry_for_repo(repo)
+        if entry is None:
+            raise SourceError(f"{exc}; the catalog has no entry for it", exc.code) from None
+        note = f"{exc}; the catalog's entry {entry.name} instead"
+        return SourcedModel(entry, {**CATALOG_SOURCES, "note": note})
+
+
+def catalog_entry_for_repo(repo: str) -> Model | None:
+    """The catalog model published as Hub repository `repo` (its hf_repo, any case), else the
+    one whose slug is the repository's name ("Qwen/Qwen3-8B" -> qwen3-8b); None if neither."""
+    from tpscalc.catalog import store
+    from tpscalc.catalog.slug import slugify
+
+    wanted = repo.lower()
+    models = store.models()
+    by_repo = next((m for m in models if (m.hf_repo or "").lower() == wanted), None)
+    if by_repo is not None:
+        return by_repo
+    name_slug = slugify(repo.rsplit("/", 1)[-1])
+    return next((m for m in models if m.slug == name_slug), None)
