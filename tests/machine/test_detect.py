@@ -209,3 +209,39 @@ def test_the_os_cpu_brand_finds_the_cpu_table_entry(brand: str, name: str | None
 
     cpu = table_cpu(brand)
     assert (cpu.name if cpu is not None else None) == name
+
+
+CPUINFO = "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Processor\ncpu MHz\t\t: 2100.000\n" \
+          "flags\t\t: fpu sse2 avx2 avx512f\n"
+
+
+def test_a_cpu_outside_the_table_is_bounded_by_the_cores_found(tmp_path: Path) -> None:
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "cpuinfo").write_text(CPUINFO)
+
+    class TwoCores(RecordedPsutil):
+        @staticmethod
+        def cpu_count(logical: bool = True) -> int:
+            return 2
+
+    m = detect(nvml=None, sysfs_root=tmp_path, run=NO_COMMANDS, psutil_module=TwoCores)
+    assert m.rig is not None and m.rig.cpu is not None
+    assert (m.rig.cpu.p_cores, m.rig.cpu.p_clock_ghz, m.rig.cpu.simd) == (2, 2.1, "AVX-512")
+    assert any("2 cores found" in n for n in m.notes)
+    from tpscalc import api
+    from tpscalc.estimate.cpu_speed import CPU_FIT
+
+    out = api.evaluate("Llama 3.1-8B", m.rig, quant="IQ4_XS")
+    assert out["decode"]["bound"] == "cpu_compute"
+    # two cores at the fitted per-core rate read the weights at most this fast
+    cap = 2 * CPU_FIT.core_gb_s_quantized * 1e9 / (out["memory"]["weights_gib"] * GIB)
+    assert out["decode"]["tokens_per_s"] <= cap * 1.01
+
+
+@pytest.mark.parametrize("is_root, says", [(True, "dmidecode gave no memory speed"),
+                                           (False, "without root")])
+def test_the_dmi_note_says_why_for_root_and_others(is_root: bool, says: str) -> None:
+    m = detect(nvml=None, sysfs_root=EMPTY_ROOT, run=NO_COMMANDS, psutil_module=RecordedPsutil,
+               is_root=is_root)
+    dmi = [n for n in m.notes if "RAM bandwidth unknown" in n]
+    assert len(dmi) == 1 and says in dmi[0]

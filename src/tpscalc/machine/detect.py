@@ -61,7 +61,7 @@ def _as_card(found: FoundGpu) -> Card | None:
     return card.model_copy(update=update) if update else card
 
 
-def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
+def _notes(found: Sequence[FoundGpu], system: SystemInfo, is_root: bool) -> list[str]:
     notes = []
     for f in found:
         g = f.detected
@@ -77,7 +77,9 @@ def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
                      f"answered for CPU-only, with {system.ram_gib:.1f} GiB of RAM "
                      "(`tpscalc estimate --model M --here`); name a card to compare with one.")
     if system.ram_bandwidth_gb_s is None:
-        notes.append("RAM bandwidth unknown (DMI not readable without root): assumed "
+        why = ("dmidecode gave no memory speed: not installed, or no DMI memory table, as in "
+               "most virtual machines" if is_root else "DMI not readable without root")
+        notes.append(f"RAM bandwidth unknown ({why}): assumed "
                      f"{DEFAULT_RAM_BANDWIDTH_GB_S} GB/s, dual-channel DDR4-3200.")
     cards = [f for f in found if f.card is not None]
     if len(cards) > 1:
@@ -86,10 +88,19 @@ def _notes(found: Sequence[FoundGpu], system: SystemInfo) -> list[str]:
     return notes
 
 
+def _running_as_root() -> bool:
+    """Whether this process runs as root (where dmidecode could read DMI)."""
+    import os
+
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
            run: Run = run_command, psutil_module: Any | None = None,
-           cards: Sequence[Card] | None = None) -> Machine:
-    """Detect this machine; every argument is a seam (tests pass recordings of real machines)."""
+           cards: Sequence[Card] | None = None, is_root: bool | None = None) -> Machine:
+    """Detect this machine; every argument is a seam (tests pass recordings of real machines).
+
+    is_root: whether DMI was readable in principle (None: this process's user is root)."""
     nv = PyNvml.open() if nvml is _SYSTEM_DEFAULT else nvml
     gpus = detect_nvidia(nv) + detect_sysfs(sysfs_root) + detect_apple(run)
     system = detect_system(run, psutil_module)
@@ -109,9 +120,53 @@ def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
     # when neither a card nor the RAM size is known.
     cpu = next((c for c in map(cpu_of_card, devices) if c is not None), None) \
         or table_cpu(system.cpu)
+    notes = _notes(found, system, _running_as_root() if is_root is None else is_root)
+    if cpu is None and system.cpu_cores:  # not in the table: its cores bound it still
+        cpu = cores_cpu(system, ram_bw, _read(sysfs_root / "proc" / "cpuinfo"))
+        notes.append(f"CPU {system.cpu!r} is not in the CPU table: answered with the "
+                     f"{cpu.p_cores} cores found at the fitted per-core rate, "
+                     f"{cpu.p_clock_ghz:g} GHz ({cpu.note}).")
     rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw, cpu=cpu)
            if devices or system.ram_gib else None)
-    return Machine(tuple(found), system, ram_bw, rig, tuple(_notes(found, system)))
+    return Machine(tuple(found), system, ram_bw, rig, tuple(notes))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+# A CPU the table lacks: its clock when /proc/cpuinfo gives none (assumed, a mid desktop/server
+# base clock), and FP32 FLOPs per clock and core: 32, what 61 of the CPU table's 82 entries
+# hold (two 8-lane FMA units, or one 16-lane AVX-512 unit; catalog/data/cpus.json).
+ASSUMED_CLOCK_GHZ = 3.0
+FLOPS_PER_CLOCK = 32
+
+
+def cores_cpu(system: SystemInfo, ram_bandwidth_gb_s: float, cpuinfo: str = "") -> Cpu:
+    """A CPU record for a CPU the table does not hold: the physical cores found (llama.cpp's
+    default threads), the clock and SIMD from /proc/cpuinfo (`cpuinfo`, its text) when there,
+    and the RAM bandwidth in use; no CPU-complex limit (unknown)."""
+    mhz = [float(m) for m in re.findall(r"^cpu MHz\s*:\s*([\d.]+)", cpuinfo, re.MULTILINE)]
+    clock = round(max(mhz) / 1000, 2) if mhz and max(mhz) > 0 else ASSUMED_CLOCK_GHZ
+    first = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", cpuinfo, re.MULTILINE)
+    flags = set(first.group(1).split()) if first else set()
+    simd = ("AVX-512" if "avx512f" in flags else "NEON" if {"asimd", "neon"} & flags
+            else "AVX2")
+    cores = max(1, int(system.cpu_cores or 1))
+    brand = system.cpu or "unknown CPU"
+    vendor = next((v for v in ("Intel", "AMD", "Apple") if v.lower() in brand.lower()), "unknown")
+    return Cpu(name=brand[:200] or "unknown CPU", slug="this-machines-cpu", vendor=vendor,
+               microarchitecture="unknown", p_cores=min(cores, 512), e_cores=0,
+               p_clock_ghz=min(clock, 7.0), simd=simd, p_fp32_flops_per_clock=FLOPS_PER_CLOCK,
+               peak_fp32_gflops=min(cores, 512) * min(clock, 7.0) * FLOPS_PER_CLOCK,
+               memory_type="unknown", memory_channels=2,
+               memory_bandwidth_gb_s=min(ram_bandwidth_gb_s, 2000),
+               memory_bandwidth_source="this machine's RAM bandwidth (DMI, else assumed)",
+               source_url="this machine: /proc/cpuinfo and psutil",
+               note="clock from /proc/cpuinfo" if mhz else f"clock assumed {clock:g} GHz")
 
 
 # What CPU brand strings add to a name ("AMD Ryzen 9 7950X 16-Core Processor",
