@@ -53,33 +53,42 @@ def read_requests(path: Path) -> list[dict[str, str]]:
 
 
 def _table(results: list[dict[str, Any]], lang: str) -> None:
-    from rich.table import Table
-
     from tpscalc.cli.console import stdout_console
+    from tpscalc.cli.plain_table import Cell, Justify, render_blocks, table_width
+    from tpscalc.cli.render import ResultsTable, print_table
     from tpscalc.i18n import format_number, translator
     from tpscalc.report.common import FIT_LABELS, sig
 
     tr = translator(lang)
-    table = Table()
-    for col in (tr.gettext("Model"), tr.gettext("Card"), tr.gettext("Quantization"),
-                tr.gettext("Context (tokens)"), tr.gettext("Needs (GiB)"), tr.gettext("Fit"),
-                tr.gettext("Decode (tok/s, range)"), tr.gettext("Prefill (tok/s)"),
-                tr.gettext("First token (s)")):
-        table.add_column(col)
+    headers = (tr.gettext("Model"), tr.gettext("Card"), tr.gettext("Quantization"),
+               tr.gettext("Context (tokens)"), tr.gettext("Needs (GiB)"), tr.gettext("Fit"),
+               tr.gettext("Decode (tok/s, range)"), tr.gettext("Prefill (tok/s)"),
+               tr.gettext("First token (s)"))
+    rows = []
     for r in results:
         if r["error"]:
-            table.add_row(str(r["model"]), str(r["gpu"]), "", "", "",
-                          tr.gettext("error: {message}").format(message=r["error"]))
+            rows.append((str(r["model"]), str(r["gpu"]), "", "", "",
+                         tr.gettext("error: {message}").format(message=r["error"]), "", "", ""))
             continue
         d, p = r["decode"], r["prefill"]
         speed = (f"{sig(d['tokens_per_s'], lang)} ({sig(d['low'], lang)}–{sig(d['high'], lang)}, "
                  f"{tr.gettext(d['confidence'])})") if d else "—"
-        table.add_row(r["model"], r["gpu"], r["quant"] or "—", format_number(r["context"], lang),
-                      format_number(r["memory"]["total_gib"], lang, 1),
-                      tr.gettext(FIT_LABELS.get(r["fit"], r["fit"])), speed,
-                      format_number(p["tokens_per_s"], lang) if p else "—",
-                      format_number(p["time_to_first_token_s"], lang, 2) if p else "—")
-    stdout_console().print(table)
+        rows.append((r["model"], r["gpu"], r["quant"] or "—", format_number(r["context"], lang),
+                     format_number(r["memory"]["total_gib"], lang, 1),
+                     tr.gettext(FIT_LABELS.get(r["fit"], r["fit"])), speed,
+                     format_number(p["tokens_per_s"], lang) if p else "—",
+                     format_number(p["time_to_first_token_s"], lang, 2) if p else "—"))
+    cells = tuple(tuple(Cell(c) for c in row) for row in rows)
+    console = stdout_console()
+    if table_width(headers, cells, console.width) > console.width:
+        # Too narrow for the table even with every cell wrapped at its spaces (an 80-column
+        # terminal): one block per estimate, so no number is cut.
+        color = console.is_terminal and console.color_system is not None
+        console.file.write(render_blocks(headers, cells, color, heading=(0, 1)))
+        return
+    left_aligned: Justify = "left"
+    left = tuple(left_aligned for _ in headers)
+    print_table(console, ResultsTable("", headers, left, cells))
 
 
 def _rig_line(r: dict[str, Any], lang: str) -> str:

@@ -1,13 +1,15 @@
-"""Rich terminal rendering of the model and card reports (the same objects the JSON renders)."""
+"""Terminal rendering of the model and card reports (the same objects the JSON renders): rich
+for the text, the plain renderer (plain_table.py) for the result tables."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from rich.console import Console, Group, JustifyMethod, RenderableType
-from rich.table import Table
-from rich.text import Text as RichText
+from rich.console import Console, Group
 
+from tpscalc.cli import plain_table
 from tpscalc.cli.console import stdout_console
+from tpscalc.cli.plain_table import Cell, Justify
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
 from tpscalc.report.common import FIT_LABELS, gib, params_text, sig
@@ -15,7 +17,7 @@ from tpscalc.report.model_types import ModelReport, Row
 from tpscalc.report.types import CardReport, ModelRow, Text
 
 FIT_STYLE = {"comfortable": "green", "tight": "yellow", "no": "red"}
-Column = tuple[str, JustifyMethod]  # a table column: translated header, alignment
+Column = tuple[str, Justify]  # a table column: translated header, alignment
 
 
 def speed_cells(estimate: Estimate, lang: str) -> list[str]:
@@ -30,7 +32,7 @@ def speed_cells(estimate: Estimate, lang: str) -> list[str]:
     return [speed, f"{sig(d.low, lang)}–{sig(d.high, lang)}", tr.gettext(d.confidence)]
 
 
-def fit_cell(estimate: Estimate, lang: str) -> RichText:
+def fit_cell(estimate: Estimate, lang: str) -> Cell:
     """The fit label ("Comfortable", "Tight", or "Short by 2.6 GiB"), coloured."""
     tr = translator(lang)
     fit, short = estimate.fit, estimate.short_by_gib
@@ -39,10 +41,10 @@ def fit_cell(estimate: Estimate, lang: str) -> RichText:
                  if short is not None else tr.gettext("Does not fit"))
     else:
         label = tr.gettext(FIT_LABELS.get(fit, fit))
-    return RichText(label, style=FIT_STYLE.get(fit, ""))
+    return Cell(label, FIT_STYLE.get(fit, ""))
 
 
-def model_table(report: ModelReport, wide: bool = False) -> Table:
+def model_table(report: ModelReport, wide: bool = False) -> ResultsTable:
     """The table of cards, fastest first (compact unless `wide`: speed, card, memory, needs,
     quantization, fit)."""
     lang = report.summary.request.lang
@@ -60,20 +62,46 @@ def model_table(report: ModelReport, wide: bool = False) -> Table:
     return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
+@dataclass(frozen=True)
+class ResultsTable:
+    """A result table as the plain renderer draws it (plain_table.py)."""
+
+    title: str
+    headers: tuple[str, ...]
+    justify: tuple[Justify, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+    def text(self, width: int, color: bool = False) -> str:
+        """The table drawn for a terminal `width` columns wide."""
+        return plain_table.render(self.title, self.headers, self.justify, self.rows, width,
+                                  color)
+
+
+def print_table(console: Console, table: ResultsTable) -> None:
+    """Draw `table` on `console` at its width (colours on a colour terminal)."""
+    if console.record:  # a console that keeps what it prints (export_text): through rich
+        from rich.text import Text as RichText
+
+        console.print(RichText(table.text(console.width).rstrip("\n")), soft_wrap=True,
+                      highlight=False)
+        return
+    color = console.is_terminal and console.color_system is not None
+    console.file.write(table.text(console.width, color))
+
+
 def _results_table(
     lang: str,
     title: str,
     middle: Sequence[Column],
-    rows: Sequence[Sequence[RenderableType]],
+    rows: Sequence[Sequence[str | Cell]],
     wide: bool = True,
     compact_middle: Sequence[int] = (),
-) -> Table:
+) -> ResultsTable:
     """Speed, range and confidence columns, then `middle` (translated), then needs, quant, fit.
 
     Compact (not `wide`): speed, the `compact_middle` columns of `middle`, needs, quant, fit,
     which read whole at 80 columns; long names wrap instead of being cut."""
     tr = translator(lang)
-    table = Table(title=title, title_justify="left")
     columns: list[Column] = [
         (tr.gettext("Speed (tok/s)"), "right"),
         (tr.gettext("Range (tok/s)"), "right"),
@@ -87,15 +115,16 @@ def _results_table(
     if not wide:
         tail = range(len(columns) - 3, len(columns))
         keep = [0, *(3 + i for i in compact_middle), *tail]
-    for i in keep:
-        header, justify = columns[i]
-        table.add_column(header, justify=justify, overflow="fold")
-    for cells in rows:
-        table.add_row(*(cells[i] for i in keep))
-    return table
+    return ResultsTable(
+        title, tuple(columns[i][0] for i in keep), tuple(columns[i][1] for i in keep),
+        tuple(tuple(_cell(cells[i]) for i in keep) for cells in rows))
 
 
-def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
+def _cell(value: str | Cell) -> Cell:
+    return value if isinstance(value, Cell) else Cell(value)
+
+
+def _model_row_cells(r: Row, lang: str) -> list[str | Cell]:
     c, e = r.card, r.estimate
     return [
         *speed_cells(e, lang),
@@ -170,7 +199,7 @@ def render_model_report(
     tr = translator(report.summary.request.lang)
     for line in _headline(report):
         console.print(line)
-    console.print(model_table(report, wide))
+    print_table(console, model_table(report, wide))
     for note in report.notes:
         console.print(f"[dim]{note}[/dim]")
     if not full:
@@ -186,7 +215,7 @@ def render_model_report(
     console.print(Group(*_paragraphs(tr.gettext("Questions"), report.faq)))
 
 
-def card_table(report: CardReport, wide: bool = False) -> Table:
+def card_table(report: CardReport, wide: bool = False) -> ResultsTable:
     """The table of models the card runs (compact unless `wide`)."""
     lang = report.request.lang
     tr = translator(lang)
@@ -203,7 +232,7 @@ def card_table(report: CardReport, wide: bool = False) -> Table:
     return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
-def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
+def _card_row_cells(r: ModelRow, lang: str) -> list[str | Cell]:
     m, e = r.model, r.estimate
     needs = gib(e.memory.total_gib, lang) + ("*" if e.memory.approximated else "")
     name = m.name if r.max_context is None else m.name + " " + translator(lang).gettext(
@@ -242,7 +271,7 @@ def render_card_report(
             context=format_number(report.request.query.context, lang),
         )
     )
-    console.print(card_table(report, wide))
+    print_table(console, card_table(report, wide))
     approximated = tr.gettext("Memory approximated from the parameter count.")  # (extractable)
     console.print(f"[dim]* {approximated}[/dim]")
     for note in report.notes:
