@@ -144,3 +144,33 @@ def test_the_console_command_prints_everything_before_its_quick_exit(tmp_path) -
     bad = subprocess.run([sys.executable, "-m", "tpscalc", "card", "4090", "--sort", "weird"],
                          capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+
+
+def test_the_plain_help_lists_typers_commands_and_their_help() -> None:
+    import typer
+
+    from tpscalc.cli.help_text import APP_HELP, COMMANDS
+    from tpscalc.cli.typer_app import app
+
+    group = typer.main.get_command(app)
+    names = [c.name or c.callback.__name__.replace("_", "-")  # type: ignore[union-attr]
+             for c in app.registered_commands]
+    typer_commands = [(name, " ".join(group.commands[name].help.split("\n\n")[0].split()))
+                      for name in names]  # type: ignore[attr-defined]
+    assert list(COMMANDS) == typer_commands
+    assert app.info.help == APP_HELP
+
+
+def test_help_answers_without_typer() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv = ['tpscalc', '--help']\n"
+            "import os; os._exit = lambda n: (print(sorted(m for m in ('typer', 'click', 'rich')"
+            " if m in sys.modules)), sys.exit(n))\n"
+            "from tpscalc.cli.main import main; main()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Usage: tpscalc" in done.stdout and "export-site" in done.stdout
+    assert done.stdout.rstrip().endswith("[]")
