@@ -91,6 +91,21 @@ def _table(results: list[dict[str, Any]], lang: str) -> None:
     print_table(console, ResultsTable("", headers, left, cells))
 
 
+def _print_json_rows(rows: list[dict[str, Any]]) -> None:
+    """`jsonout.dumps(rows)` on stdout, byte for byte, one row at a time (100k rows as one
+    string held ~400 MB of pieces at once)."""
+    import sys
+
+    write = sys.stdout.write
+    if not rows:
+        write("[]\n")
+        return
+    for i, row in enumerate(rows):  # a row at level 1: each of its lines one space further in
+        write(("[\n " if i == 0 else ",\n ") + jsonout.dumps(row).replace("\n", "\n "))
+    write("\n]\n")
+    sys.stdout.flush()
+
+
 def _rig_line(r: dict[str, Any], lang: str) -> str:
     """The settings that realise a rig's placement, in `lang`."""
     from tpscalc.i18n import format_number, translator
@@ -162,8 +177,10 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
         except api.INPUT_ERRORS as exc:
             fail(str(exc))
     if as_json:
-        data: Any = results if input_csv is not None else results[0]
-        echo(jsonout.dumps(data))
+        if input_csv is not None:
+            _print_json_rows(results)
+        else:
+            echo(jsonout.dumps(results[0]))
     else:
         _table(results, request.lang)
         for r in results:
