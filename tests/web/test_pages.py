@@ -160,3 +160,20 @@ def test_rig_controls_work_as_a_plain_get_form(client) -> None:
     assert "RAM del sistema (GiB)" in es and "en la RAM" in es
     assert client.get("/en/models/starcoder-2-15b?ram=0").status_code == 400
     assert client.get("/en/models/starcoder-2-15b?gpus=99").status_code == 400
+
+
+def test_a_rig_page_names_the_rig_and_keeps_offload_apart(client) -> None:
+    import re
+
+    html = client.get("/en/models/starcoder-2-15b?gpus=2&ram=64").text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert "2x GeForce RTX 4090 + 64 GB RAM" in text
+    held = int(re.search(r"(\d+) rigs hold it all in GPU memory", text).group(1))
+    offload = int(re.search(r"(\d+) more run it only with part of it in system RAM", text)
+                  .group(1))
+    rows = client.get("/api/v1/models/starcoder-2-15b?gpus=2&ram=64").json()["rows"]
+    assert held == sum(r["fit"] in ("comfortable", "tight") for r in rows)
+    assert offload == sum(r["fit"] in ("offload", "cpu") for r in rows)
+    plain = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", client.get(
+        "/en/models/starcoder-2-15b").text))
+    assert "cards can run it" in plain and "2x" not in plain and "GB RAM" not in plain

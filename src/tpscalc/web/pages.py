@@ -35,7 +35,7 @@ from tpscalc.web.page_cache import cached_html
 from tpscalc.web.params import request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.static_data import dictionary_path, rows_path
-from tpscalc.web.views import model_context
+from tpscalc.web.views import brief, model_context
 
 router = APIRouter(include_in_schema=False)
 
@@ -156,9 +156,36 @@ def model_page(
         export=export,
         report=report,
         **paging(report.get("rows") or [], request, path, export, rows_path("model", slug)),
-        **model_context(report, request.lang),
+        **{**model_context(report, request.lang),
+           **rig_context(report.get("rows") or [], request)},
         **form_options(request, model_context_limit(model)),
     )
+
+
+def rig_context(rows: list[dict[str, Any]], request: ReportRequest) -> dict[str, Any]:
+    """What the model page says about the rig asked for: each card named as the rig it stands
+    for ("2x GeForce RTX 3090 + 64 GB RAM"), and how many hold the model in VRAM apart from
+    those that run it only with part of it in system RAM (issue 27: "833 cards can run it"
+    counted offload as fitting)."""
+    from tpscalc.i18n import format_number
+
+    gpus, ram = request.rig.gpus or 1, request.rig.ram_gib
+    prefix = f"{gpus}x " if gpus > 1 else ""
+    suffix = f" + {format_number(ram, request.lang)} GB RAM" if ram else ""
+
+    def rig_name(card: str | None) -> str:
+        return f"{prefix}{card or ''}{suffix}"
+
+    in_vram = [r for r in rows if r.get("fit") in ("comfortable", "tight")]
+    out: dict[str, Any] = {
+        "rig_given": bool(prefix or suffix), "rig_name": rig_name,
+        "rigs_in_vram": len(in_vram),
+        "rigs_offload": sum(r.get("fit") in ("offload", "cpu") for r in rows)}
+    if out["rig_given"] and in_vram:  # the smallest that holds it in VRAM, not in RAM
+        out["smallest"] = brief(min(in_vram, key=lambda r: (r.get("memory_gib") or 0,
+                                                            -(r.get("decode") or {}).get(
+                                                                "tokens_per_s", 0))))
+    return out
 
 
 def card_page(
