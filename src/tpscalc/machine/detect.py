@@ -5,7 +5,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tpscalc.catalog import NameNotFoundError, cpu_of_card, get_cpu, store
 from tpscalc.catalog.schema import Card, Cpu
@@ -153,8 +153,8 @@ def cores_cpu(system: SystemInfo, ram_bandwidth_gb_s: float, cpuinfo: str = "") 
     clock = round(max(mhz) / 1000, 2) if mhz and max(mhz) > 0 else ASSUMED_CLOCK_GHZ
     first = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", cpuinfo, re.MULTILINE)
     flags = set(first.group(1).split()) if first else set()
-    simd = ("AVX-512" if "avx512f" in flags else "NEON" if {"asimd", "neon"} & flags
-            else "AVX2")
+    simd: Literal["AVX2", "AVX-512", "NEON"] = (
+        "AVX-512" if "avx512f" in flags else "NEON" if {"asimd", "neon"} & flags else "AVX2")
     cores = max(1, int(system.cpu_cores or 1))
     brand = system.cpu or "unknown CPU"
     vendor = next((v for v in ("Intel", "AMD", "Apple") if v.lower() in brand.lower()), "unknown")
