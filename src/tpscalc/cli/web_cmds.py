@@ -29,6 +29,7 @@ def serve(
     import uvicorn
 
     from tpscalc.web.app import LIMITS_ENV, limits_to_env
+    from tpscalc.web.server import SecureH11Protocol
 
     if not 0 < port < 65536:
         fail(f"port must be between 1 and 65535, not {port}")
@@ -43,7 +44,8 @@ def serve(
     os.environ[LIMITS_ENV] = limits_to_env(max_in_flight, deadline, allowed_host or [])
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     uvicorn.run("tpscalc.web.app:app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level="warning", access_log=False, server_header=False)
+                workers=workers, log_level="warning", access_log=False, server_header=False,
+                http=SecureH11Protocol)
 
 
 @app.command("export-site")

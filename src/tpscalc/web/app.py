@@ -10,7 +10,6 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from tpscalc import __version__
 from tpscalc.web import api, errors, health, openapi, pages
@@ -41,10 +40,10 @@ def create_app(limits: Limits | None = None,
     app.add_exception_handler(StarletteHTTPException, errors.http_error_handler)
     app.add_exception_handler(RequestValidationError, errors.validation_error_handler)
     app.add_exception_handler(Exception, errors.unexpected_error_handler)
-    if allowed_hosts:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     openapi.install(app)
-    return Guard(app, limits)  # type: ignore[return-value]
+    # The guard checks the Host (not Starlette's TrustedHostMiddleware): its 400 has the JSON
+    # error shape under /api/ and the security headers, like every other answer.
+    return Guard(app, limits, allowed_hosts)  # type: ignore[return-value]
 
 
 LIMITS_ENV = "TPSCALC_SERVE"  # how `tpscalc serve` hands its options to each worker process
