@@ -5,7 +5,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
@@ -50,7 +50,8 @@ if TYPE_CHECKING:  # machine detection and the Hub client load when used (`tpsca
 INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
 
 __all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine", "evaluate",
-           "evaluate_many", "machine_json", "model_report", "report_json", "sourced_model"]
+           "evaluate_many", "iter_evaluate", "machine_json", "model_report", "report_json",
+           "sourced_model"]
 
 
 def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None,
@@ -107,17 +108,20 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     context, a request with a test gets one that holds it (depth + the longer of n_prompt and
     n_gen), so any llama-bench row replays as it was run.
     """
-    out = []
+    return list(iter_evaluate(requests))
+
+
+def iter_evaluate(requests: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`evaluate_many`, one result at a time as each is computed (a long CSV streams)."""
     for req in requests:
         options = {k: req[k] for k in ESTIMATE_KEYS if req.get(k) not in (None, "")}
         try:
             if "context" not in options and SPEED_TEST_KEYS & options.keys():
                 options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
-            out.append(evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
-                                quant=req.get("quant") or None, **options))
+            yield evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
+                           quant=req.get("quant") or None, **options)
         except INPUT_ERRORS as exc:
-            out.append(_error_row(req, str(exc)))
-    return out
+            yield _error_row(req, str(exc))
 
 
 SPEED_TEST_KEYS = frozenset(SPEED_TEST_PARAMS)
