@@ -110,9 +110,9 @@ def test_trailing_slash_redirect_is_one_same_site_path(app: Any, target: bytes,
 
 
 @pytest.mark.parametrize("target", [b"/%00/", b"/%0d%0aX:%201/", b"/en/%1b/x"])
-def test_a_control_character_in_the_path_is_400(app: Any, target: bytes) -> None:
+def test_a_control_character_in_the_path_is_404(app: Any, target: bytes) -> None:
     status, headers, body = asgi_get(app, target)
-    assert status == 400 and b"control character" in body and "location" not in headers
+    assert status == 404 and b"control character" in body and "location" not in headers
 
 
 def test_location_helper_never_names_another_host() -> None:
@@ -202,3 +202,35 @@ def test_the_real_server_answers_every_hostile_request(server: int,
             if line.startswith("location:"):
                 assert_same_site(line.split(":", 1)[1].strip())
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+
+
+# --- one parameter, one meaning on the site (issue 29, item 8) ---------------------------------
+
+
+@pytest.mark.parametrize("query", ["context=", "ram_bandwidth=nan", "depth=-1", "n_ubatch=0",
+                                   "tensor_split=nan", "depth=512", "tensor_split=3,1",
+                                   "n_gpu_layers=10", "sort=speed", "ram_type=DDR9-1",
+                                   "cpu=nope", "pcie=9x99", "ram_channels=0", "gpus=",
+                                   "min_quality=", "kv_type="])
+def test_the_site_refuses_what_it_does_not_honour(client, query: str) -> None:
+    r = client.get(f"/en/models/starcoder-2-15b?{query}")
+    assert r.status_code == 400, (query, r.status_code)
+    assert "text/html" in r.headers["content-type"]
+
+
+@pytest.mark.parametrize("query", ["max_quality=", "backend=", "ram=", "search=",
+                                   "min_memory=", "utm_source=x", "partial=1"])
+def test_the_site_takes_its_form_blanks_and_foreign_keys(client, query: str) -> None:
+    assert client.get(f"/en/models/starcoder-2-15b?{query}").status_code == 200
+
+
+def test_the_site_honours_the_rig_fields_the_api_takes(client) -> None:
+    import re
+
+    asked = "gpus=2&ram=64&ram_bandwidth=90"
+    api = client.get(f"/api/v1/models/starcoder-2-15b?{asked}").json()
+    page = client.get(f"/en/models/starcoder-2-15b?{asked}")
+    plain = client.get("/en/models/starcoder-2-15b?gpus=2&ram=64")
+    assert page.status_code == 200 and page.text != plain.text
+    assert re.search(r'<input type="hidden" name="ram_bandwidth" value="90">', page.text)
+    assert api["rows"], "the API answers the same request"

@@ -11,7 +11,7 @@ It sits outside FastAPI, so everything it does holds for every response, the 500
   (percent-encoded, one leading slash: the Host header or the request target never builds
   another site's Location), and every response carries the security headers, no `server`
   header, and an `X-Request-Id`, which the JSON access log line repeats;
-- a path with a control character gets 400, an absolute-form target (`GET http://h/p`) is read
+- a path with a control character gets 404, an absolute-form target (`GET http://h/p`) is read
   as its path, and a Host outside `allowed_hosts` gets 400 (JSON under /api/).
 """
 from __future__ import annotations
@@ -181,7 +181,8 @@ class Guard:
             return (431, "headers_too_large",
                     f"the request headers exceed {self.limits.max_header_bytes} bytes")
         if _CONTROL.search(str(scope.get("path") or "")):
-            return (400, "bad_path", "the address holds a control character")
+            # 404, not 400: no page has one in its name (and OpenAPI slugs are any string)
+            return (404, "not_found", "no page has a control character in its address")
         return None
 
     def _bad_host(self, scope: Scope) -> tuple[int, str, str] | None:
