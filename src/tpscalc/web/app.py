@@ -56,8 +56,23 @@ def limits_to_env(max_in_flight: int, deadline_s: float, allowed_hosts: Sequence
 
 
 def app_from_env() -> FastAPI:
-    """The app as `tpscalc serve` configured it (uvicorn's factory, once per worker)."""
+    """The app as `tpscalc serve` configured it (uvicorn's factory, once per worker), warmed
+    up before it listens."""
     options = json.loads(os.environ.get(LIMITS_ENV) or "{}")
     limits = Limits(max_in_flight=int(options.get("max_in_flight", Limits.max_in_flight)),
                     deadline_s=float(options.get("deadline_s", Limits.deadline_s)))
-    return create_app(limits, options.get("allowed_hosts") or None)
+    app = create_app(limits, options.get("allowed_hosts") or None)
+    warm_up()
+    return app
+
+
+def warm_up() -> None:
+    """Load what the first report loads lazily (the catalog, the calibration, the report
+    modules: ~1.5 s) by building one, so that the first requests of a fresh worker do not all
+    wait on it at once and overflow the queue into 503s."""
+    from tpscalc.report.request import ReportRequest
+    from tpscalc.web import reports
+
+    cards = reports.store.cards()
+    if cards:
+        reports.card_report_bytes(cards[0].slug, ReportRequest())
