@@ -105,3 +105,12 @@ def test_other_keys_do_not_wait_for_a_build() -> None:
     release.set()
     slow.join(10)
     assert cache.get_or_make("slow", bytes) == b"s"
+
+
+def test_a_serving_worker_warms_up_with_one_report() -> None:
+    from tpscalc.web import reports
+    from tpscalc.web.app import warm_up
+
+    reports.clear_cache()
+    warm_up()
+    assert len(reports.CACHE) == 1 and reports.CACHE.misses >= 1

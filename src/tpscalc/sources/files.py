@@ -56,13 +56,18 @@ def _finite_float(text: str) -> float:
 
 def load_json_file(path: Path, what: str = "a JSON file") -> Any:
     """The JSON value in `path`: bounded in size and nesting, NaN/Infinity refused."""
-    data = read_bounded(path, MAX_JSON_BYTES, what)
+    return parse_json(read_bounded(path, MAX_JSON_BYTES, what), path.name)
+
+
+def parse_json(data: bytes, name: str) -> Any:
+    """The JSON value of `data` (a file called `name`): nesting bounded by the interpreter's
+    recursion limit, NaN, Infinity and numbers beyond a float refused (SourceError)."""
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_refuse_constant,
                           parse_float=_finite_float)
     except UnicodeDecodeError as exc:
-        raise SourceError(f"{path.name}: not UTF-8 JSON (byte {exc.start})", "bad_config") from None
+        raise SourceError(f"{name}: not UTF-8 JSON (byte {exc.start})", "bad_config") from None
     except RecursionError:
-        raise SourceError(f"{path.name}: nested too deeply to be a config", "bad_config") from None
+        raise SourceError(f"{name}: nested too deeply to be a config", "bad_config") from None
     except ValueError as exc:  # JSONDecodeError, NaN, 1e999, an integer of 5,000 digits
-        raise SourceError(f"{path.name}: not JSON ({exc})".splitlines()[0], "bad_config") from None
+        raise SourceError(f"{name}: not JSON ({exc})".splitlines()[0], "bad_config") from None
