@@ -5,7 +5,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
@@ -50,8 +50,8 @@ if TYPE_CHECKING:  # machine detection and the Hub client load when used (`tpsca
 INPUT_ERRORS: tuple[type[Exception], ...] = (EstimateInputError, NameNotFoundError)
 
 __all__ = ["INPUT_ERRORS", "card_report", "check_file_request", "detect_machine",
-           "estimate_options", "evaluate", "evaluate_many", "machine_json", "model_report",
-           "report_json", "sourced_model"]
+           "estimate_options", "evaluate", "evaluate_many", "iter_evaluate", "machine_json",
+           "model_report", "report_json", "sourced_model"]
 
 
 def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None,
@@ -116,14 +116,18 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     context, a request with a test gets one that holds it (depth + the longer of n_prompt and
     n_gen), so any llama-bench row replays as it was run.
     """
-    out = []
+    return list(iter_evaluate(requests))
+
+
+def iter_evaluate(requests: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`evaluate_many`, one result at a time as each is computed (a long CSV streams); each
+    distinct model name, card and request is resolved once (_Batch)."""
     batch = _Batch()
     for req in requests:
         try:
-            out.append(batch.evaluate(req))
+            yield batch.evaluate(req)
         except INPUT_ERRORS as exc:
-            out.append(_error_row(req, str(exc)))
-    return out
+            yield _error_row(req, str(exc))
 
 
 class _Batch:

@@ -106,3 +106,19 @@ def test_the_report_commands_catch_the_api_input_errors() -> None:
     from tpscalc.cli.report_cmds import _input_errors
 
     assert set(_input_errors()) == set(api.INPUT_ERRORS)
+
+
+@pytest.mark.parametrize("args", [["estimate", "--bogus"], ["card", "4090", "--sort", "nope"],
+                                  ["nocommand"], ["serve", "--port", "abc"],
+                                  ["model", "starcoder2-15b", "--wide=3"]])
+def test_usage_errors_are_one_line_not_a_box(args: list[str]) -> None:
+    code, out, err = run(*args)
+    one_line_error(code, err)
+    assert "╭" not in err and "Usage:" not in err and out == ""
+
+
+def test_help_and_the_bare_command_still_show_the_help() -> None:
+    code, out, _ = run("estimate", "--help")
+    assert code == 0 and "--input" in out
+    code, out, err = run()
+    assert code == 2 and "estimate" in out + err

@@ -9,7 +9,7 @@ import pytest
 
 from tpscalc import api
 from tpscalc.cli import jsonout
-from tpscalc.cli.estimate_run import _print_json_rows
+from tpscalc.cli.estimate_run import _print_stream
 
 ROWS = [
     {"model": "Llama 3.1-8B", "card": "RTX 4090", "context": "8192"},
@@ -39,9 +39,11 @@ def test_a_batch_answers_as_one_call_per_row() -> None:
     assert "beyond its limit" in batch[3]["error"] and "ambiguous" in batch[4]["error"]
 
 
-@pytest.mark.parametrize("rows", [[], [{"a": 1}], [{"a": "x\ny", "b": [1, {"c": None}]}, {}]])
+@pytest.mark.parametrize("rows", [[], [{"error": None, "a": 1}],
+                                  [{"error": None, "a": "x\ny", "b": [1, {"c": None}]},
+                                   {"error": None}]])
 def test_json_rows_are_written_as_dumps_writes_them(rows: list) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        _print_json_rows(rows)
+        _print_stream(iter(rows), "en", as_json=True)
     assert out.getvalue() == jsonout.dumps(rows) + "\n"

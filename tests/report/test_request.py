@@ -24,9 +24,17 @@ def test_the_table_describes_every_field_once() -> None:
 
 
 @pytest.mark.parametrize(("text", "tokens"), [
-    ("8192", 8192), (" 8_192 ", 8192), ("8,192", 8192), ("١٠٢٤", 1024), ("", 4096)])
+    ("8192", 8192), (" 8_192 ", 8192), ("8,192", 8192), ("١٠٢٤", 1024)])
 def test_context_text_rule(text: str, tokens: int) -> None:
     assert parse_request({"context": text}).query.context == tokens
+
+
+def test_an_empty_value_is_refused_unless_it_is_a_form_choice() -> None:
+    with pytest.raises(RequestError, match="parameter 'context' is empty"):
+        parse_request({"context": ""})
+    blank = parse_request({"max_quality": "", "backend": "", "ram": "", "search": "",
+                           "min_memory": ""})
+    assert blank == parse_request({})
 
 
 @pytest.mark.parametrize(("raw", "code"), [

@@ -1,6 +1,10 @@
 """The report and page caches are bounded by bytes, whatever the parameters clients send."""
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+
 from tpscalc.web.cache import ByteLRU
 
 
@@ -29,3 +33,84 @@ def test_an_entry_over_a_quarter_of_the_budget_is_served_but_not_kept() -> None:
     cache = ByteLRU(budget_bytes=1000)
     assert cache.get_or_make("big", lambda: bytes(300)) == bytes(300)
     assert len(cache) == 0 and cache.size_bytes == 0
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    """Poll until `condition` holds (a thread has reached its wait); fail after 10 s."""
+    for _ in range(10_000):
+        if condition():
+            return
+        time.sleep(0.001)
+    raise AssertionError("the threads never reached the cache")
+
+
+def test_concurrent_misses_for_one_key_share_one_build() -> None:
+    cache = ByteLRU(budget_bytes=10_000)
+    release = threading.Event()
+    builds: list[int] = []
+
+    def make() -> bytes:
+        builds.append(1)
+        release.wait(10)
+        return b"page"
+
+    got: list[bytes] = []
+    threads = [threading.Thread(target=lambda: got.append(cache.get_or_make("k", make)))
+               for _ in range(20)]
+    for t in threads:
+        t.start()
+    _wait_for(lambda: cache.misses + cache.shared == 20)  # every thread has asked
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert builds == [1] and got == [b"page"] * 20
+    assert cache.misses == 1 and cache.shared == 19 and cache.get_or_make("k", bytes) == b"page"
+
+
+def test_a_failed_build_reaches_its_waiters_and_the_next_call_builds_again() -> None:
+    cache = ByteLRU(budget_bytes=10_000)
+    release = threading.Event()
+
+    def broken() -> bytes:
+        release.wait(10)
+        raise ValueError("bad request")
+
+    errors: list[str] = []
+
+    def ask() -> None:
+        try:
+            cache.get_or_make("k", broken)
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=ask) for _ in range(5)]
+    for t in threads:
+        t.start()
+    _wait_for(lambda: cache.misses + cache.shared == 5)
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert errors == ["bad request"] * 5 and len(cache) == 0
+    assert cache.get_or_make("k", lambda: b"ok") == b"ok" and cache.misses == 2
+
+
+def test_other_keys_do_not_wait_for_a_build() -> None:
+    cache = ByteLRU(budget_bytes=10_000)
+    release = threading.Event()
+    slow = threading.Thread(target=lambda: cache.get_or_make("slow", lambda: release.wait(10)
+                                                             and b"s" or b""))
+    slow.start()
+    _wait_for(lambda: cache.misses == 1)
+    assert cache.get_or_make("fast", lambda: b"f") == b"f"  # answered while "slow" builds
+    release.set()
+    slow.join(10)
+    assert cache.get_or_make("slow", bytes) == b"s"
+
+
+def test_a_serving_worker_warms_up_with_one_report() -> None:
+    from tpscalc.web import reports
+    from tpscalc.web.app import warm_up
+
+    reports.clear_cache()
+    warm_up()
+    assert len(reports.CACHE) == 1 and reports.CACHE.misses >= 1

@@ -168,3 +168,55 @@ def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert proc.stdout.startswith("wrote ") and proc.stdout.count("\n") == 1
+
+
+def test_an_empty_folder_name_is_refused(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("", "  "):
+        result = run(name, "--limit", "1", "--lang", "en")
+        assert result.exit_code == 2 and "give a folder" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_of_two_moves_into_one_empty_folder_only_the_first_lands(tmp_path: Path) -> None:
+    from tpscalc.web.export import _move_into_place
+
+    site = tmp_path / "site"
+    site.mkdir()
+    works = [tmp_path / f"work{i}" for i in range(2)]
+    for i, work in enumerate(works):
+        work.mkdir()
+        (work / "index.html").write_text(f"site {i}")
+    _move_into_place(works[0], site, replace=False)
+    try:
+        _move_into_place(works[1], site, replace=False)
+    except FileExistsError as exc:
+        assert "not empty" in str(exc)
+    else:
+        raise AssertionError("the second export replaced the first")
+    assert (site / "index.html").read_text() == "site 0"
+
+
+def test_concurrent_exports_into_one_empty_folder_one_succeeds(tmp_path: Path) -> None:
+    import threading
+
+    from tpscalc.web.export import export_site
+
+    site = tmp_path / "site"
+    site.mkdir()
+    outcomes: list[str] = []
+
+    def export() -> None:
+        try:
+            export_site(site, languages=("en",), limit=1, jobs=1)
+            outcomes.append("ok")
+        except FileExistsError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=export) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert sorted(outcomes) == ["ok", "refused", "refused"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left

@@ -17,7 +17,7 @@ def test_openapi_document_lists_report_parameters(client) -> None:  # type: igno
     assert names["min_memory"]["schema"]["type"] == "number"
 
 
-@pytest.mark.parametrize("text", ["١٠٢٤", "abc", "40\x0096"])
+@pytest.mark.parametrize("text", ["١٠٢٤", "abc", "40\x0096", ""])
 def test_cli_site_and_python_api_agree(client, text: str) -> None:  # type: ignore[no-untyped-def]
     from tpscalc.cli.main import app
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tpscalc.cli import jsonout
 from tpscalc.cli.output import echo, fail
@@ -25,31 +26,56 @@ OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_
 
 # Python's csv module refuses longer fields; the message below says so in one line.
 MAX_FIELD_CHARS = 131_072
+# A line is read at most this long (a file without newlines, /dev/zero, ends there), and a
+# file at most this many rows: each row is one estimate (~1 ms), so a million is ~20 minutes.
+MAX_LINE_CHARS = 1_048_576
+MAX_ROWS = 1_000_000
 EXIT_SOME_ROWS_FAILED = 3  # every good row is still printed
+TABLE_ROWS = 500  # a long CSV prints a table per this many rows, as they are computed
 
 
 def read_requests(path: Path) -> list[dict[str, str]]:
+    """Every row of the CSV at `path` (see `iter_requests`)."""
+    return list(iter_requests(path))
+
+
+def iter_requests(path: Path) -> Iterator[dict[str, str]]:
     """The rows of a CSV with columns model,card,quant,context,backend,kv_type (only model and
-    card required; a `gpu` column is read as `card`). UTF-8, with or without Excel's byte-order
-    mark; header names are trimmed. Anything unreadable ends with one line and exit code 2."""
+    card required; a `gpu` column is read as `card`), one at a time. UTF-8, with or without
+    Excel's byte-order mark; header names are trimmed. Anything unreadable, a line over
+    MAX_LINE_CHARS or more than MAX_ROWS rows ends with one line and exit code 2."""
     try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
+        fh = path.open(newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    with fh:
+        try:
+            reader = csv.DictReader(_bounded_lines(fh, path))
             reader.fieldnames = [(name or "").strip().lower() for name in reader.fieldnames or ()]
             columns = set(reader.fieldnames)
             missing = {"model", "card"} - columns - ({"card"} if "gpu" in columns else set())
             if missing:
                 fail(f"{path}: missing column(s) {', '.join(sorted(missing))}; "
                      f"expected {','.join(CSV_COLUMNS)}")
-            return [{k: (v or "").strip() for k, v in row.items() if k and isinstance(v, str)}
-                    for row in reader]
-    except UnicodeDecodeError as exc:
-        fail(f"{path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8")
-    except csv.Error as exc:
-        fail(f"{path}: not a readable CSV ({exc}; a field may hold at most "
-             f"{MAX_FIELD_CHARS:,} characters)")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
+            for n, row in enumerate(reader, 1):
+                if n > MAX_ROWS:
+                    fail(f"{path}: more than {MAX_ROWS:,} rows; split the file")
+                yield {k: (v or "").strip() for k, v in row.items() if k and isinstance(v, str)}
+        except UnicodeDecodeError as exc:
+            fail(f"{path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8")
+        except csv.Error as exc:
+            fail(f"{path}: not a readable CSV ({exc}; a field may hold at most "
+                 f"{MAX_FIELD_CHARS:,} characters)")
+        except OSError as exc:
+            fail(f"cannot read {path}: {exc.strerror or exc}")
+
+
+def _bounded_lines(fh: TextIO, path: Path) -> Iterator[str]:
+    """The lines of `fh`, each read at most MAX_LINE_CHARS long (one line and exit 2 past)."""
+    while line := fh.readline(MAX_LINE_CHARS + 1):
+        if len(line) > MAX_LINE_CHARS:
+            fail(f"{path}: a line longer than {MAX_LINE_CHARS:,} characters; not a CSV")
+        yield line
 
 
 def _table(results: list[dict[str, Any]], lang: str) -> None:
@@ -89,21 +115,6 @@ def _table(results: list[dict[str, Any]], lang: str) -> None:
     left_aligned: Justify = "left"
     left = tuple(left_aligned for _ in headers)
     print_table(console, ResultsTable("", headers, left, cells))
-
-
-def _print_json_rows(rows: list[dict[str, Any]]) -> None:
-    """`jsonout.dumps(rows)` on stdout, byte for byte, one row at a time (100k rows as one
-    string held ~400 MB of pieces at once)."""
-    import sys
-
-    write = sys.stdout.write
-    if not rows:
-        write("[]\n")
-        return
-    for i, row in enumerate(rows):  # a row at level 1: each of its lines one space further in
-        write(("[\n " if i == 0 else ",\n ") + jsonout.dumps(row).replace("\n", "\n "))
-    write("\n]\n")
-    sys.stdout.flush()
 
 
 def _rig_line(r: dict[str, Any], lang: str) -> str:
@@ -151,7 +162,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
     if input_csv is not None:
         if model or card or gguf or config or hf or here:
             fail("use either --input FILE or --model/--card, not both")
-        results = api.evaluate_many(read_requests(input_csv))
+        _print_stream(api.iter_evaluate(iter_requests(input_csv)), request.lang, as_json)
+        return
     else:
         if here:
             from tpscalc.cli.file_options import here_rig
@@ -177,18 +189,44 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
         except api.INPUT_ERRORS as exc:
             fail(str(exc))
     if as_json:
-        if input_csv is not None:
-            _print_json_rows(results)
-        else:
-            echo(jsonout.dumps(results[0]))
+        echo(jsonout.dumps(results[0]))
     else:
-        _table(results, request.lang)
-        for r in results:
-            if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
-                echo(_rig_line(r, request.lang))
-            if not r["error"] and r["decode"]:
-                _range_note(r, request.lang)
-            if r.get("sources"):  # the model came from the user's file
-                echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
+        _print_rows(results, request.lang)
     if any(r["error"] for r in results):
+        raise SystemExit(EXIT_SOME_ROWS_FAILED)
+
+
+def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
+    """The table of `results`, then each rig's settings line and each file model's sources."""
+    _table(results, lang)
+    for r in results:
+        if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
+            echo(_rig_line(r, lang))
+        if not r["error"] and r["decode"]:
+            _range_note(r, lang)
+        if r.get("sources"):  # the model came from the user's file
+            echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
+
+
+def _print_stream(results: Iterable[dict[str, Any]], lang: str, as_json: bool) -> None:
+    """Print results as they come: a JSON array item by item (the same text as dumping the
+    whole list), or a table per TABLE_ROWS rows; exit 3 at the end if any row failed."""
+    failed, first = False, True
+    batch: list[dict[str, Any]] = []
+    for r in results:
+        failed = failed or bool(r["error"])
+        if as_json:
+            item = "\n".join(" " + line for line in jsonout.dumps(r).split("\n"))
+            echo(("[\n" if first else ",\n") + item, end="")
+            first = False
+            continue
+        batch.append(r)
+        if len(batch) == TABLE_ROWS:
+            _print_rows(batch, lang)
+            batch = []
+    if as_json:
+        echo("[]" if first else "\n]")
+    elif batch or first:
+        _print_rows(batch, lang)
+    if failed:
         raise SystemExit(EXIT_SOME_ROWS_FAILED)

@@ -6,10 +6,10 @@ import sys
 from typing import NoReturn
 
 
-def echo(text: str, *, err: bool = False) -> None:
-    """`text` and a newline on stdout (or stderr), flushed, as click.echo prints plain text."""
+def echo(text: str, *, err: bool = False, end: str = "\n") -> None:
+    """`text` and a newline (or `end`) on stdout (or stderr), flushed, as click.echo prints."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + "\n")
+    stream.write(text + end)
     stream.flush()
 
 

@@ -225,6 +225,12 @@ ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type"
                    *SPEED_TEST_PARAMS, *RIG_PARAMS)
 ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI prints its table in a language
 PAGE_PARAMS = ("page",)  # the site's pages take these too
+# The fields whose empty text means "not given": the free-text ones (the JSON API takes them
+# empty too) and those the site's form sends as "" for its "any", "none" and "the vendor's
+# usual" choices or an empty number box. Any other field given as "" (`context=`,
+# `--context ""`, context="") is refused, as the JSON API refuses it.
+BLANK_MEANS_DEFAULT = frozenset({"search", "tensor_split", "max_quality", "backend", "ram",
+                                 "min_memory", "max_memory"})
 
 
 def _is_blank(raw: object) -> bool:
@@ -364,6 +370,8 @@ def parse_flag(raw: object, name: str) -> bool:
 
 def _value(param: Param, raw: object) -> Any:
     """The typed value of one field from its raw form (text or an already typed value)."""
+    if isinstance(raw, str) and raw == "" and param.name not in BLANK_MEANS_DEFAULT:
+        raise RequestError(f"parameter {param.name!r} is empty", f"bad_{param.name}")
     if param.kind == "tokens":
         return DEFAULT_CONTEXT if _is_blank(raw) else parse_tokens(raw, param.name)
     if param.kind == "gib":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tpscalc.sources.bounds import MAX_TENSOR_DIM, MAX_TENSOR_ELEMENTS
 from tpscalc.sources.types import SourceError
 
 GGUF_MAGIC = b"GGUF"
@@ -22,6 +23,11 @@ MAX_DIMS = 4  # GGML_MAX_DIMS
 MAX_COUNT = 10_000_000
 MAX_STRING_BYTES = 64 * 2**20
 LONG_ARRAY = 1024  # arrays longer than this (the vocabulary) keep only their length
+MAX_TENSORS = 200_000  # real files hold a few thousand (experts fused into one tensor)
+MAX_ARRAY_DEPTH = 8  # arrays of arrays: real files nest one level (none nest at all today)
+# The header of the largest real files (a 262k-token vocabulary with scores and merges) is
+# tens of MB; past this the file is corrupt or hostile.
+MAX_HEADER_BYTES = 512 * 2**20
 SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$")
 # GGUFValueType: struct formats of the scalar types; 8 is a string, 9 an array.
 _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
@@ -68,8 +74,13 @@ class _Reader:
 
     def __init__(self, fh: BinaryIO, name: str, endian: str) -> None:
         self.fh, self.name, self.endian = fh, name, endian
+        self.read_bytes = 0
 
     def raw(self, n: int) -> bytes:
+        self.read_bytes += n
+        if self.read_bytes > MAX_HEADER_BYTES:
+            raise SourceError(f"{self.name}: corrupt GGUF header (longer than "
+                              f"{MAX_HEADER_BYTES // 2**20} MiB)", "bad_gguf")
         data = self.fh.read(n)
         if len(data) != n:
             raise HeaderCutShort(f"{self.name}: the GGUF header is cut short or corrupt",
@@ -92,15 +103,21 @@ class _Reader:
                               "bad_gguf")
         return self.raw(n).decode("utf-8", errors="replace")
 
-    def value(self, vtype: int) -> Any:
+    def value(self, vtype: int, depth: int = 0) -> Any:
         if vtype in _SCALARS:
             return self.scalar(_SCALARS[vtype])
         if vtype == _STRING:
             return self.string()
         if vtype == _ARRAY:
+            if depth >= MAX_ARRAY_DEPTH:
+                raise SourceError(f"{self.name}: corrupt GGUF header (arrays nested more than "
+                                  f"{MAX_ARRAY_DEPTH} deep)", "bad_gguf")
             item_type, n = int(self.scalar("I")), self.count("array length")
-            items = [self.value(item_type) for _ in range(n)]
-            return LongArray(n) if n > LONG_ARRAY else tuple(items)
+            if n > LONG_ARRAY:  # read past the items without keeping them
+                for _ in range(n):
+                    self.value(item_type, depth + 1)
+                return LongArray(n)
+            return tuple(self.value(item_type, depth + 1) for _ in range(n))
         raise SourceError(f"{self.name}: corrupt GGUF header (value type {vtype})", "bad_gguf")
 
 
@@ -124,6 +141,10 @@ def _tensor(r: _Reader) -> TensorInfo:
     n = 1
     for d in shape:
         n *= d
+    if max(shape) > MAX_TENSOR_DIM or n > MAX_TENSOR_ELEMENTS:
+        raise SourceError(f"{r.name}: tensor {name!r} has an impossible shape "
+                          f"{' x '.join(map(str, shape))} (at most {MAX_TENSOR_ELEMENTS:,} "
+                          "values)", "bad_gguf")
     if shape[0] % block:
         raise SourceError(f"{r.name}: corrupt GGUF header (tensor {name!r}: {shape[0]} values "
                           f"per row do not fill {qtype.name} blocks of {block})", "bad_gguf")
@@ -143,6 +164,8 @@ def parse_header(fh: BinaryIO, name: str) -> tuple[int, dict[str, Any], list[Ten
         raise SourceError(f"{name}: GGUF version {version} is not supported (2 or 3)", "bad_gguf")
     r = _Reader(fh, name, endian)
     n_tensors, n_kv = r.count("tensor count"), r.count("metadata count")
+    if n_tensors > MAX_TENSORS:
+        raise SourceError(f"{name}: corrupt GGUF header (tensor count {n_tensors:,})", "bad_gguf")
     meta: dict[str, Any] = {}
     for _ in range(n_kv):
         key = r.string()
@@ -174,6 +197,10 @@ def read_header(path: Path) -> GgufHeader:
     paths = shard_paths(Path(path))
     if Path(path).is_dir():
         raise SourceError(f"{path}: a folder, not a GGUF file", "unreadable_file")
+    odd = [p for p in paths if p.exists() and not p.is_file()]
+    if odd:
+        raise SourceError(f"{odd[0]}: not a regular file (a GGUF is read from a file)",
+                          "unreadable_file")
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
         raise SourceError(f"{path}: missing GGUF file(s) {', '.join(missing[:3])}"

@@ -14,6 +14,7 @@ from typing import Any
 from tpscalc.catalog.schema import Architecture, FileWeights, Model
 from tpscalc.catalog.slug import slugify
 from tpscalc.catalog.validate import ValidationError
+from tpscalc.sources.bounds import check_shape
 from tpscalc.sources.gguf_header import GgufHeader, LongArray, TensorInfo, read_header
 from tpscalc.sources.types import SourcedModel, SourceError
 
@@ -115,6 +116,11 @@ def architecture(header: GgufHeader) -> tuple[Architecture | None, str]:
     }
     if layer_kv and 0 in layer_kv:
         return None, "some layers have no attention (a hybrid stack)"
+    check_shape(fields, header.path.name, {
+        "num_layers": f"{arch}.block_count", "hidden_size": f"{arch}.embedding_length",
+        "num_attention_heads": f"{arch}.attention.head_count",
+        "num_kv_heads": f"{arch}.attention.head_count_kv",
+        "max_context": f"{arch}.context_length", "vocab_size": "the vocabulary"})
     try:
         return Architecture.model_validate(fields), ""
     except ValidationError as exc:

@@ -7,7 +7,6 @@ need the builder's per-family rules and are refused here with a message.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,8 @@ from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.catalog.slug import slugify
 from tpscalc.catalog.validate import ValidationError
 from tpscalc.estimate.tensors import parameter_counts
+from tpscalc.sources.bounds import check_shape
+from tpscalc.sources.files import load_json_file
 from tpscalc.sources.types import SourcedModel, SourceError
 
 # HF model_type families whose MLP is up+down only (no gate): GPT-2-style, StarCoder2, Phi-2,
@@ -120,6 +121,10 @@ def linear_fields(c: dict[str, Any]) -> dict[str, Any]:
 
 
 REQUIRED_KEYS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
+# The usual config.json name of the Architecture fields whose names differ (for messages).
+CONFIG_NAMES = {"num_layers": "num_hidden_layers", "num_kv_heads": "num_key_value_heads",
+                "max_context": "max_position_embeddings", "num_experts_active":
+                "num_experts_per_tok"}
 
 
 def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]:
@@ -169,9 +174,14 @@ def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
     if mt in UNSUPPORTED_TYPES or c.get("hybrid_override_pattern") or c.get("block_configs"):
         raise SourceError(f"{name}: model_type {mt!r} has a layer structure that --config does "
                           "not read yet", "bad_config")
-    fields = shape_fields(cfg, f"config:{name}")
+    try:
+        fields = shape_fields(cfg, f"config:{name}")
+    except (TypeError, ValueError, OverflowError) as exc:  # "hidden_size": "big", [1], 1e400
+        raise SourceError(f"{name}: a shape field is not a number ({exc})".splitlines()[0],
+                          "bad_config") from None
     if isinstance(fields, list):
         raise SourceError(f"{name}: the config lacks {', '.join(fields)}", "bad_config")
+    check_shape(fields, name, CONFIG_NAMES)
     try:
         arch = Architecture.model_validate(fields)
     except (ValidationError, TypeError, ValueError) as exc:
@@ -183,12 +193,7 @@ def architecture_from_config(cfg: dict[str, Any], name: str) -> Architecture:
 
 
 def _load_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SourceError(f"cannot read {path}: {exc.strerror or exc}", "unreadable_file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SourceError(f"{path.name}: not JSON ({exc})".splitlines()[0], "bad_config") from None
+    data = load_json_file(path, "a config")
     if not isinstance(data, dict):
         raise SourceError(f"{path.name}: not a config object", "bad_config")
     return data

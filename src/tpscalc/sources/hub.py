@@ -7,7 +7,6 @@ the weights) and read as --gguf. Tests pass a `Hub` that answers from recordings
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import socket
@@ -16,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from tpscalc.sources.files import parse_json
 from tpscalc.sources.gguf_header import (
     SPLIT,
     GgufHeader,
@@ -132,10 +132,7 @@ class HfHub:
 
 def _json(hub: Hub, repo: str, filename: str) -> dict[str, Any]:
     data = hub.read_range(repo, filename, 0, MAX_HEADER_BYTES)
-    try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise SourceError(f"{repo}/{filename}: not JSON", "bad_config") from None
+    parsed = parse_json(data, f"{repo}/{filename}")
     if not isinstance(parsed, dict):
         raise SourceError(f"{repo}/{filename}: not a config object", "bad_config")
     return parsed

@@ -10,7 +10,6 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from tpscalc import __version__
 from tpscalc.web import api, errors, health, openapi, pages
@@ -41,10 +40,10 @@ def create_app(limits: Limits | None = None,
     app.add_exception_handler(StarletteHTTPException, errors.http_error_handler)
     app.add_exception_handler(RequestValidationError, errors.validation_error_handler)
     app.add_exception_handler(Exception, errors.unexpected_error_handler)
-    if allowed_hosts:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     openapi.install(app)
-    return Guard(app, limits)  # type: ignore[return-value]
+    # The guard checks the Host (not Starlette's TrustedHostMiddleware): its 400 has the JSON
+    # error shape under /api/ and the security headers, like every other answer.
+    return Guard(app, limits, allowed_hosts)  # type: ignore[return-value]
 
 
 LIMITS_ENV = "TPSCALC_SERVE"  # how `tpscalc serve` hands its options to each worker process
@@ -57,8 +56,23 @@ def limits_to_env(max_in_flight: int, deadline_s: float, allowed_hosts: Sequence
 
 
 def app_from_env() -> FastAPI:
-    """The app as `tpscalc serve` configured it (uvicorn's factory, once per worker)."""
+    """The app as `tpscalc serve` configured it (uvicorn's factory, once per worker), warmed
+    up before it listens."""
     options = json.loads(os.environ.get(LIMITS_ENV) or "{}")
     limits = Limits(max_in_flight=int(options.get("max_in_flight", Limits.max_in_flight)),
                     deadline_s=float(options.get("deadline_s", Limits.deadline_s)))
-    return create_app(limits, options.get("allowed_hosts") or None)
+    app = create_app(limits, options.get("allowed_hosts") or None)
+    warm_up()
+    return app
+
+
+def warm_up() -> None:
+    """Load what the first report loads lazily (the catalog, the calibration, the report
+    modules: ~1.5 s) by building one, so that the first requests of a fresh worker do not all
+    wait on it at once and overflow the queue into 503s."""
+    from tpscalc.report.request import ReportRequest
+    from tpscalc.web import reports
+
+    cards = reports.store.cards()
+    if cards:
+        reports.card_report_bytes(cards[0].slug, ReportRequest())

@@ -4,12 +4,32 @@ Reports are kept as their compact JSON bytes, so the size of an entry is exact (
 cache can never hold more than its budget however many distinct parameters clients send. A hit
 costs one `json.loads` (a few milliseconds for the largest report); a miss builds the report
 (tens of milliseconds) and serialises it once.
+
+Misses are single-flight: while one thread builds a key, the others asking for it wait for
+that build and share its bytes (or its exception) instead of building it again, so a cold page
+under many connections costs one build, not one per connection.
 """
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+
+class _Flight:
+    """One build in progress: waiters block on `done`, then read `value` or `error`."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: bytes | None = None
+        self.error: BaseException | None = None
+
+    def result(self) -> bytes:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.value is not None
+        return self.value
 
 
 class ByteLRU:
@@ -24,32 +44,57 @@ class ByteLRU:
         self.size_bytes = 0
         self.hits = 0
         self.misses = 0
+        self.shared = 0  # misses answered by another thread's build
         self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._flights: dict[Hashable, _Flight] = {}
         self._lock = threading.Lock()
 
     def get_or_make(self, key: Hashable, make: Callable[[], bytes]) -> bytes:
-        """The bytes under `key`, made (outside the lock) and kept when absent."""
+        """The bytes under `key`, made (outside the lock, by one thread at a time) and kept
+        when absent; a caller that finds the key being made waits for that build."""
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
                 return found
-            self.misses += 1
-        value = make()
-        if len(value) <= self.budget_bytes // 4:
+            flight = self._flights.get(key)
+            building = flight is None
+            if flight is None:
+                self.misses += 1
+                flight = self._flights[key] = _Flight()
+            else:
+                self.shared += 1
+        if not building:
+            return flight.result()
+        try:
+            flight.value = make()
+        except BaseException as exc:
+            flight.error = exc
+            raise
+        finally:
             with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = value
-                    self.size_bytes += len(value)
-                while self.size_bytes > self.budget_bytes and self._entries:
-                    _, dropped = self._entries.popitem(last=False)
-                    self.size_bytes -= len(dropped)
-        return value
+                del self._flights[key]
+                if flight.value is not None:
+                    self._keep(key, flight.value)
+            flight.done.set()
+        return flight.value
+
+    def _keep(self, key: Hashable, value: bytes) -> None:
+        """Store `value` and evict past the budget (the caller holds the lock)."""
+        if len(value) > self.budget_bytes // 4:
+            return
+        if key not in self._entries:
+            self._entries[key] = value
+            self.size_bytes += len(value)
+        while self.size_bytes > self.budget_bytes and self._entries:
+            _, dropped = self._entries.popitem(last=False)
+            self.size_bytes -= len(dropped)
 
     def put(self, key: Hashable, value: bytes) -> None:
         """Keep `value` under `key` (an oversized value is not kept)."""
-        self.get_or_make(key, lambda: value)
+        with self._lock:
+            self._keep(key, value)
 
     def pop(self, key: Hashable) -> None:
         """Forget the entry under `key`, if any."""

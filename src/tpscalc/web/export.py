@@ -10,6 +10,7 @@ rendered by that many processes.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -183,15 +184,27 @@ def export_site(
                              advance or (lambda _n: None))
         statics = copy_static(work) + write_dictionaries(work, langs)
         work.chmod(0o755)  # mkdtemp makes it private; a site folder is readable like the others
-        _move_into_place(work, directory)
+        _move_into_place(work, directory, replace)
     except BaseException:  # an interrupt too: no half-written site stays behind
         shutil.rmtree(work, ignore_errors=True)
         raise
     return ExportResult(written, statics, directory)
 
 
-def _move_into_place(work: Path, directory: Path) -> None:
-    """Rename `work` to `directory`; an old `directory` is set aside first, then deleted."""
+def _move_into_place(work: Path, directory: Path, replace: bool) -> None:
+    """Rename `work` to `directory`. Without `replace`, the rename itself is the check: POSIX
+    rename(2) takes the place of an absent or empty folder only, so of two exports started
+    into one empty folder exactly one lands and the other fails (FileExistsError). With it,
+    an old `directory` is set aside first, then deleted."""
+    if not replace:
+        try:
+            work.rename(directory)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise FileExistsError(errno.EEXIST, "the folder is not empty (another export "
+                                      "may have written it)", str(directory)) from None
+            raise
+        return
     old: Path | None = None
     if directory.exists():
         old = directory.parent / f"{work.name}.old"

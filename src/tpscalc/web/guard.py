@@ -7,9 +7,12 @@ It sits outside FastAPI, so everything it does holds for every response, the 500
 - a request still running after `deadline_s` gets 503 (when nothing was sent yet);
 - a client that disconnects while its request waits or runs stops it: the task is cancelled
   (a report already computing in a worker thread finishes, its answer is dropped);
-- HEAD is answered as GET without a body, a trailing slash is redirected relative (the Host
-  header never builds a Location), and every response carries the security headers, no
-  `server` header, and an `X-Request-Id`, which the JSON access log line repeats.
+- HEAD is answered as GET without a body, a trailing slash is redirected to a same-site path
+  (percent-encoded, one leading slash: the Host header or the request target never builds
+  another site's Location), and every response carries the security headers, no `server`
+  header, and an `X-Request-Id`, which the JSON access log line repeats;
+- a path with a control character gets 404, an absolute-form target (`GET http://h/p`) is read
+  as its path, and a Host outside `allowed_hosts` gets 400 (JSON under /api/).
 """
 from __future__ import annotations
 
@@ -19,9 +22,10 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -31,6 +35,13 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ACCESS_LOG = logging.getLogger("tpscalc.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# An absolute-form request target (RFC 9112 section 3.2.2): scheme, authority, then the path.
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?P<host>[^/?#]*)(?P<path>/[^?#]*)?$")
+_LEADING_SLASHES = re.compile(r"^[/\\]+")  # browsers read "/\host" as "//host"
+# What a Location path keeps unencoded (RFC 3986 pchar without "%": every byte is re-encoded).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?%"
 
 # No inline script or style anywhere: the CSP can forbid both (OWASP secure headers project,
 # https://owasp.org/www-project-secure-headers/).
@@ -62,9 +73,11 @@ class Limits:
 class Guard:
     """Wraps an ASGI app with the limits and headers above."""
 
-    def __init__(self, app: ASGIApp, limits: Limits | None = None) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits | None = None,
+                 allowed_hosts: Sequence[str] | None = None) -> None:
         self.app = app
         self.limits = limits or Limits()
+        self.allowed_hosts = tuple(h.lower() for h in allowed_hosts or ())
         self._slots: asyncio.Semaphore | None = None
 
     def __getattr__(self, name: str) -> object:
@@ -97,13 +110,13 @@ class Guard:
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send,
                       sent_start: list[bool]) -> None:
-        refused = self._refusal(scope)
+        refused = self._refusal(scope) or _absolute_form(scope) or self._bad_host(scope)
         if refused is not None:
             await _plain(send, scope, *refused)
             return
         path = str(scope.get("path") or "/")
         if path != "/" and path.endswith("/"):
-            await _redirect(send, scope, path.rstrip("/") or "/")
+            await _redirect(send, scope, path)
             return
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.limits.max_in_flight)
@@ -167,7 +180,46 @@ class Guard:
         if header_bytes > self.limits.max_header_bytes:
             return (431, "headers_too_large",
                     f"the request headers exceed {self.limits.max_header_bytes} bytes")
+        if _CONTROL.search(str(scope.get("path") or "")):
+            # 404, not 400: no page has one in its name (and OpenAPI slugs are any string)
+            return (404, "not_found", "no page has a control character in its address")
         return None
+
+    def _bad_host(self, scope: Scope) -> tuple[int, str, str] | None:
+        """(400, ...) when `allowed_hosts` is set and the request names another host."""
+        if not self.allowed_hosts or "*" in self.allowed_hosts:
+            return None
+        host = _host(scope).lower()
+        for allowed in self.allowed_hosts:
+            if host == allowed or (allowed.startswith("*.") and host.endswith(allowed[1:])):
+                return None
+        return (400, "bad_host", "this server does not answer for that host")
+
+
+def _host(scope: Scope) -> str:
+    """The Host header's name without its port ("" when absent)."""
+    for key, value in scope.get("headers") or ():
+        if key == b"host":
+            text = bytes(value).decode("latin-1")
+            return text.rsplit(":", 1)[0] if not text.endswith("]") else text
+    return ""
+
+
+def _absolute_form(scope: Scope) -> tuple[int, str, str] | None:
+    """Rewrite an absolute-form target's scope to its path and host; 400 for any other target
+    that does not start with "/"."""
+    path = str(scope.get("path") or "/")
+    if path.startswith("/"):
+        return None
+    m = _ABSOLUTE.match(path)
+    if m is None:
+        return (400, "bad_path", "the request target is not a path")
+    # The target's host replaces the Host header (RFC 9112 section 3.2.2).
+    scope["path"] = m.group("path") or "/"
+    scope["raw_path"] = quote(scope["path"], safe=_PATH_SAFE).encode("ascii")
+    headers = [(k, v) for k, v in scope.get("headers") or () if k != b"host"]
+    scope["headers"] = [*headers, (b"host", m.group("host").encode("latin-1"))]
+    return None
 
 
 def _quietly(task: asyncio.Future[None]) -> None:
@@ -209,10 +261,19 @@ async def _plain(send: Send, scope: Scope, status: int, code: str, message: str,
     await send({"type": "http.response.body", "body": body})
 
 
+def same_site_location(path: str, query: bytes = b"") -> bytes:
+    """`path` without its trailing slashes as a Location that stays on this site: one leading
+    slash (never "//host" nor "/\\host"), every other byte percent-encoded, the query kept."""
+    path = "/" + _LEADING_SLASHES.sub("", path.rstrip("/"))
+    location = quote(path, safe=_PATH_SAFE)
+    if query:
+        location += "?" + quote(bytes(query), safe=_QUERY_SAFE)
+    return location.encode("ascii")
+
+
 async def _redirect(send: Send, scope: Scope, path: str) -> None:
-    """A permanent redirect to `path` on the same host, query string kept (a relative URL)."""
-    query = scope.get("query_string") or b""
-    location = path.encode() + (b"?" + query if query else b"")
+    """A permanent redirect to `path` without its trailing slash, on this site, query kept."""
+    location = same_site_location(path, scope.get("query_string") or b"")
     headers = [(b"location", location), (b"content-length", b"0")]
     await send({"type": "http.response.start", "status": 308, "headers": headers})
     await send({"type": "http.response.body", "body": b""})

@@ -21,6 +21,7 @@ from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     MODEL_REPORT_PARAMS,
     PAGE_PARAMS,
+    REPORT_RIG_PARAMS,
     ROWS_PER_PAGE,
     SITE_GPU_COUNTS,
     SITE_RAM_GIB,
@@ -32,7 +33,7 @@ from tpscalc.report.request import (
 from tpscalc.web import indexes, reports
 from tpscalc.web.errors import WebError
 from tpscalc.web.page_cache import cached_html
-from tpscalc.web.params import request_from
+from tpscalc.web.params import refuse_other_fields, request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.static_data import dictionary_path, rows_path
 from tpscalc.web.views import brief, model_context
@@ -100,6 +101,9 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "gpu_counts": sorted(set(SITE_GPU_COUNTS) | {request.rig.gpus or 1}),
         "ram_sizes": sorted(set(SITE_RAM_GIB) | ({request.rig.ram_gib} if request.rig.ram_gib
                                                   else set())),
+        # rig fields the page takes without a control of its own: kept when the form is sent
+        "hidden_fields": [(k, v) for k, v in to_query(request).items()
+                          if k in REPORT_RIG_PARAMS and k not in SITE_RIG_PARAMS],
     }
 
 
@@ -233,7 +237,10 @@ def _detail_route(
         query = request.url.query
         target = f"/{lang}/{kind}/{canonical}" + (f"?{query}" if query else "")
         return RedirectResponse(target, status_code=308)
-    names = tuple(n for n in allowed if n != "lang") + SITE_RIG_PARAMS + PAGE_PARAMS
+    # The fields the JSON API's report takes, with the same meaning; a request field the page
+    # does not take (depth, tensor_split, ...) is refused, never ignored.
+    names = tuple(n for n in allowed if n != "lang") + REPORT_RIG_PARAMS + PAGE_PARAMS
+    refuse_other_fields(request.query_params, (*names, "lang"))
     asked = request_from(request.query_params, names, lang)
     partial = request.query_params.get("partial") == "1"
     key = (kind, slug, asked, partial)

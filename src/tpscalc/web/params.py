@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from tpscalc.report.request import (
+    PARAM,
     ReportRequest,
     RequestError,
     parse_gib,
@@ -27,6 +28,20 @@ def request_from(
     except RequestError as exc:
         raise _web_error(exc) from None
     return parsed if lang is None else replace(parsed, lang=lang)
+
+
+def refuse_other_fields(params: Mapping[str, str], allowed: tuple[str, ...]) -> None:
+    """WebError 400 for a key that names a request field (or its alias) outside `allowed`: a
+    page never ignores a field another interface would use (keys that are no field, such as
+    partial=1 or utm_source, stay the page's own business)."""
+    taken = {key for n in allowed for key in (n, *PARAM[n].aliases)}
+    for key in params:
+        if key in FIELD_KEYS and key not in taken:
+            raise WebError(400, "unsupported_parameter",
+                           f"{key} does not apply to this page")
+
+
+FIELD_KEYS = frozenset(key for p in PARAM.values() for key in (p.name, *p.aliases))
 
 
 def quant_from(raw: str | None) -> str | None:

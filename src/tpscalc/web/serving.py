@@ -4,7 +4,8 @@ With two or more workers uvicorn binds the socket in the parent and hands it to 
 which rebuilds it with protocol number 0; asyncio then skips TCP_NODELAY on the sockets it
 accepts (its `_set_nodelay` asks for IPPROTO_TCP), so Nagle's algorithm holds each small
 response back until the client's delayed ACK, ~40 ms: every keep-alive request after the first
-waits that long (Kludex/uvicorn#3149). The protocol below sets TCP_NODELAY itself.
+waits that long (Kludex/uvicorn#3149). The protocol below sets TCP_NODELAY itself, on top of
+the h11 protocol that gives uvicorn's own 400s the site's security headers (web/server.py).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import asyncio
 import socket
 from typing import Any
 
-from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from tpscalc.web.server import SecureH11Protocol
 
 # uvicorn's `http` option: this module's protocol, imported by each worker.
 PROTOCOL = "tpscalc.web.serving:NoDelayHTTPProtocol"
@@ -30,8 +31,9 @@ def set_nodelay(transport: asyncio.BaseTransport) -> bool:
     return True
 
 
-class NoDelayHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
-    """uvicorn's HTTP protocol with TCP_NODELAY set on each connection it is given."""
+class NoDelayHTTPProtocol(SecureH11Protocol):
+    """uvicorn's h11 protocol with the security headers on its own 400s (web/server.py) and
+    TCP_NODELAY set on each connection it is given."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         set_nodelay(transport)
