@@ -109,18 +109,28 @@ def closest(query: str, entries: Sequence[Named], n: int = 5) -> list[str]:
     from difflib import SequenceMatcher  # on an unknown name only
 
     q, q_numbers = compact(query), _numbers(query)
-    scored = []
+    matcher = SequenceMatcher()
+    matcher.set_seq2(q)  # the query's index is built once
+    scored: list[tuple[float, str]] = []
     for e in entries:
-        text = compact(e.name)
-        likeness = SequenceMatcher(None, q, text).ratio()
+        digits = 1.0
         if q_numbers:
             numbers = _numbers(e.name)
             digits = sum(max((_number_likeness(t, x) for x in numbers), default=0.0)
                          for t in q_numbers) / len(q_numbers)
-            likeness = 0.4 * likeness + 0.6 * digits
-        if likeness >= 0.4:
-            scored.append((-likeness, e.name))
-    scored.sort()
+        weight = 0.4 if q_numbers else 1.0
+
+        def likeness(text_ratio: float) -> float:
+            return weight * text_ratio + (1 - weight) * digits  # noqa: B023 (used at once)
+
+        matcher.set_seq1(compact(e.name))
+        floor = max(0.4, -scored[n - 1][0]) if len(scored) >= n else 0.4
+        if likeness(matcher.real_quick_ratio()) < floor or likeness(matcher.quick_ratio()) < floor:
+            continue  # upper bounds of the ratio (as difflib.get_close_matches)
+        score = likeness(matcher.ratio())
+        if score >= floor:
+            scored.append((-score, e.name))
+            scored.sort()
     return list(dict.fromkeys(name for _, name in scored))[:n]
 
 
@@ -246,14 +256,16 @@ def _by_memory(q: str, entries: Sequence[T], scored: list[tuple[int, T]]
 
 
 def resolve(
-    query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None
+    query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None,
+    suggest: bool = True,
 ) -> T:
     """The one entry `query` names: exact slug or name, then compact form, then fewest extra words.
 
     `strict` (default: on for cards) takes a candidate with extra words only when it is the only
     one, so "H100" lists the H100 variants instead of picking "H100 CNX". A query that finds
     nothing is retried without its notes and memory size
-    ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10").
+    ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10"). Without `suggest`, an unknown name's error
+    lists no close names (a caller that tries other forms first: finding them takes time).
     """
     q = query.strip()
     if not q:
@@ -276,6 +288,8 @@ def resolve(
         hit = _pick(scored, strict, sized=what != "model" or size_of(q) is not None)
     if hit is not None:
         return hit
+    if not scored and not suggest:
+        raise NameNotFoundError(f"unknown {what} {query!r}")
     if not scored:
         sugg = closest(q, entries)
         if what == "card":  # "dgx sprak": DGX Spark's chip first

@@ -144,6 +144,10 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
         for r in results:
             if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
                 echo(_rig_line(r, request.lang))
+            if r.get("resolved_as"):  # a repository id, a fine-tune, an ollama tag ...
+                from tpscalc.cli.report_run import resolved_line
+
+                echo(resolved_line(r["resolved_as"]))
             if r.get("sources"):  # the model came from the user's file
                 echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tpscalc.catalog import get_model
+from tpscalc.catalog import resolve_model
 from tpscalc.sources.types import SourcedModel, SourceError
 
 if TYPE_CHECKING:
@@ -40,4 +40,5 @@ def sourced_model(name: str | None = None, *, gguf: str | Path | None = None,
         from tpscalc.sources.hub import read_hub
 
         return read_hub(str(hf), hub)
-    return SourcedModel(get_model(str(name)), dict(CATALOG_SOURCES))
+    found = resolve_model(str(name))
+    return SourcedModel(found.model, dict(CATALOG_SOURCES), found.resolved_as)

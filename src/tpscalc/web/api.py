@@ -159,13 +159,15 @@ def api_estimate(request: Request) -> dict[str, Any]:
         missing = "model" if not model_name else "card"
         raise WebError(400, f"missing_{missing}", f"give {missing}= (a name or slug)")
     m = reports.find_model(model_name)
+    # the name as given when it is not the catalog's own: the answer says how it was resolved
+    named = m.slug if model_name in (m.slug, m.name) else model_name
     asked = request_from(params, ESTIMATE_PARAMS)
     # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
     target = card_name if is_rig_text(card_name) else reports.find_card(card_name).slug
     q = asked.query
     try:
         return api.evaluate(
-            m.slug,
+            named,
             target,
             quant=quant_from(params.get("quant")),
             context=q.context,
