@@ -16,6 +16,7 @@ import csv
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,23 @@ LLMFIT = ROOT / "data/sources/llmfit_hf_models_v1.1.17.json"
 RUNS = ROOT / "data/measured/localmaxxing_public.csv"
 
 
+KINDS: Counter[str] = Counter()  # how the names resolved (resolved_as' kind, "catalog")
+
+
 def resolves(name: str) -> Any:
-    """The model `name` resolves to, or None."""
+    """The model `name` resolves to, or None (counting how, where resolve_model exists)."""
     try:
-        return get_model(name)
+        from tpscalc.catalog import resolve_model
+    except ImportError:  # an older checkout, for the figure before
+        resolve_model = None
+    try:
+        if resolve_model is None:
+            return get_model(name)
+        found = resolve_model(name)
     except NameNotFoundError:
         return None
+    KINDS[(found.resolved_as or {}).get("kind", "catalog name")] += 1
+    return found.model
 
 
 def coverage(card: str) -> tuple[int, int, int, float]:
@@ -78,6 +90,11 @@ def main() -> int:
     print(f"llmfit text-generation repositories: {total}; resolve: {resolved} "
           f"({100 * resolved / total:.1f} %); get an estimate on {args.card}: {estimated} "
           f"({100 * estimated / total:.1f} %); {1000 * per_name:.2f} ms per name")
+    if KINDS:
+        known = resolved - KINDS["unknown-family"]
+        print("  by kind: " + ", ".join(f"{k} {n}" for k, n in KINDS.most_common())
+              + f"; without unknown-family: {known} ({100 * known / total:.1f} %)")
+    KINDS.clear()
     rows, by_name, by_repo, either = run_rows()
     print(f"localmaxxing llama.cpp run rows: {rows}; model resolves by name: {by_name}, "
           f"by HF repository: {by_repo}, by either: {either} ({100 * either / rows:.1f} %)")
