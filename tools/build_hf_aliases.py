@@ -286,6 +286,8 @@ def build() -> dict[str, Any]:
     out.sort(key=lambda t: t[0])
     return {"source": "data/sources/llmfit_hf_models_v1.1.17.json and models.json's hf_repo "
                       "(tools/build_hf_aliases.py)", "config_keys": list(CONFIG_KEYS),
+            # the catalog it was built from: a test asks for a rebuild when models.json changes
+            "models_crc32": store.source_crcs()["models.json"],
             "models": list(slugs), "repos": [r for _, r in out]}
 
 

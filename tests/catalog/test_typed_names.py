@@ -104,6 +104,11 @@ def test_index_is_small_and_points_at_catalog_models() -> None:
     assert len(data["repos"]) > 10_000
 
 
+def test_index_is_built_from_this_catalog() -> None:
+    """After models.json changes, run `python tools/build_hf_aliases.py` (make catalog does)."""
+    assert store.read_json(INDEX_FILE)["models_crc32"] == store.source_crcs()["models.json"]
+
+
 def test_sized_from_the_lists_fields() -> None:
     data = store.read_json(INDEX_FILE)
     repo = next(r[0] for r in data["repos"] if r[2] == KINDS.index("architecture"))
