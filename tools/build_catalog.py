@@ -18,7 +18,7 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 STEPS = ("build_ggml_types.py", "build_cards.py", "build_cpus.py", "build_models.py",
-         "crosscheck.py", "build_weights.py", "build_compact.py")
+         "crosscheck.py", "build_weights.py", "build_compact.py", "build_hf_aliases.py")
 
 
 def main() -> int:

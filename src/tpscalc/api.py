@@ -78,6 +78,8 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
+    elif sm.resolved_as is not None:  # a repository id, a fine-tune, an ollama tag ...
+        out["resolved_as"] = sm.resolved_as
     return out
 
 

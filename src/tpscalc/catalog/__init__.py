@@ -1,9 +1,15 @@
 """The catalog: cards, models and quantizations, loaded lazily from the committed data files."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
 from tpscalc.catalog import store
 from tpscalc.catalog.lookup import NameNotFoundError, resolve
 from tpscalc.catalog.schema import Architecture, Card, Cpu, Model
+
+if TYPE_CHECKING:
+    from tpscalc.catalog import hf_index
 
 
 def get_card(name: str) -> Card:
@@ -11,12 +17,106 @@ def get_card(name: str) -> Card:
     return resolve(name, store.cards(), "card")
 
 
+class Resolution(NamedTuple):
+    """The model a name designates, and how it was found when not by the catalog's own name:
+    {"kind": "alias" | "fine-tune", "base": catalog name, "repo": a Hugging Face repository,
+    "parameters", "context": the repository's own where they differ from the base's}."""
+
+    model: Model
+    resolved_as: dict[str, Any] | None = None
+
+
 def get_model(name: str) -> Model:
-    """The model `name` designates ("starcoder2-15b", "StarCoder 2 15B")."""
+    """The model `name` designates ("starcoder2-15b", "StarCoder 2 15B",
+    "meta-llama/Llama-3.3-70B-Instruct", "Qwen3-8B-Q4_K_M.gguf", "llama3.1:8b", a fine-tune's
+    repository: resolve_model)."""
+    return resolve_model(name).model
+
+
+def resolve_model(name: str) -> Resolution:
+    """The model `name` designates: a catalog name first; else a Hugging Face repository id of
+    the index (catalog/hf_index.py: the catalog's own, or a fine-tune with its base's
+    architecture), with or without its organization, packaging or GGUF file name; else the
+    name rewritten as the catalog writes names (catalog/names.py: an ollama tag, "Meta-",
+    "-Instruct", a release date). Unknown or ambiguous: the catalog lookup's own error."""
     names = store.model_names()  # before every model is loaded: the names, then that one
-    if names is not None:
-        return store.model_at(resolve(name, names, "model").position)
-    return resolve(name, store.models(), "model")
+    entries: Sequence[store.ModelName | Model] = names if names is not None else store.models()
+
+    def model_of(entry: store.ModelName | Model) -> Model:
+        return store.model_at(entry.position) if isinstance(entry, store.ModelName) else entry
+
+    repo_like = "/" in name or name.strip().lower().endswith(".gguf")
+    if not repo_like:  # a repository id or file name is never a catalog name: the index first
+        try:
+            return Resolution(model_of(resolve(name, entries, "model", suggest=False)))
+        except NameNotFoundError:
+            pass
+    from tpscalc.catalog import hf_index  # a name the catalog lacks only
+    from tpscalc.catalog import names as typed
+
+    found = hf_index.find_repo(name)
+    if found is not None and found.kind in ("architecture", "parameters", "unknown-family"):
+        return _sized_from_list(found, name)
+    if found is not None:
+        entry = next((e for e in entries if e.slug == found.slug), None)
+        if entry is not None:
+            return _from_repo(model_of(entry), found, name)
+    for variant in typed.name_variants(name):
+        if variant == name.strip() and not repo_like:
+            continue
+        try:
+            model = model_of(resolve(variant, entries, "model", suggest=False))
+        except NameNotFoundError:
+            continue
+        return Resolution(model, {"kind": "alias", "base": model.name, "as": variant})
+    resolve(name, entries, "model")  # the lookup's own error, with the closest names
+    raise NameNotFoundError(f"unknown model {name!r}")  # not reached: it raised
+
+
+def _sized_from_list(found: hf_index.RepoMatch, name: str) -> Resolution:
+    """A repository of llmfit's list that no catalog model has the shape of, sized from the
+    list's config fields or parameter count; "like" names the family's closest catalog
+    model."""
+    from tpscalc.sources.types import SourceError
+
+    try:
+        model = found.model()
+    except (SourceError, ValueError) as exc:
+        raise NameNotFoundError(f"model {name!r}: llmfit's fields for {found.repo} do not "
+                                f"form a model ({exc})") from None
+    facts: dict[str, Any] = {"kind": found.kind, "repo": found.repo,
+                             "like": _name_of(found.slug),
+                             "parameters": model.parameters}
+    if found.context:
+        facts["context"] = found.context
+    if name.strip().lower() != found.repo.lower():
+        facts["as"] = name.strip()
+    return Resolution(model, facts)
+
+
+def _name_of(slug: str) -> str | None:
+    if not slug:
+        return None
+    names = store.model_names()
+    entries: Sequence[store.ModelName | Model] = names if names is not None else store.models()
+    return next((e.name for e in entries if e.slug == slug), None)
+
+
+def _from_repo(model: Model, found: hf_index.RepoMatch, name: str) -> Resolution:
+    """`model` as repository `found` (looked up as `name`): its own, or a fine-tune with the
+    repository's context length and parameter count (llmfit's) where they differ."""
+    facts: dict[str, Any] = {"kind": found.kind, "base": model.name, "repo": found.repo}
+    if name.strip().lower() != found.repo.lower():  # another copy, a file name, no organization
+        facts["as"] = name.strip()
+    arch = model.architecture
+    update: dict[str, Any] = {}
+    if found.parameters and abs(found.parameters / model.parameters - 1) > 0.01:
+        facts["parameters"] = update["parameters"] = found.parameters
+    if (found.context and arch is not None and arch.max_context
+            and found.context != arch.max_context):
+        facts["context"] = found.context
+        update["architecture"] = arch.model_copy(update={"max_context": found.context})
+    return Resolution(model.model_copy(update=update) if update else model, facts)
 
 
 def get_cpu(name: str) -> Cpu:
@@ -32,5 +132,5 @@ def cpu_of_card(card: Card) -> Cpu | None:
     return next((c for c in store.cpus() if card.name in c.cards), None)
 
 
-__all__ = ["Architecture", "Card", "Cpu", "Model", "NameNotFoundError", "cpu_of_card",
-           "get_card", "get_cpu", "get_model"]
+__all__ = ["Architecture", "Card", "Cpu", "Model", "NameNotFoundError", "Resolution",
+           "cpu_of_card", "get_card", "get_cpu", "get_model", "resolve_model"]

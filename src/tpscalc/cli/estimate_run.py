@@ -202,6 +202,10 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
     for r in results:
         if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
             echo(_rig_line(r, lang))
+        if r.get("resolved_as"):  # a repository id, a fine-tune, an ollama tag ...
+            from tpscalc.cli.report_run import resolved_line
+
+            echo(resolved_line(r["resolved_as"]))
         if not r["error"] and r["decode"]:
             _range_note(r, lang)
         if r.get("sources"):  # the model came from the user's file

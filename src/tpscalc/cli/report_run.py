@@ -32,7 +32,7 @@ def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
     """`tpscalc model`: the model report as a table or JSON."""
     # The plain `tpscalc model NAME` path imports only the report builder: tpscalc.api (model
     # files, the Hub client, machine detection) is for the other paths.
-    from tpscalc.report.model_report import build_model_report, model_report
+    from tpscalc.report.model_report import build_model_report
     from tpscalc.report.serialize import report_json
 
     if here:
@@ -40,6 +40,7 @@ def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
 
     cards = [here_card(None)] if here else None
     sources: dict[str, str] | None = None
+    resolved: dict[str, Any] | None = None
     try:
         if gguf or config or hf or not name or cards:
             from tpscalc import api
@@ -50,13 +51,19 @@ def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
             report = build_model_report(sm.model, request, cards=cards)
             sources = sm.sources if (gguf or config or hf) else None
         else:
-            report = model_report(name, request)
+            from tpscalc.catalog import resolve_model
+
+            found = resolve_model(name)  # model_report(name, request), keeping how it was found
+            report = build_model_report(found.model, request)
+            resolved = found.resolved_as
     except input_errors() as exc:
         fail(str(exc))
     if as_json:
         data = report_json(report)
         if sources:
             data["sources"] = sources
+        if resolved:
+            data["resolved_as"] = resolved
         print_json(data)
         return
     from tpscalc.cli.render import render_model_report
@@ -64,6 +71,32 @@ def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
     render_model_report(report, full=not brief, wide=wide)
     if sources:
         echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in sources.items()))
+    if resolved:
+        echo(resolved_line(resolved))
+
+
+def resolved_line(resolved: dict[str, Any]) -> str:
+    """How a model name was resolved, in one line ("Jackrong/Qwopus3.5-27B-v3: fine-tune of
+    Qwen3.5-27B (its architecture; context 262,144 from llmfit's list)")."""
+    named = resolved.get("repo") or resolved.get("as")
+    if resolved["kind"] == "fine-tune":
+        facts = [f"{k} {v:,.0f}" for k, v in resolved.items()
+                 if k in ("parameters", "context") and isinstance(v, (int, float))]
+        extra = f"; {', '.join(facts)} from llmfit's list" if facts else ""
+        return f"Resolved as: {named}, a fine-tune of {resolved['base']} (its architecture{extra})"
+    like = f"; its family's closest catalog model: {resolved['like']}" if resolved.get(
+        "like") else ""
+    if resolved["kind"] == "architecture":
+        return (f"Resolved as: {named}, sized from llmfit's config fields "
+                f"({resolved['parameters']:,.0f} parameters{like})")
+    if resolved["kind"] == "unknown-family":
+        return (f"Resolved as: {named}, approximated from llmfit's parameter count "
+                f"({resolved['parameters']:,.0f}) of an architecture family neither the "
+                "catalog nor llama.cpp's converter is known to hold")
+    if resolved["kind"] == "parameters":
+        return (f"Resolved as: {named}, approximated from llmfit's parameter count "
+                f"({resolved['parameters']:,.0f}{like})")
+    return f"Resolved as: {resolved['base']} ({named})"
 
 
 def run_card(name: str | None, request: ReportRequest, *, as_json: bool = False,

@@ -9,7 +9,9 @@ from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card
 from tpscalc.estimate.query import EstimateInputError, Rig
 from tpscalc.report.request import MAX_GPUS, RigOptions, find_cpu, ram_bandwidth_gb_s
 
-_COUNT = r"(?i)^\s*(\d+)\s*[x×*]\s*(.+)$"  # "2x 3090": compiled on first use (re's cache)
+# "2x 3090": compiled on first use (re's cache). At most two digits: a longer number is part of
+# the name ("7900 xtx" is one Radeon RX 7900 XTX, not 7900 cards named "tx").
+_COUNT = r"(?i)^\s*(\d{1,2})\s*[x×*]\s*(.+)$"
 NO_GPU = frozenset({"none", "cpu", "no gpu", "no"})
 
 

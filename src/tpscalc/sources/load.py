@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tpscalc.catalog import get_model
+from tpscalc.catalog import resolve_model
 from tpscalc.sources.types import SourcedModel, SourceError
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ def sourced_model(name: str | None = None, *, gguf: str | Path | None = None,
         return read_config(config, config_index)
     if hf:
         return _from_hub(str(hf), hub)
-    return SourcedModel(get_model(str(name)), dict(CATALOG_SOURCES))
+    found = resolve_model(str(name))
+    return SourcedModel(found.model, dict(CATALOG_SOURCES), found.resolved_as)
 
 
 def _from_hub(repo: str, hub: Hub | None) -> SourcedModel:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tpscalc.catalog.schema import Model
 from tpscalc.estimate.query import EstimateInputError
@@ -21,3 +22,5 @@ class SourcedModel:
 
     model: Model
     sources: dict[str, str] = field(default_factory=dict)
+    # how a catalog name was resolved when not by the catalog's own name (catalog.Resolution)
+    resolved_as: dict[str, Any] | None = None

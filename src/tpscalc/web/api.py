@@ -159,12 +159,14 @@ def api_estimate(request: Request) -> dict[str, Any]:
         raise WebError(400, f"missing_{missing}", f"give {missing}= (a name or slug)")
     m = reports.find_model(model_name)
     request_from(params, ESTIMATE_PARAMS)  # a bad value is a 400 with its field's code
+    # the name as given when it is not the catalog's own: the answer says how it was resolved
+    named = m.slug if model_name in (m.slug, m.name) else model_name
     # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
     target = card_name if is_rig_text(card_name) else reports.find_card(card_name).slug
     try:
         # Every documented field goes through whole (the speed test's depth, n_prompt, n_gen,
         # flash_attn and n_ubatch too), parsed by the same rules as the Python API's.
-        return api.evaluate(m.slug, target, quant=quant_from(params.get("quant")),
+        return api.evaluate(named, target, quant=quant_from(params.get("quant")),
                             **api.estimate_options(params))
     except api.INPUT_ERRORS as exc:
         raise WebError(400, "bad_input", str(exc)) from None
