@@ -18,10 +18,11 @@ from tpscalc.estimate.query import (
     query_for_model,
 )
 from tpscalc.report import card_report as card_builder
-from tpscalc.report import common
+from tpscalc.report import choice, common
 from tpscalc.report import model_report as model_builder
 from tpscalc.report.common import estimate_json
 from tpscalc.report.model_types import ModelReport
+from tpscalc.report.quality import quality_json
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
@@ -76,8 +77,13 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     # A whole rig (this machine's, tpscalc.detect_machine()), or one from a card, a rig text
     # ("2x …", "A + B", "none") and the request's RAM and placement.
     rig = card if isinstance(card, Rig) else build_rig(card, request.rig)
-    result = common.default_engine().estimate(sm.model, rig, query, fixed)
+    engine = common.default_engine()
+    result = engine.estimate(sm.model, rig, query, fixed)
+    if fixed is None:  # --prefer / --min-tps: another of the quantizations that fit
+        result = choice.rechoose_one(sm.model, result, query, request.filters,
+                                     lambda q: engine.estimate(sm.model, rig, q, None))
     out = estimate_json(result)
+    out["quality"] = quality_json(sm.model, result.quant)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     return out

@@ -9,7 +9,7 @@ from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
 from tpscalc.estimate.query import DEFAULT_CONTEXT, context_within_limit
 from tpscalc.i18n import format_number, translator
-from tpscalc.report import common
+from tpscalc.report import choice, common
 from tpscalc.report.common import Engine, params_text
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
@@ -68,7 +68,9 @@ def build_card_reports(
         at = query if context == query.context else replace(query, context=context)
         some = [models[i] for i in indexes]
         capped = context < query.context
-        for i, m, e in zip(indexes, some, eng.estimate_models_on_rig(some, rig, at), strict=True):
+        chosen = choice.rechoose_models(some, rig, at, eng.estimate_models_on_rig(some, rig, at),
+                                        eng, request.filters)
+        for i, m, e in zip(indexes, some, chosen, strict=True):
             found[i] = ModelRow(m, e, context if capped else None, capped and strict)
     rows = [found[i] for i in range(len(models))]
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
