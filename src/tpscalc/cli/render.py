@@ -7,6 +7,7 @@ from rich.console import Console, Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text as RichText
 
+from tpscalc.catalog.schema import Model
 from tpscalc.cli.console import stdout_console
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, format_release, translator
@@ -42,6 +43,13 @@ def fit_cell(estimate: Estimate, lang: str) -> RichText:
     return RichText(label, style=FIT_STYLE.get(fit, ""))
 
 
+def quality_text(model: Model, quant: str | None, lang: str) -> str:
+    """"KLD 0.026 · near-lossless" in `lang` ("" when unknown)."""
+    from tpscalc.report.quality import short_text
+
+    return short_text(model, quant, translator(lang).gettext, lang)
+
+
 def model_table(report: ModelReport, wide: bool = False) -> Table:
     """The table of cards, fastest first (compact unless `wide`: speed, card, memory, needs,
     quantization, fit)."""
@@ -56,7 +64,7 @@ def model_table(report: ModelReport, wide: bool = False) -> Table:
         (tr.gettext("Bandwidth (GB/s)"), "right"),
         (tr.gettext("Released"), "left"),
     ]
-    rows = [_model_row_cells(r, lang) for r in report.rows]
+    rows = [_model_row_cells(r, lang, report.summary.model) for r in report.rows]
     return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
@@ -81,11 +89,12 @@ def _results_table(
         *middle,
         (tr.gettext("Needs (GiB)"), "right"),
         (tr.gettext("Quantization"), "left"),
+        (tr.gettext("Quality"), "left"),
         (tr.gettext("Fit"), "left"),
     ]
     keep = list(range(len(columns)))
     if not wide:
-        tail = range(len(columns) - 3, len(columns))
+        tail = range(len(columns) - 4, len(columns))
         keep = [0, *(3 + i for i in compact_middle), *tail]
     for i in keep:
         header, justify = columns[i]
@@ -95,7 +104,7 @@ def _results_table(
     return table
 
 
-def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
+def _model_row_cells(r: Row, lang: str, model: Model) -> list[RenderableType]:
     c, e = r.card, r.estimate
     return [
         *speed_cells(e, lang),
@@ -106,6 +115,7 @@ def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
         format_release(c.release_date, c.release_date_precision, lang),
         gib(e.memory.total_gib, lang),
         e.quant or "—",
+        quality_text(model, e.quant, lang) or "—",
         fit_cell(e, lang),
     ]
 
@@ -216,6 +226,7 @@ def _card_row_cells(r: ModelRow, lang: str) -> list[RenderableType]:
         format_release(m.publication_date, "month", lang),
         needs,
         e.quant or "—",
+        quality_text(m, e.quant, lang) or "—",
         fit_cell(e, lang),
     ]
 

@@ -2,13 +2,19 @@
 ranges, plain words and what they rest on (tpscalc.estimate.quality)."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.estimate.quality_store import model_quality, quality_fit
+from tpscalc.report.common import N_
 
 if TYPE_CHECKING:
     from tpscalc.catalog.schema import Model
     from tpscalc.estimate.quality import Quality
+
+# estimate.quality.WORDS and LOSSLESS as messages, so the catalogs translate them
+WORD_MESSAGES = (N_("lossless"), N_("virtually lossless"), N_("near-lossless"),
+                 N_("slight loss"), N_("noticeable"), N_("severe"))
 
 BASIS_TEXT = {
     "fit": "estimated: ln(KLD) linear in bits per weight, model size, MoE, importance matrix "
@@ -45,8 +51,9 @@ def block(q: Quality) -> dict[str, Any]:
     }
 
 
-def short_text(model: Model, quant: str | None, gettext: Any = None) -> str:
-    """"KLD 0.03 · near-lossless" ("" when unknown); `gettext` translates the words."""
+def short_text(model: Model, quant: str | None, gettext: Any = None, lang: str = "en") -> str:
+    """"KLD 0.03 · near-lossless" ("" when unknown); `gettext` translates the words, `lang`
+    writes the number."""
     if not quant:
         return ""
     q = model_quality(model, quant)
@@ -55,4 +62,14 @@ def short_text(model: Model, quant: str | None, gettext: Any = None) -> str:
     words = gettext(q.words) if gettext else q.words
     if q.basis != "fit":
         return words
-    return f"KLD {q.kld:.2g} · {words}"
+    return f"KLD {kld_text(q.kld, lang)} · {words}"
+
+
+def kld_text(kld: float, lang: str = "en") -> str:
+    """A KLD to two significant figures in the locale's style ("0.026", "0,026")."""
+    from tpscalc.i18n import format_number
+
+    if kld <= 0:
+        return "0"
+    digits = max(0, 1 - math.floor(math.log10(kld)))
+    return format_number(round(kld, digits), lang, digits)
