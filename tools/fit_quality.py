@@ -33,9 +33,11 @@ DATA = ROOT / "data" / "measured" / "quality_kld.csv"
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "quality.json"
 TERMS = ("intercept", "bpw", "ln_params_b", "moe", "imatrix", "legacy")
 LEGACY = frozenset({"Q4_0", "Q4_1", "Q5_0", "Q5_1"})
-RANGE_PERCENTILES = (10, 90)
-SIZE_PAIR = ("Llama 2-70B", "Llama 2-7B")  # one family at two sizes, the same quant types
-PPL_NOISE = 0.005  # ln(PPL ratio) below this is within the scoreboards' error  # the range an estimate carries: 80 % of the left-out residuals
+RANGE_PERCENTILES = (10, 90)  # the range an estimate carries: 80 % of the left-out residuals
+# One family at two sizes, the same variant and quant types (Gemma 2 27B-Instruct against 9B base
+# and Llama 3.2 3B against 3.1 8B are left out: not the same variant or release).
+SIZE_PAIRS = (("Llama 2-70B", "Llama 2-7B"), ("Qwen2.5-32B-Instruct", "Qwen2.5-7B-Instruct"))
+PPL_NOISE = 0.005  # ln(PPL ratio) below this is within the scoreboards' error
 
 
 def read_rows(path: Path = DATA) -> list[dict[str, str]]:
@@ -57,18 +59,23 @@ def _design(rows: list[dict[str, str]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def size_exponent(rows: list[dict[str, str]]) -> float:
-    """d ln(KLD) / d ln(parameters) within one family: Llama 2 70B against Llama 2 7B, same
-    types, by ln(PPL ratio) (which tracks mean KLD: 0.9× it on Llama 3 8B), on the types whose
-    ln(PPL ratio) is above the noise (0.005) in both; 0 when the pair is not in `rows`."""
-    big = {r["quant"]: r for r in rows if r["model"] == SIZE_PAIR[0] and r["ppl_ratio"]}
-    small = {r["quant"]: r for r in rows if r["model"] == SIZE_PAIR[1] and r["ppl_ratio"]}
-    slopes = []
-    for q in sorted(big.keys() & small.keys()):
-        lb, ls = (math.log(float(t[q]["ppl_ratio"])) for t in (big, small))
-        if min(lb, ls) > PPL_NOISE:
-            ratio = float(big[q]["params_b"]) / float(small[q]["params_b"])
-            slopes.append(math.log(lb / ls) / math.log(ratio))
-    return float(np.mean(slopes)) if slopes else 0.0
+    """d ln(KLD) / d ln(parameters) within a family: each SIZE_PAIRS pair's same types, by
+    ln(PPL ratio) (which tracks mean KLD: 0.9× it on Llama 3 8B), on the types whose ln(PPL
+    ratio) is above the noise (PPL_NOISE) in both; the mean over pairs of each pair's mean
+    (0 when no pair is in `rows`)."""
+    per_pair = []
+    for big_name, small_name in SIZE_PAIRS:
+        big = {r["quant"]: r for r in rows if r["model"] == big_name and r["ppl_ratio"]}
+        small = {r["quant"]: r for r in rows if r["model"] == small_name and r["ppl_ratio"]}
+        slopes = []
+        for q in sorted(big.keys() & small.keys()):
+            lb, ls = (math.log(float(t[q]["ppl_ratio"])) for t in (big, small))
+            if min(lb, ls) > PPL_NOISE:
+                ratio = float(big[q]["params_b"]) / float(small[q]["params_b"])
+                slopes.append(math.log(lb / ls) / math.log(ratio))
+        if slopes:
+            per_pair.append(float(np.mean(slopes)))
+    return float(np.mean(per_pair)) if per_pair else 0.0
 
 
 def fit(rows: list[dict[str, str]]) -> np.ndarray:

@@ -11,8 +11,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tpscalc.estimate.fit import choose_by_preference
-from tpscalc.estimate.query import ABOVE_LADDER, Query, ladder_position
 from tpscalc.estimate.quality_store import model_quality
+from tpscalc.estimate.query import ABOVE_LADDER, Query, ladder_position
 from tpscalc.estimate.types import Estimate
 
 if TYPE_CHECKING:

@@ -107,6 +107,7 @@ def environment(lang: str) -> Environment:
         params=lambda v: parameters(v, lang),
         release=lambda iso, precision="month": format_release(iso, precision, lang),
         label=lambda key: tr.gettext(labels.LABELS.get(str(key), str(key))),
+        quality=lambda q: quality_words(q, lang, tr.gettext),
     )
     f = env.filters
     env.globals.update(
@@ -121,6 +122,16 @@ def environment(lang: str) -> Environment:
         ),
     )
     return env
+
+
+def quality_words(q: dict[str, Any] | None, lang: str, gettext: Any) -> str:
+    """A row's quality block as "KLD 0.026 · near-lossless" in `lang` ("" without one)."""
+    from tpscalc.report.quality import kld_text
+
+    if not q:
+        return ""
+    words = gettext(q["words"])
+    return words if q["basis"] != "fit" else f"KLD {kld_text(q['kld'], lang)} · {words}"
 
 
 def render_page(
