@@ -3,7 +3,8 @@ coefficients, its leave-one-model-out error and its sources to the package data
 (src/tpscalc/catalog/data/quality.json).
 
 The fit, by least squares:
-- ln(mean KLD) = a + b·bpw + c·ln(parameters, billions) + d·MoE + e·imatrix + f·legacy.
+- ln(mean KLD) = a + b·bpw + c·ln(parameters, billions) + d·MoE + e·imatrix + f·legacy
+  (d is held at 0: fitted, it makes the leave-one-model-out error larger; quality.json says so).
   Quantization noise falls about fourfold per extra bit (a uniform quantizer's error variance
   goes as 2^-2b), so the logarithm of the divergence is close to linear in bits per weight;
   larger models average the noise over more weights; an importance matrix spends the bits
@@ -78,7 +79,7 @@ def size_exponent(rows: list[dict[str, str]]) -> float:
     return float(np.mean(per_pair)) if per_pair else 0.0
 
 
-def fit(rows: list[dict[str, str]]) -> np.ndarray:
+def fit(rows: list[dict[str, str]], moe_term: bool = False) -> np.ndarray:
     """Coefficients in TERMS order.
 
     Within each model (one intercept per model): the slopes in bpw, imatrix and legacy, by
@@ -104,11 +105,12 @@ def fit(rows: list[dict[str, str]]) -> np.ndarray:
     dense = [v for n, v in net.items() if not moe[n]]
     coef[0] = float(np.mean(dense))
     moes = [v for n, v in net.items() if moe[n]]
-    coef[3] = float(np.mean(moes)) - coef[0] if moes else 0.0
+    coef[3] = float(np.mean(moes)) - coef[0] if moes and moe_term else 0.0
     return coef
 
 
-def leave_one_model_out(rows: list[dict[str, str]]) -> tuple[list[float], list[dict[str, object]]]:
+def leave_one_model_out(rows: list[dict[str, str]], moe_term: bool = False
+                        ) -> tuple[list[float], list[dict[str, object]]]:
     """Residuals ln(measured/estimated) of every row when its model is left out (its PPL rows
     too), and a summary per left-out model."""
     residuals: list[float] = []
@@ -116,7 +118,7 @@ def leave_one_model_out(rows: list[dict[str, str]]) -> tuple[list[float], list[d
     for name in sorted({r["model"] for r in rows if r["kld_mean"]}):
         train = [r for r in rows if r["model"] != name]
         test = [r for r in rows if r["model"] == name and r["kld_mean"]]
-        coef = fit(train)
+        coef = fit(train, moe_term)
         x, y = _design(test)
         res = y - x @ coef
         residuals.extend(res.tolist())
@@ -143,6 +145,7 @@ def build() -> dict[str, object]:
     residuals, per_model = leave_one_model_out(all_rows)
     lo, hi = np.percentile(residuals, RANGE_PERCENTILES)
     g, h = fit_top1(rows)
+    with_moe, _ = leave_one_model_out(all_rows, moe_term=True)
     sources = sorted({r["source_url"] for r in all_rows})
     return {
         "_about": "Quality of a GGUF quantization: mean KL divergence from the 16-bit model "
@@ -159,6 +162,12 @@ def build() -> dict[str, object]:
             "range_percentiles": list(RANGE_PERCENTILES),
             "range_factors": [round(float(np.exp(lo)), 3), round(float(np.exp(hi)), 3)],
             "per_model": per_model},
+        "dropped_terms": {"moe": {
+            "why": "the two MoE models measured disagree by 25x at equal bits (LFM2-8B-A1B far "
+                   "above the dense fit, Qwen3.5-35B-A3B below it): with the term the "
+                   "leave-one-model-out error is larger, so its coefficient is 0",
+            "leave_one_model_out_median_abs_factor_with_it":
+                round(float(np.exp(np.median(np.abs(with_moe)))), 2)}},
         "fit_rows": len(rows),
         "data": "data/measured/quality_kld.csv",
         "sources": sources,
