@@ -73,3 +73,11 @@ def kld_text(kld: float, lang: str = "en") -> str:
         return "0"
     digits = max(0, 1 - math.floor(math.log10(kld)))
     return format_number(round(kld, digits), lang, digits)
+
+
+def quality_words(q: dict[str, Any] | None, lang: str, gettext: Any) -> str:
+    """A quality block (quality_json) as "KLD 0.026 · near-lossless" in `lang` ("" without)."""
+    if not q:
+        return ""
+    words = gettext(q["words"])
+    return words if q["basis"] != "fit" else f"KLD {kld_text(q['kld'], lang)} · {words}"

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from tpscalc.i18n import LANGUAGES, format_number, format_release, translator
+from tpscalc.report.quality import quality_words
 from tpscalc.web import cells, charts, labels
 
 
@@ -122,16 +123,6 @@ def environment(lang: str) -> Environment:
         ),
     )
     return env
-
-
-def quality_words(q: dict[str, Any] | None, lang: str, gettext: Any) -> str:
-    """A row's quality block as "KLD 0.026 · near-lossless" in `lang` ("" without one)."""
-    from tpscalc.report.quality import kld_text
-
-    if not q:
-        return ""
-    words = gettext(q["words"])
-    return words if q["basis"] != "fit" else f"KLD {kld_text(q['kld'], lang)} · {words}"
 
 
 def render_page(
