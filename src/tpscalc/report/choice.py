@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tpscalc.estimate.fit import choose_by_preference
+from tpscalc.estimate.fit import BALANCED_KLD, choose_by_preference
 from tpscalc.estimate.quality_store import model_quality
 from tpscalc.estimate.query import ABOVE_LADDER, Query, ladder_position
 from tpscalc.estimate.types import Estimate
@@ -48,15 +48,46 @@ def _pick(model: Model, candidates: Sequence[Estimate], filters: Filters) -> Est
     return candidates[i] if i >= 0 else None
 
 
-def _candidates(default: Estimate, forced: Sequence[Estimate]) -> list[Estimate]:
-    """The engine's own choice (it may be a native format off the ladder) and each rung's."""
-    seen = {default.quant}
-    out = [default]
-    for e in forced:
-        if e.fits and e.quant not in seen:
-            seen.add(e.quant)
-            out.append(e)
-    return out
+def _walk(models: Sequence[Model], defaults: Sequence[Estimate], query: Query, filters: Filters,
+          run: Callable[[list[int], Query], list[Estimate]]) -> list[Estimate]:
+    """Each default estimate, or the rung the preference picks.
+
+    Only rungs more compressed than the default's are tried (the default is the least
+    compressed that fits: above it nothing does), rung by rung, each on the rows still open;
+    with min_tps a row closes at the first rung that reaches it (the best quality that does),
+    with "balanced" only near-lossless rungs are tried, with "quality" none. `run(indexes,
+    query)` estimates the rows at `indexes` at `query`; models[i] is row i's model.
+    """
+    names = rungs(query)
+    candidates: list[list[Estimate]] = [[e] for e in defaults]
+    start = {i: names.index(e.quant) for i, e in enumerate(defaults)
+             if e.fits and e.decode is not None and e.quant in names}
+    if filters.prefer in (None, "quality") and filters.min_tps is None:
+        names = []  # the least compressed that fits is the best quality: nothing to try
+    for k, name in enumerate(names):
+        open_rows = [i for i, j in start.items() if j < k and not _closed(candidates[i], filters)
+                     and (filters.prefer != "balanced" or _kld(models[i], name) < BALANCED_KLD)]
+        if not open_rows:
+            continue
+        for i, e in zip(open_rows, run(open_rows, _only(query, name)), strict=True):
+            if e.fits and e.quant == name:
+                candidates[i].append(e)
+    return [_pick(m, c, filters) or c[0] for m, c in zip(models, candidates, strict=True)]
+
+
+def _kld(model: Model, quant: str) -> float:
+    """The estimated KLD of `model` at `quant` (infinite when it cannot be sized)."""
+    q = model_quality(model, quant)
+    return q.kld if q is not None else float("inf")
+
+
+def _closed(candidates: Sequence[Estimate], filters: Filters) -> bool:
+    """True when a row needs no more compressed rung: min_tps is reached and nothing but the
+    best quality reaching it is wanted."""
+    if filters.min_tps is None or filters.prefer not in (None, "quality"):
+        return False
+    return any(e.decode is not None and e.decode.tokens_per_s >= filters.min_tps
+               for e in candidates)
 
 
 def rechoose_on_rigs(model: Model, rigs: Sequence[Rig], query: Query,
@@ -65,9 +96,8 @@ def rechoose_on_rigs(model: Model, rigs: Sequence[Rig], query: Query,
     """`estimates` (model on each rig) with each row's quantization chosen by `filters`."""
     if not wanted(filters):
         return list(estimates)
-    per_rung = [engine.estimate_on_rigs(model, rigs, _only(query, q)) for q in rungs(query)]
-    return [_pick(model, _candidates(e, [r[i] for r in per_rung]), filters) or e
-            for i, e in enumerate(estimates)]
+    return _walk([model] * len(estimates), estimates, query, filters,
+                 lambda rows, q: engine.estimate_on_rigs(model, [rigs[i] for i in rows], q))
 
 
 def rechoose_models(models: Sequence[Model], rig: Rig, query: Query,
@@ -76,9 +106,8 @@ def rechoose_models(models: Sequence[Model], rig: Rig, query: Query,
     """`estimates` (each model on `rig`) with each row's quantization chosen by `filters`."""
     if not wanted(filters):
         return list(estimates)
-    per_rung = [engine.estimate_models_on_rig(models, rig, _only(query, q)) for q in rungs(query)]
-    return [_pick(m, _candidates(e, [r[i] for r in per_rung]), filters) or e
-            for i, (m, e) in enumerate(zip(models, estimates, strict=True))]
+    return _walk(models, estimates, query, filters,
+                 lambda rows, q: engine.estimate_models_on_rig([models[i] for i in rows], rig, q))
 
 
 def rechoose_one(model: Model, estimate: Estimate, query: Query, filters: Filters,
@@ -86,8 +115,7 @@ def rechoose_one(model: Model, estimate: Estimate, query: Query, filters: Filter
     """One estimate with its quantization chosen by `filters`; `run` estimates at a query."""
     if not wanted(filters):
         return estimate
-    forced = [run(_only(query, q)) for q in rungs(query)]
-    return _pick(model, _candidates(estimate, forced), filters) or estimate
+    return _walk([model], [estimate], query, filters, lambda rows, q: [run(q)])[0]
 
 
 def _only(query: Query, quant: str) -> Query:
