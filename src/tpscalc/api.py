@@ -18,10 +18,11 @@ from tpscalc.estimate.query import (
     query_for_model,
 )
 from tpscalc.report import card_report as card_builder
-from tpscalc.report import common
+from tpscalc.report import choice, common
 from tpscalc.report import model_report as model_builder
 from tpscalc.report.common import estimate_json
 from tpscalc.report.model_types import ModelReport
+from tpscalc.report.quality import quality_json
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     ESTIMATE_PARAMS,
@@ -90,8 +91,14 @@ def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: R
     fixed = check_file_request(sm, request, fixed)
     query = query_for_model(sm.model, request.query)
     built = rig if isinstance(rig, Rig) else rig()
-    result = common.default_engine().estimate(sm.model, built, query, fixed)
-    return estimate_json(common.within_measured_confidence(result), model_file)
+    engine = common.default_engine()
+    result = engine.estimate(sm.model, built, query, fixed)
+    if fixed is None:  # --prefer / --min-tps: another of the quantizations that fit
+        result = choice.rechoose_one(sm.model, result, query, request.filters,
+                                     lambda q: engine.estimate(sm.model, built, q, None))
+    out = estimate_json(common.within_measured_confidence(result), model_file)
+    out["quality"] = quality_json(sm.model, result.quant)
+    return out
 
 
 def check_file_request(sm: SourcedModel, request: ReportRequest,

@@ -36,9 +36,10 @@ def test_json_shape() -> None:
             "faq", "notes"} <= set(data)
     assert data["card"]["name"] == "Alpha 24"
     assert [r["model"] for r in data["rows"]] == ["Tiny 1B"]
-    row_keys = {"model", "slug", "needs_gib", "quant", "fit", "decode", "prefill"}
+    row_keys = {"model", "slug", "needs_gib", "quant", "fit", "decode", "prefill", "quality"}
     assert row_keys <= set(data["rows"][0])
-    assert len(data["faq"]) == 3
+    assert len(data["faq"]) == 4  # the fourth: bigger model compressed more, or smaller?
+    assert "KL divergence" in data["faq"][3]["answer"]
 
 
 @pytest.mark.parametrize(("opts", "message"), [

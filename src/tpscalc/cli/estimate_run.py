@@ -84,22 +84,26 @@ def _table(results: list[dict[str, Any]], lang: str) -> None:
     from tpscalc.cli.render import ResultsTable, print_table
     from tpscalc.i18n import format_number, translator
     from tpscalc.report.common import FIT_LABELS, sig
+    from tpscalc.report.quality import quality_words
 
     tr = translator(lang)
     headers = (tr.gettext("Model"), tr.gettext("Card"), tr.gettext("Quantization"),
-               tr.gettext("Context (tokens)"), tr.gettext("Needs (GiB)"), tr.gettext("Fit"),
+               tr.gettext("Quality"), tr.gettext("Context (tokens)"), tr.gettext("Needs (GiB)"),
+               tr.gettext("Fit"),
                tr.gettext("Decode (tok/s, range)"), tr.gettext("Prefill (tok/s)"),
                tr.gettext("First token (s)"))
     rows = []
     for r in results:
         if r["error"]:
-            rows.append((str(r["model"]), str(r["gpu"]), "", "", "",
+            rows.append((str(r["model"]), str(r["gpu"]), "", "", "", "",
                          tr.gettext("error: {message}").format(message=r["error"]), "", "", ""))
             continue
         d, p = r["decode"], r["prefill"]
         speed = (f"{sig(d['tokens_per_s'], lang)} ({sig(d['low'], lang)}–{sig(d['high'], lang)}, "
                  f"{tr.gettext(d['confidence'])})") if d else "—"
-        rows.append((r["model"], r["gpu"], r["quant"] or "—", format_number(r["context"], lang),
+        rows.append((r["model"], r["gpu"], r["quant"] or "—",
+                     quality_words(r.get("quality"), lang, tr.gettext) or "—",
+                     format_number(r["context"], lang),
                      format_number(r["memory"]["total_gib"], lang, 1),
                      tr.gettext(FIT_LABELS.get(r["fit"], r["fit"])), speed,
                      format_number(p["tokens_per_s"], lang) if p else "—",
@@ -184,6 +188,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                     quant=quant,
                     **asdict(request.query),
                     **{k: v for k, v in asdict(request.rig).items() if v is not None},
+                    **{k: v for k in ("prefer", "min_tps")  # which fitting quant: choice.py
+                       if (v := getattr(request.filters, k)) is not None},
                 )
             ]
         except api.INPUT_ERRORS as exc:

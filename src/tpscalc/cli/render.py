@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from rich.console import Console, Group
 
+from tpscalc.catalog.schema import Model
 from tpscalc.cli import plain_table
 from tpscalc.cli.console import stdout_console
 from tpscalc.cli.plain_table import Cell, Justify
@@ -44,6 +45,13 @@ def fit_cell(estimate: Estimate, lang: str) -> Cell:
     return Cell(label, FIT_STYLE.get(fit, ""))
 
 
+def quality_text(model: Model, quant: str | None, lang: str) -> str:
+    """"KLD 0.026 · near-lossless" in `lang` ("" when unknown)."""
+    from tpscalc.report.quality import short_text
+
+    return short_text(model, quant, translator(lang).gettext, lang)
+
+
 def model_table(report: ModelReport, wide: bool = False) -> ResultsTable:
     """The table of cards, fastest first (compact unless `wide`: speed, card, memory, needs,
     quantization, fit)."""
@@ -58,7 +66,7 @@ def model_table(report: ModelReport, wide: bool = False) -> ResultsTable:
         (tr.gettext("Bandwidth (GB/s)"), "right"),
         (tr.gettext("Released"), "left"),
     ]
-    rows = [_model_row_cells(r, lang) for r in report.rows]
+    rows = [_model_row_cells(r, lang, report.summary.model) for r in report.rows]
     return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
 
 
@@ -72,7 +80,11 @@ class ResultsTable:
     rows: tuple[tuple[Cell, ...], ...]
 
     def text(self, width: int, color: bool = False) -> str:
-        """The table drawn for a terminal `width` columns wide."""
+        """The table drawn for a terminal `width` columns wide; where even wrapped cells do not
+        fit, one block per row (so no number is cut)."""
+        if plain_table.table_width(self.headers, self.rows, width) > width:
+            head = f"{self.title}\n" if self.title else ""
+            return head + plain_table.render_blocks(self.headers, self.rows, color, heading=(1, 0))
         return plain_table.render(self.title, self.headers, self.justify, self.rows, width,
                                   color)
 
@@ -109,11 +121,12 @@ def _results_table(
         *middle,
         (tr.gettext("Needs (GiB)"), "right"),
         (tr.gettext("Quantization"), "left"),
+        (tr.gettext("Quality"), "left"),
         (tr.gettext("Fit"), "left"),
     ]
     keep = list(range(len(columns)))
     if not wide:
-        tail = range(len(columns) - 3, len(columns))
+        tail = range(len(columns) - 4, len(columns))
         keep = [0, *(3 + i for i in compact_middle), *tail]
     return ResultsTable(
         title, tuple(columns[i][0] for i in keep), tuple(columns[i][1] for i in keep),
@@ -124,7 +137,7 @@ def _cell(value: str | Cell) -> Cell:
     return value if isinstance(value, Cell) else Cell(value)
 
 
-def _model_row_cells(r: Row, lang: str) -> list[str | Cell]:
+def _model_row_cells(r: Row, lang: str, model: Model) -> list[str | Cell]:
     c, e = r.card, r.estimate
     return [
         *speed_cells(e, lang),
@@ -135,6 +148,7 @@ def _model_row_cells(r: Row, lang: str) -> list[str | Cell]:
         format_release(c.release_date, c.release_date_precision, lang),
         gib(e.memory.total_gib, lang),
         e.quant or "—",
+        quality_text(model, e.quant, lang) or "—",
         fit_cell(e, lang),
     ]
 
@@ -245,6 +259,7 @@ def _card_row_cells(r: ModelRow, lang: str) -> list[str | Cell]:
         format_release(m.publication_date, "month", lang),
         needs,
         e.quant or "—",
+        quality_text(m, e.quant, lang) or "—",
         fit_cell(e, lang),
     ]
 

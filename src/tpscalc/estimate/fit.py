@@ -87,3 +87,33 @@ def choose_quants(totals_gib: Totals, usable_gib: Sequence[float],
         label.append(COMFORTABLE if doubled is not None and doubled[i][j] <= room else TIGHT)
         short.append(0.0)
     return QuantChoice(index=index, label=label, short_by_gib=short)
+
+
+BALANCED_KLD = 0.05  # "balanced": the fastest quantization still near-lossless (quality.WORDS)
+
+
+def choose_by_preference(klds: Sequence[float], speeds: Sequence[float | None],
+                         prefer: str | None = None, min_tps: float | None = None) -> int:
+    """Among one card's quantizations, the index to show (-1: none fits).
+
+    klds: the estimated mean KL divergence of each (nats); speeds: its decode speed, tokens/s
+    (None where it does not fit), both in ladder order, least compressed first. min_tps: keep
+    those reaching it (all, when none does: the fastest then wins). prefer: "speed" the
+    fastest, "balanced" the fastest with KLD under BALANCED_KLD (else the best quality),
+    "quality" or None the lowest KLD. Ties go to the earlier, less compressed entry.
+    """
+    fitting = [i for i, s in enumerate(speeds) if s is not None]
+    if not fitting:
+        return -1
+    if min_tps is not None:
+        reaching = [i for i in fitting if (speeds[i] or 0.0) >= min_tps]
+        if not reaching:
+            return max(fitting, key=lambda i: (speeds[i] or 0.0, -i))
+        fitting = reaching
+    if prefer == "speed":
+        return max(fitting, key=lambda i: (speeds[i] or 0.0, -i))
+    if prefer == "balanced":
+        near = [i for i in fitting if klds[i] < BALANCED_KLD]
+        if near:
+            return max(near, key=lambda i: (speeds[i] or 0.0, -i))
+    return min(fitting, key=lambda i: (klds[i], i))

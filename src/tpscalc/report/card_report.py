@@ -9,7 +9,7 @@ from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
 from tpscalc.estimate.query import DEFAULT_CONTEXT, context_within_limit
 from tpscalc.i18n import format_number, translator
-from tpscalc.report import common
+from tpscalc.report import choice, common
 from tpscalc.report.common import Engine, params_text
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
@@ -68,7 +68,9 @@ def build_card_reports(
         at = query if context == query.context else replace(query, context=context)
         some = [models[i] for i in indexes]
         capped = context < query.context
-        for i, m, e in zip(indexes, some, eng.estimate_models_on_rig(some, rig, at), strict=True):
+        chosen = choice.rechoose_models(some, rig, at, eng.estimate_models_on_rig(some, rig, at),
+                                        eng, request.filters)
+        for i, m, e in zip(indexes, some, chosen, strict=True):
             found[i] = ModelRow(m, e, context if capped else None, capped and strict)
     rows = [found[i] for i in range(len(models))]
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
@@ -171,4 +173,36 @@ def card_faq(report: CardReport) -> tuple[Text, ...]:
         tps=common.sig(f.tokens_per_s, lang),
         count=report.reading_speed_models,
     )
-    return (Text(q[0], count), Text(q[1], biggest), Text(q[2], fast))
+    return (Text(q[0], count), Text(q[1], biggest), Text(q[2], fast), *_bigger_or_better(report))
+
+
+def _bigger_or_better(report: CardReport) -> tuple[Text, ...]:
+    """ "A bigger model compressed more, or a smaller one compressed less?": what the quality
+    data say about the biggest model it runs, and that they cannot rank two models."""
+    from tpscalc.report.quality import kld_text, quality_json
+
+    b, lang = report.biggest, report.request.lang
+    q = quality_json(b.model, b.estimate.quant) if b is not None else None
+    if b is None or q is None:
+        return ()
+    tr = translator(lang)
+    question = tr.gettext("{card}: a bigger model compressed more, or a smaller one compressed "
+                          "less?").format(card=report.card.name)
+    answer = tr.gettext(
+        "Its biggest, {model}, runs at {quant}: a KL divergence of about {kld} from its own "
+        "16-bit weights ({words}). A KL divergence compares a file only with its own model, so "
+        "it cannot tell whether that beats a smaller model at a higher quantization; the quality "
+        "data here hold no task scores that compare two models.").format(
+            model=b.model.name, quant=b.estimate.quant, kld=kld_text(q["kld"], lang),
+            words=tr.gettext(q["words"]))
+    if q["kld"] < BIGGER_STILL_NEAR_KLD:
+        answer += " " + tr.gettext("What it does say: this compression costs little, so the "
+                                   "bigger model keeps most of what its size gives it.")
+    else:
+        answer += " " + tr.gettext("What it does say: this compression is no longer small, so a "
+                                   "smaller model at a higher quantization may do as well; only "
+                                   "a task benchmark can tell.")
+    return (Text(question, answer),)
+
+
+BIGGER_STILL_NEAR_KLD = 0.05  # near-lossless (estimate.quality.WORDS)

@@ -179,7 +179,7 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
 
 def model_faq(s: ModelSummary) -> tuple[Text, ...]:
     """The FAQ with answers computed from this report's figures."""
-    parts = (_faq_record(s), _faq_running(s), _faq_sizes(s), _faq_identity(s))
+    parts = (_faq_record(s), _faq_running(s), _faq_sizes(s), _faq_quant_16(s), _faq_identity(s))
     return tuple(item for part in parts for item in part)
 
 
@@ -399,6 +399,46 @@ def _faq_sizes(s: ModelSummary) -> list[Text]:
             answer = tr.gettext("We have no {size} GB card to compute it on.").format(size=size)
         out.append(_text(question, answer))
     return out
+
+
+QUANT_FAQ_GIB = 16  # "which quantization should I use on a 16 GB card?"
+
+
+def _faq_quant_16(s: ModelSummary) -> list[Text]:
+    """ "Which quantization on a 16 GB card?": the best 16 GB card's quantization with its speed
+    and quality, and what the next smaller one would give (decode follows the bytes read)."""
+    from tpscalc.catalog.quants import get_quant, ladder_names
+    from tpscalc.report.quality import kld_text, quality_json
+
+    best = next((b for size, b, _ in s.by_size if size == QUANT_FAQ_GIB), None)
+    if best is None or not s.model.generates or not best.estimate.quant:
+        return []
+    tr, lang, quant = translator(s.request.lang), s.request.lang, best.estimate.quant
+    here = quality_json(s.model, quant)
+    if here is None:
+        return []
+    fields = _row_fields(best, lang) | {"kld": kld_text(here["kld"], lang),
+                                        "words": tr.gettext(here["words"]),
+                                        "top1": sig(here["top1_agree_pct"], lang)}
+    answer = tr.gettext(
+        "On the {gpu}, {quant} fits and generates about {tps} tokens per second; its KL "
+        "divergence from the 16-bit weights is about {kld} ({words}), and the top token agrees "
+        "{top1} % of the time.").format(**fields)
+    ladder = ladder_names()
+    smaller = ladder[ladder.index(quant) + 1] if quant in ladder[:-1] else None
+    there = quality_json(s.model, smaller) if smaller else None
+    if smaller and there is not None:
+        speedup = get_quant(quant).bits_per_weight / get_quant(smaller).bits_per_weight
+        answer += " " + tr.gettext(
+            "{smaller} would be about {speedup}× as fast (fewer bytes read per token) at a KLD "
+            "of about {kld} ({words}).").format(
+                smaller=smaller, speedup=sig(speedup, lang, 2), kld=kld_text(there["kld"], lang),
+                words=tr.gettext(there["words"]))
+    answer += " " + tr.gettext(
+        "Ask for a speed with --min-tps and the highest quality that still reaches it is "
+        "chosen.")
+    question = tr.gettext("{model}: which quantization should I use on a {size} GB card?")
+    return [_text(question.format(model=s.model.name, size=QUANT_FAQ_GIB), answer)]
 
 
 def _faq_identity(s: ModelSummary) -> list[Text]:

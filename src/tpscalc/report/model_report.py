@@ -20,7 +20,7 @@ from tpscalc.estimate.query import (
 )
 from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import translator
-from tpscalc.report import common, faq, record
+from tpscalc.report import choice, common, faq, record
 from tpscalc.report.common import Engine
 from tpscalc.report.model_types import (
     ContextPoint,
@@ -127,7 +127,9 @@ def build_model_reports(
     request = replace(request, query=query_for_model(model, request.query))
     cards = list(store.cards() if cards is None else cards)
     rigs = [card_rig(c, request.rig) for c in cards]
-    estimates = eng.estimate_on_rigs(model, rigs, request.query)
+    estimates = choice.rechoose_on_rigs(model, rigs, request.query,
+                                        eng.estimate_on_rigs(model, rigs, request.query), eng,
+                                        request.filters)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
     curve = context_curve(summary, rows, eng)

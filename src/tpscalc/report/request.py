@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the catalog's CPU table loads only when a CPU is named
     from tpscalc.catalog.schema import Cpu
 
 SORTS = ("speed", "size", "date")
+PREFERENCES = ("quality", "speed", "balanced")  # how a card's quantization is chosen (choice.py)
+MAX_TOKENS_PER_S = 100_000  # no llama.cpp decode is faster; larger is a typo
 MAX_MEMORY_GIB = 100_000  # no device has more; larger bounds are typos
 MAX_SEARCH_CHARS = 200
 MAX_GPUS = 16  # more cards than one llama.cpp host takes are a typo
@@ -74,6 +76,10 @@ class Filters(FrozenValue):
     show_all: bool = False
     sort: str = "size"  # card report: largest model first, what a card owner asks first
     page: int = 1  # the page of the table a site page shows (the JSON API gives every row)
+    # Which of the quantizations that fit a row shows (tpscalc.report.choice): None keeps the
+    # seed's rule, the least compressed that fits; min_tps: the best quality reaching it.
+    prefer: str | None = None
+    min_tps: float | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
@@ -120,7 +126,7 @@ class ReportRequest(FrozenValue):
 
 
 Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
-               "rate", "split", "ram_type", "pcie", "cpu"]
+               "rate", "split", "ram_type", "pcie", "cpu", "tps"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
@@ -175,6 +181,13 @@ PARAMS: tuple[Param, ...] = (
           aliases=("show_all",)),
     Param("sort", "sort", "filters", "choice",
           "Order of the card report's rows: size (default), speed or date.", SORTS),
+    Param("prefer", "prefer", "filters", "choice",
+          "Which quantization each card gets among those that fit: quality (lowest KL "
+          "divergence), speed (fastest decode) or balanced (the fastest that is near-lossless, "
+          "KLD under 0.05). Default: the least compressed that fits.", PREFERENCES),
+    Param("min_tps", "min_tps", "filters", "tps",
+          "Decode speed to reach, tokens/s: each card gets the highest-quality quantization "
+          "that still reaches it (the fastest when none does)."),
     Param("page", "page", "filters", "page",
           f"Page of the site's table ({ROWS_PER_PAGE} rows a page; the JSON API gives all rows)."),
     Param("lang", "lang", "request", "choice", "Language of the report: en, es or nl.",
@@ -206,10 +219,12 @@ PARAMS: tuple[Param, ...] = (
           "Share of the layers per GPU, as llama.cpp's -ts, e.g. 3,1."),
 )
 PARAM = {p.name: p for p in PARAMS}
+CHOICE_PARAMS = ("prefer", "min_tps")  # which fitting quantization a row gets (choice.py)
 MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type",
-                       "text_only", "search", "min_memory", "max_memory", "all", "lang")
+                       "text_only", "search", "min_memory", "max_memory", "all", "lang",
+                       *CHOICE_PARAMS)
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                      "search", "all", "sort", "lang")
+                      "search", "all", "sort", "lang", *CHOICE_PARAMS)
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
               "n_gpu_layers", "n_cpu_moe", "tensor_split")
@@ -222,7 +237,7 @@ SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" control
 SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                   *SPEED_TEST_PARAMS, *RIG_PARAMS)
+                   *SPEED_TEST_PARAMS, *RIG_PARAMS, *CHOICE_PARAMS)
 ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI prints its table in a language
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 # The fields whose empty text means "not given": the free-text ones (the JSON API takes them
@@ -288,6 +303,19 @@ def parse_rate(raw: object, name: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= 100_000):
         raise RequestError(f"{name} must be a bandwidth in GB/s above 0, not {raw!r}",
+                           f"bad_{name}")
+    return value
+
+
+def parse_tps(raw: object, name: str) -> float:
+    """A decode speed in tokens/s: a finite number above 0."""
+    try:
+        value = float(raw if isinstance(raw, int | float) and not isinstance(raw, bool)
+                      else _check_text(str(raw), name))
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_TOKENS_PER_S):
+        raise RequestError(f"{name} must be a speed in tokens/s above 0, not {raw!r}",
                            f"bad_{name}")
     return value
 
@@ -386,6 +414,8 @@ def _value(param: Param, raw: object) -> Any:
         return 1 if _is_blank(raw) else parse_page(raw)
     if param.kind == "rate":
         return None if _is_blank(raw) else parse_rate(raw, param.name)
+    if param.kind == "tps":
+        return None if _is_blank(raw) else parse_tps(raw, param.name)
     if param.kind == "split":
         return None if _is_blank(raw) else parse_split(raw)
     if param.kind == "ram_type":
@@ -513,7 +543,7 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "flag":
             schema = {"type": "boolean", "default": False}
-        elif p.kind == "rate":
+        elif p.kind in ("rate", "tps"):
             schema = {"type": "number", "exclusiveMinimum": 0, "maximum": 100_000}
         elif p.kind == "quality":
             from tpscalc.catalog.quants import ladder_names

@@ -14,6 +14,7 @@ from tpscalc.report.common import (
     prefill_json,
     rig_row_json,
 )
+from tpscalc.report.quality import quality_json
 from tpscalc.report.types import CardReport, ModelRow
 
 if TYPE_CHECKING:  # the model page's types: a card page does not load them
@@ -49,8 +50,9 @@ def model_json(model: Model) -> dict[str, Any]:
     }
 
 
-def row_json(row: Row) -> dict[str, Any]:
-    """One table row: the card, what it needs, the quantization, fit and speeds."""
+def row_json(row: Row, model: Model | None = None) -> dict[str, Any]:
+    """One table row: the card, what it needs, the quantization, fit and speeds (and, given
+    the model, the quantization's quality)."""
     c, e = row.card, row.estimate
     out: dict[str, Any] = {
         "gpu": c.name,
@@ -68,6 +70,8 @@ def row_json(row: Row) -> dict[str, Any]:
         "decode": decode_json(e),
         "prefill": prefill_json(e),
     } | rig_row_json(e)
+    if model is not None:
+        out["quality"] = quality_json(model, e.quant)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out
@@ -113,7 +117,9 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
             if s.closest_miss
             else None
         ),
-        "rows": [row_json(r) for r in report.rows],
+        "prefer": f.prefer,
+        "min_tps": f.min_tps,
+        "rows": [row_json(r, s.model) for r in report.rows],
         "fastest_ten": [row_json(r) for r in s.fastest_ten],
         "smallest_cards": [row_json(r) for r in s.smallest_cards],
         "by_size": [
@@ -191,6 +197,8 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "lang": report.request.lang,
         "sort": f.sort,
         "filters": {"search": f.search, "show_all": f.show_all},
+        "prefer": f.prefer,
+        "min_tps": f.min_tps,
         "models_total": report.models_total,
         "models_fit": report.models_fit,
         "models_beyond_limit": report.models_beyond_limit,
@@ -222,6 +230,7 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
         "prefill": prefill_json(e),
         "max_context": row.max_context,  # set when evaluated at the model's shorter limit
         "beyond_model_limit": row.left_out,
+        "quality": quality_json(m, e.quant),
     } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib

@@ -26,6 +26,8 @@ LABELS: dict[str, str] = {
     "speed": N_("speed"),
     "size": N_("size"),
     "date": N_("date"),
+    "quality": N_("quality"),
+    "balanced": N_("balance of quality and speed"),
 }
 
 # The record's section titles and field labels are collected from tpscalc.report.record by

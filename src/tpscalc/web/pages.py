@@ -21,6 +21,7 @@ from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
     MODEL_REPORT_PARAMS,
     PAGE_PARAMS,
+    PREFERENCES,
     REPORT_RIG_PARAMS,
     ROWS_PER_PAGE,
     SITE_GPU_COUNTS,
@@ -97,6 +98,7 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "backends": BACKENDS,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
+        "preferences": PREFERENCES,
         "rig": request.rig,
         "gpu_counts": sorted(set(SITE_GPU_COUNTS) | {request.rig.gpus or 1}),
         "ram_sizes": sorted(set(SITE_RAM_GIB) | ({request.rig.ram_gib} if request.rig.ram_gib

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from tpscalc.i18n import LANGUAGES, format_number, format_release, translator
+from tpscalc.report.quality import quality_words
 from tpscalc.web import cells, charts, labels
 
 
@@ -107,6 +108,7 @@ def environment(lang: str) -> Environment:
         params=lambda v: parameters(v, lang),
         release=lambda iso, precision="month": format_release(iso, precision, lang),
         label=lambda key: tr.gettext(labels.LABELS.get(str(key), str(key))),
+        quality=lambda q: quality_words(q, lang, tr.gettext),
     )
     f = env.filters
     env.globals.update(
