@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import struct
 import subprocess
 import sys
@@ -150,3 +151,37 @@ def test_a_device_as_gguf_is_one_line(device: str) -> None:
     if not Path(device).exists():
         pytest.skip(f"no {device}")
     one_line_error(["estimate", "--gguf", device, "--card", "4090"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_csv_streams_each_result_before_the_next_row_is_read(tmp_path: Path) -> None:
+    """The first result is printed while the CSV is still open (no row after it written yet):
+    a long CSV prints as it is computed, with bounded memory."""
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "tpscalc", "estimate", "--input", str(fifo),
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stdout is not None
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout or ()],
+                              daemon=True)
+    reader.start()
+    seen: list[str] = []
+    try:
+        with fifo.open("w") as fh:
+            fh.write("model,card\nStarCoder 2 15B,4090\n")
+            fh.flush()
+            while not seen or not seen[-1].strip().startswith('"error"'):
+                seen.append(lines.get(timeout=120))  # printed while the CSV is still open
+            assert seen[0] == "[\n" and '"StarCoder 2 15B"' in "".join(seen)
+            fh.write("StarCoder 2 15B,RTX 3090\n")
+        proc.wait(timeout=120)
+        reader.join(10)
+        err = proc.stderr.read() if proc.stderr else ""
+    finally:
+        proc.kill()
+    while not lines.empty():
+        seen.append(lines.get())
+    assert proc.returncode == 0, err
+    rows = json.loads("".join(seen))
+    assert [r["gpu"] for r in rows] == ["GeForce RTX 4090", "GeForce RTX 3090"]

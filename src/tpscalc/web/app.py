@@ -70,9 +70,10 @@ def warm_up() -> None:
     """Load what the first report loads lazily (the catalog, the calibration, the report
     modules: ~1.5 s) by building one, so that the first requests of a fresh worker do not all
     wait on it at once and overflow the queue into 503s."""
+    from tpscalc.catalog import store
     from tpscalc.report.request import ReportRequest
     from tpscalc.web import reports
 
-    cards = reports.store.cards()
+    cards = store.cards()
     if cards:
         reports.card_report_bytes(cards[0].slug, ReportRequest())
