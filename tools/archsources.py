@@ -108,7 +108,8 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
 
 def _family_fields(c: dict[str, Any], mt: str, n_layers: int) -> dict[str, Any] | str:
     """Per-layer facts of the heterogeneous families (tools/archfamilies.py)."""
-    if c.get("hybrid_override_pattern"):
+    if c.get("hybrid_override_pattern") or (mt == "nemotron_h"
+                                            and archfamilies.nemotron_h_pattern(c)):
         return archfamilies.nemotron_h_fields(c)
     if c.get("block_configs"):
         return archfamilies.nas_fields(c)
