@@ -30,6 +30,11 @@ NATIVE_FORMATS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The one format of a model llama.cpp cannot convert (Model.runs_in_llama_cpp False): the
+# 16-bit weights as released, for the memory they would need; no quantization is offered.
+UNCONVERTED_FORMAT = "F16"
+
+
 class Runtime(Protocol):
     """What the engine needs to know about an inference runtime (all sizes in bytes)."""
 
@@ -94,6 +99,8 @@ class LlamaCpp:
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds
             return (model.file_weights.format,)
+        if not model.runs_in_llama_cpp:  # no GGUF of it exists: its 16-bit weights only
+            return (UNCONVERTED_FORMAT,)
         ladder = _ladder_names()
         native = self.native_format(model)
         if native is None:
