@@ -8,6 +8,7 @@ Run: python tools/build_models.py [--shared ../shared] [--out PATH] [--quiet]
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import json
 import re
@@ -242,6 +243,30 @@ def _with_active(fields: dict[str, Any], llmfit: dict[str, Any] | None) -> dict[
     return dict(fields, parameters_active_stated=active, record=record)
 
 
+NATIVE_FILE = ROOT / "tools" / "data" / "native_formats.csv"
+
+
+def load_natives(path: Path = NATIVE_FILE) -> dict[str, tuple[str, str]]:
+    """tools/data/native_formats.csv: repository (lower case) → (file type, basis)."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return {r["repo"].lower(): (r["format"], r["basis"]) for r in rows}
+
+
+def _with_native(m: Model, folders: list[Path],
+                 natives: dict[str, tuple[str, str]]) -> Model:
+    """An Epoch model with the native format its own config.json declares (DeepSeek-V3's FP8)
+    or the hand-kept file gives (Kimi K2 Thinking's INT4), as the recent models get theirs."""
+    if m.hf_repo is None or m.file_weights is not None:
+        return m
+    found = recent_models.native_from_config(
+        recent_models.load_config(m.hf_repo, folders) or {}) or natives.get(m.hf_repo.lower())
+    if found is None:
+        return m
+    record = dict(m.record, native_format_basis=found[1], native_format_repo=m.hf_repo)
+    return m.model_copy(update={"native_format": found[0], "record": record})
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     files = sorted(path.glob("*")) if path.is_dir() else [path]
@@ -300,7 +325,9 @@ def build_all(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
     recent, recent_report = _recent(shared, recs, llmfit, idx)
     slugs = unique_slugs([r["model"] for r in recs] + [m["name"] for m in recent])
     lower = {k.lower(): v for k, v in idx.llmfit_raw.items()}
-    models = [_model(r, s, j, hand.get(r["model"]), lower)
+    folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
+    natives = load_natives()
+    models = [_with_native(_model(r, s, j, hand.get(r["model"]), lower), folders, natives)
               .model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]
     models += [Model.model_validate({"slug": s, **m}).model_dump(mode="json", exclude_defaults=True)

@@ -399,7 +399,7 @@ def join(g: Group, idx: Index, configs: dict[str, list[str]] | None = None,
     return Joined(None, f"llmfit facts unusable: {why}", tuple(rejected))
 
 
-def _config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
+def load_config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
     stem = repo.replace("/", "--", 1)
     for folder in folders:
         path = folder / f"{stem}_config.json"
@@ -410,7 +410,25 @@ def _config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
 
 # Why a model's native format is what it is: a basis (translated on the page by
 # tpscalc.report.provenance.NATIVE_BASES) and the repository that shows it.
-NATIVE_BASES = ("qat_q4_0", "ternary", "fp4_experts", "fp8_config", "fp8_repo")
+NATIVE_BASES = ("qat_q4_0", "ternary", "fp4_experts", "fp8_config", "fp8_repo", "int4_config")
+
+
+def native_from_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    """(llama.cpp file type, basis) of the quantized weights a config.json declares, or None."""
+    quant = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get(
+        "quantization_config") or {}
+    if quant.get("quant_method") == "fp8":
+        if str(cfg.get("expert_dtype", "")).lower() == "fp4":  # MXFP4 experts, Q8_0 rest
+            return "MXFP4_MOE", "fp4_experts"
+        return "Q8_0", "fp8_config"  # llama.cpp has no FP8 file type: Q8_0 is nearest
+    if quant.get("quant_method") == "compressed-tensors":
+        for group in (quant.get("config_groups") or {}).values():
+            w = group.get("weights") or {}
+            if (w.get("num_bits") == 4 and w.get("type") == "int" and w.get("symmetric")
+                    and w.get("group_size") == 32):
+                # symmetric INT4 in groups of 32 with one scale: Q4_0's block, exactly
+                return "Q4_0", "int4_config"
+    return None
 
 
 def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str, str]:
@@ -423,12 +441,9 @@ def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str
     if str(e.get("architecture")) == "bitnet":  # ternary weights: TQ2_0 holds them losslessly
         return "TQ2_0", "ternary", repo
     for r in g.repos:
-        cfg = _config(r, config_folders) or {}
-        quant = cfg.get("quantization_config") or {}
-        if quant.get("quant_method") == "fp8":
-            if str(cfg.get("expert_dtype", "")).lower() == "fp4":  # MXFP4 experts, Q8_0 rest
-                return "MXFP4_MOE", "fp4_experts", r
-            return "Q8_0", "fp8_config", r  # llama.cpp has no FP8 file type: Q8_0 is nearest
+        found = native_from_config(load_config(r, config_folders) or {})
+        if found is not None:
+            return found[0], found[1], r
     own_fp8 = [r for r, fmts in g.copies if "FP8" in fmts and r.split("/", 1)[0] == org]
     if own_fp8:
         return "Q8_0", "fp8_repo", own_fp8[0]
