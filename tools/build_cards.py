@@ -201,7 +201,8 @@ def hand_cards(path: Path) -> list[dict[str, Any]]:
         "architecture": r["architecture"], "generation": r["generation"], "kind": r["kind"],
         "bus": r["bus"], "tdp_w": float(r["tdp_w"]) if r["tdp_w"] else None,
         "tflops_fp16_dense": float(r["tflops_fp16_dense"]) if r["tflops_fp16_dense"] else None,
-        "tflops_fp16_derived": False, "tflops_fp16_shader": None, "tflops_fp32": None,
+        "tflops_fp16_derived": False, "tflops_fp16_shader": None,
+        "tflops_fp32": float(r["tflops_fp32"]) if r["tflops_fp32"] else None,
         "source": r["source_url"], "tpu_url": None,
     } for r in rows]
 
