@@ -208,9 +208,11 @@ LLAMA_CPP_TYPES = frozenset({
     "lfm2_vl", "nemotron_h", "qwen3_5", "qwen3_5_moe", "gemma3n", "gemma4", "glm4v",
     "mistral3", "qwen2_vl", "granite", "granitemoehybrid", "olmo3", "exaone4", "hunyuan_v1_moe",
     "jamba", "falcon_h1", "mamba", "mamba2", "rwkv6", "rwkv7", "plamo2", "smollm3"})
-# Names of Epoch AI's models (no Hugging Face entry, no architecture) of families llama.cpp
-# converts: GPT-2 (gpt2), BLOOM, GPT-NeoX/Pythia, Falcon, MPT, T5/mT5/ByT5/Flan-T5.
-LLAMA_CPP_NAMES = re.compile(r"(?i)^(gpt-2\b|bloom|gpt-neox|pythia|falcon|mpt-|(m|by|flan-)?t5\b)")
+# Names of Epoch AI's models (no Hugging Face entry, no architecture), or of the base models
+# they were trained from, of families llama.cpp converts: GPT-2 (gpt2), BLOOM, GPT-NeoX/Pythia,
+# Falcon, MPT, T5/mT5/ByT5/Flan-T5 (UnifiedQA: allenai/unifiedqa-t5-* checkpoints).
+LLAMA_CPP_NAMES = re.compile(
+    r"(?i)^(gpt-2\b|bloom|gpt-neox|pythia|falcon|mpt-|(m|by|flan-)?t5\b|unifiedqa)")
 
 
 def _llama_cpp(fields: dict[str, Any], llmfit: dict[str, Any] | None) -> dict[str, Any]:
@@ -221,7 +223,8 @@ def _llama_cpp(fields: dict[str, Any], llmfit: dict[str, Any] | None) -> dict[st
     family = str((llmfit or {}).get("architecture") or "")
     if family in LLAMA_CPP_TYPES or (llmfit or {}).get("gguf_sources"):
         return fields
-    if not family and LLAMA_CPP_NAMES.search(fields["name"]):
+    names = [fields["name"], *((fields.get("record") or {}).get("base_model") or [])]
+    if not family and any(LLAMA_CPP_NAMES.search(n) for n in names):
         return fields
     why = (f"model type {family} has no llama.cpp converter and no GGUF file is listed"
            if family else "no architecture llama.cpp runs is known for it (no Hugging Face "
