@@ -124,11 +124,10 @@ def check(models: tuple[Model, ...] | list[Model],
                 rep.failures.append(fail)
         if m.generates and context_limit(m) is None:
             rep.without_context.append(m.name)
-        if str(m.publication_date or "") >= "2026":
-            if grade.certainty == "approximated":
-                rep.flagged_2026 += 1
-                if not grade.reasons:
-                    rep.failures.append(f"{m.name}: 2026 model approximated without a reason")
+        if str(m.publication_date or "") >= "2026" and grade.certainty == "approximated":
+            rep.flagged_2026 += 1
+            if not grade.reasons:
+                rep.failures.append(f"{m.name}: 2026 model approximated without a reason")
     return rep
 
 
