@@ -21,6 +21,10 @@ test: venv
 
 catalog: venv
 	$(BIN)/python tools/build_catalog.py
+	$(BIN)/python tools/catalog_check.py
+
+check-catalog: venv
+	$(BIN)/python tools/catalog_check.py
 
 calibrate: venv
 	$(BIN)/python tools/calibrate.py
