@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv serve test catalog calibrate translations bench clean
+.PHONY: venv serve test catalog check-catalog calibrate translations bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
