@@ -115,6 +115,12 @@ def _family_fields(c: dict[str, Any], mt: str, n_layers: int) -> dict[str, Any] 
         return archfamilies.nas_fields(c)
     if mt in ("llama4", "llama4_text"):
         return archfamilies.llama4_fields(c, n_layers)
+    ratios = c.get("compress_ratios")
+    if isinstance(ratios, list) and len(ratios) >= n_layers:  # DeepSeek-V4 (+ its MTP layer)
+        out: dict[str, Any] = {"compress_ratios": tuple(int(r) for r in ratios[:n_layers])}
+        if c.get("index_head_dim"):
+            out["index_head_dim"] = int(c["index_head_dim"])
+        return out
     return {}
 
 

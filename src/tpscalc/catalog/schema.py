@@ -221,6 +221,11 @@ class Architecture(Record):
     # then hold the largest per-layer value.
     layer_num_heads: tuple[int, ...] | None = None
     layer_num_kv_heads: tuple[int, ...] | None = None
+    # Compressed attention (DeepSeek-V4's config.json `compress_ratios`: one per layer, 0 = the
+    # sliding window only, r = one cached entry of head_dim per r tokens besides the window;
+    # `index_head_dim`: the indexer's cached key per entry of the ratio-4 layers).
+    compress_ratios: tuple[int, ...] | None = None
+    index_head_dim: int | None = _check(default=None, gt=0)
     # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
     ssm_inner_size: int | None = _check(default=None, gt=0)  # d_inner (expand × hidden)
     ssm_state_size: int | None = _check(default=None, gt=0)  # d_state
@@ -276,7 +281,7 @@ class Architecture(Record):
                 and self.num_experts_active > self.num_experts):
             raise ValueError("more active experts than experts")
         for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes", "layer_num_heads",
-                     "layer_num_kv_heads"):
+                     "layer_num_kv_heads", "compress_ratios"):
             value = getattr(self, name)
             if value is not None and len(value) != self.num_layers:
                 raise ValueError(f"{name} must have one entry per layer")
