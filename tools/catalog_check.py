@@ -1,5 +1,5 @@
 """The catalog check: what the architecture facts of the committed catalog rest on, and the
-rules no model may break. CI runs it (tests/catalog/test_catalog_check.py; `make check-catalog`).
+rules no model may break. CI runs it (tests/catalog/test_sourcing_check.py; `make check-catalog`).
 
 Counts every model as sourced / derived / approximated (tpscalc.catalog.sourcing) and fails on:
 - a mixture of experts whose active parameters equal its total;
