@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv serve test catalog calibrate translations bench clean
+.PHONY: venv serve test catalog check-catalog calibrate translations bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,6 +21,10 @@ test: venv
 
 catalog: venv
 	$(BIN)/python tools/build_catalog.py
+	$(BIN)/python tools/catalog_check.py
+
+check-catalog: venv
+	$(BIN)/python tools/catalog_check.py
 
 calibrate: venv
 	$(BIN)/python tools/calibrate.py

@@ -15,9 +15,26 @@ _NEMOTRON_H = {"M": ("M", "-"), "*": ("A", "-"), "-": ("-", "D"), "E": ("-", "E"
 LLAMA4_GLOBAL_EVERY = 4
 
 
+# Newer nemotron_h configs (transformers 5, e.g. NVIDIA-Nemotron-3.5-Lightning-30B-A3B) name
+# each block in `layers_block_type` instead of the pattern string: the same four kinds.
+_BLOCK_TYPES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
+def nemotron_h_pattern(c: dict[str, Any]) -> str | None:
+    """The hybrid_override_pattern of a nemotron_h config, from `layers_block_type` if need be."""
+    if c.get("hybrid_override_pattern"):
+        return str(c["hybrid_override_pattern"])
+    types = c.get("layers_block_type")
+    if isinstance(types, str):  # kept as a Python list's text in some copies
+        types = [t.strip(" '\"") for t in types.strip("[]").split(",")]
+    if not types or any(t not in _BLOCK_TYPES for t in types):
+        return None
+    return "".join(_BLOCK_TYPES[t] for t in types)
+
+
 def nemotron_h_fields(c: dict[str, Any]) -> dict[str, Any]:
     """Layer patterns and Mamba-2 sizes from a nemotron_h config."""
-    pattern = str(c["hybrid_override_pattern"])
+    pattern = nemotron_h_pattern(c) or ""
     heads, head_dim = int(c["mamba_num_heads"]), int(c["mamba_head_dim"])
     out: dict[str, Any] = {
         "layer_mixers": "".join(_NEMOTRON_H[p][0] for p in pattern),

@@ -108,12 +108,19 @@ def arch_from_hf_config(cfg: dict[str, Any], source: str) -> Architecture | str:
 
 def _family_fields(c: dict[str, Any], mt: str, n_layers: int) -> dict[str, Any] | str:
     """Per-layer facts of the heterogeneous families (tools/archfamilies.py)."""
-    if c.get("hybrid_override_pattern"):
+    if c.get("hybrid_override_pattern") or (mt == "nemotron_h"
+                                            and archfamilies.nemotron_h_pattern(c)):
         return archfamilies.nemotron_h_fields(c)
     if c.get("block_configs"):
         return archfamilies.nas_fields(c)
     if mt in ("llama4", "llama4_text"):
         return archfamilies.llama4_fields(c, n_layers)
+    ratios = c.get("compress_ratios")
+    if isinstance(ratios, list) and len(ratios) >= n_layers:  # DeepSeek-V4 (+ its MTP layer)
+        out: dict[str, Any] = {"compress_ratios": tuple(int(r) for r in ratios[:n_layers])}
+        if c.get("index_head_dim"):
+            out["index_head_dim"] = int(c["index_head_dim"])
+        return out
     return {}
 
 

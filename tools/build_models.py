@@ -8,8 +8,10 @@ Run: python tools/build_models.py [--shared ../shared] [--out PATH] [--quiet]
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -52,6 +54,7 @@ class Join:
 
     arch: Architecture | None = None
     how: str = ""  # "map", "direct", "base"
+    base: str = ""  # the base model inherited from (how "base")
     hf_repo: str | None = None
     rejected: list[str] = field(default_factory=list)
 
@@ -135,9 +138,11 @@ def join_base(idx: Index, rec: dict[str, Any], row: MapRow | None,
         if base_join and base_join.arch:
             c = archsources.Candidate("base", base, None, base_join.arch)
             if _try(c, params, join, "base", mm):
+                join.base = base
                 return
         for c in idx.by_repo.get(base.lower(), []):
             if _try(idx.resolve(c), params, join, "base", mm):
+                join.base = base
                 return
 
 
@@ -162,13 +167,107 @@ def _hf_repo(rec: dict[str, Any], join: Join, row: MapRow | None = None) -> str 
     return repos[0] if repos else join.hf_repo
 
 
-def _model(rec: dict[str, Any], slug: str, join: Join, row: MapRow | None = None) -> Model:
+def _model(rec: dict[str, Any], slug: str, join: Join, row: MapRow | None = None,
+           llmfit: dict[str, dict[str, Any]] | None = None) -> Model:
     record = {k: v for k, v in rec.items() if v is not None}
-    return Model.model_validate({
+    if join.arch is not None and join.how == "base":  # tpscalc.catalog.sourcing reads it
+        record["architecture_basis"] = f"base:{join.base}"
+    repo = _hf_repo(rec, join, row)
+    raw = (llmfit or {}).get((repo or "").lower())  # llmfit's entries by lower-case id
+    return Model.model_validate(_with_active({
         "name": rec["model"], "slug": slug, "parameters": float(rec["parameters"]),
         "organization": tuple(rec.get("organization") or ()),
-        "publication_date": rec.get("publication_date"), "hf_repo": _hf_repo(rec, join, row),
-        "architecture": join.arch, "record": record})
+        "publication_date": rec.get("publication_date"), "hf_repo": repo,
+        "architecture": join.arch, "record": record}, raw))
+
+
+# "Qwen3-30B-A3B", "LFM2.5-8B-A1B": the active size a name states, in billions.
+ACTIVE_IN_NAME = re.compile(r"(?i)(?:^|[-_ ])A(\d+(?:\.\d+)?)B(?=$|[-_ ])")
+
+
+def stated_active(name: str, llmfit: dict[str, Any] | None,
+                  total: float) -> tuple[float | None, str | None]:
+    """(active parameters, where from) of a mixture of experts without an architecture:
+    llmfit's `active_parameters` of its repository, else the "A<n>B" of its name."""
+    if llmfit and llmfit.get("is_moe") and llmfit.get("active_parameters"):
+        active = float(llmfit["active_parameters"])
+        if active < total:
+            return active, f"llmfit active_parameters ({llmfit['name']})"
+    m = ACTIVE_IN_NAME.search(name)
+    if m and float(m.group(1)) * 1e9 < total:
+        return float(m.group(1)) * 1e9, f"name ({m.group(0).strip('-_ ')})"
+    return None, None
+
+
+# Hugging Face model types (llmfit's `architecture`) that llama.cpp's convert_hf_to_gguf.py
+# converts (https://github.com/ggml-org/llama.cpp/blob/master/convert_hf_to_gguf.py, its
+# @ModelBase.register names), for the models the catalog has no architecture for; a repository
+# with GGUF files in llmfit's list (`gguf_sources`) runs too.
+LLAMA_CPP_TYPES = frozenset({
+    "gpt2", "bloom", "gpt_neox", "falcon", "mpt", "t5", "cohere", "cohere2", "lfm2", "lfm2_moe",
+    "lfm2_vl", "nemotron_h", "qwen3_5", "qwen3_5_moe", "gemma3n", "gemma4", "glm4v",
+    "mistral3", "qwen2_vl", "granite", "granitemoehybrid", "olmo3", "exaone4", "hunyuan_v1_moe",
+    "jamba", "falcon_h1", "mamba", "mamba2", "rwkv6", "rwkv7", "plamo2", "smollm3"})
+# Names of Epoch AI's models (no Hugging Face entry, no architecture), or of the base models
+# they were trained from, of families llama.cpp converts: GPT-2 (gpt2), BLOOM, GPT-NeoX/Pythia,
+# Falcon, MPT, T5/mT5/ByT5/Flan-T5 (UnifiedQA: allenai/unifiedqa-t5-* checkpoints).
+LLAMA_CPP_NAMES = re.compile(
+    r"(?i)^(gpt-2\b|bloom|gpt-neox|pythia|falcon|mpt-|(m|by|flan-)?t5\b|unifiedqa)")
+
+
+def _llama_cpp(fields: dict[str, Any], llmfit: dict[str, Any] | None) -> dict[str, Any]:
+    """Model fields with `runs_in_llama_cpp` False (and the reason) for an architecture-less
+    model that no evidence puts in llama.cpp."""
+    if fields.get("architecture") is not None or fields.get("in_epoch_data") is False:
+        return fields  # a lab's 2026 text-generation release: its page flags what is unknown
+    family = str((llmfit or {}).get("architecture") or "")
+    if family in LLAMA_CPP_TYPES or (llmfit or {}).get("gguf_sources"):
+        return fields
+    names = [fields["name"], *((fields.get("record") or {}).get("base_model") or [])]
+    if not family and any(LLAMA_CPP_NAMES.search(n) for n in names):
+        return fields
+    why = (f"model type {family} has no llama.cpp converter and no GGUF file is listed"
+           if family else "no architecture llama.cpp runs is known for it (no Hugging Face "
+           "config, no GGUF file)")
+    record = dict(fields.get("record") or {}, llama_cpp_reason=why)
+    return dict(fields, runs_in_llama_cpp=False, record=record)
+
+
+def _with_active(fields: dict[str, Any], llmfit: dict[str, Any] | None) -> dict[str, Any]:
+    """Model fields with the stated active count added when there is no architecture, and
+    `runs_in_llama_cpp` (see `_llama_cpp`)."""
+    if fields.get("architecture") is not None:
+        return fields
+    fields = _llama_cpp(fields, llmfit)
+    active, source = stated_active(fields["name"], llmfit, float(fields["parameters"]))
+    if active is None:
+        return fields
+    record = dict(fields.get("record") or {}, parameters_active_source=source)
+    return dict(fields, parameters_active_stated=active, record=record)
+
+
+NATIVE_FILE = ROOT / "tools" / "data" / "native_formats.csv"
+
+
+def load_natives(path: Path = NATIVE_FILE) -> dict[str, tuple[str, str]]:
+    """tools/data/native_formats.csv: repository (lower case) → (file type, basis)."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return {r["repo"].lower(): (r["format"], r["basis"]) for r in rows}
+
+
+def _with_native(m: Model, folders: list[Path],
+                 natives: dict[str, tuple[str, str]]) -> Model:
+    """An Epoch model with the native format its own config.json declares (DeepSeek-V3's FP8)
+    or the hand-kept file gives (Kimi K2 Thinking's INT4), as the recent models get theirs."""
+    if m.hf_repo is None or m.file_weights is not None:
+        return m
+    found = recent_models.native_from_config(
+        recent_models.load_config(m.hf_repo, folders) or {}) or natives.get(m.hf_repo.lower())
+    if found is None:
+        return m
+    record = dict(m.record, native_format_basis=found[1], native_format_repo=m.hf_repo)
+    return m.model_copy(update={"native_format": found[0], "record": record})
 
 
 def _sha256(path: Path) -> str:
@@ -186,17 +285,19 @@ def _recent(shared: Path, recs: list[dict[str, Any]], llmfit: list[dict[str, Any
     rules = recent_models.load_rules()
     sel = recent_models.select(llmfit, recs, rules)
     configs = recent_models.config_repos(idx)
-    joined = [recent_models.join(g, idx, configs) for g in sel.groups]
+    hand = recent_models.load_hand()
+    joined = [recent_models.join(g, idx, configs, hand) for g in sel.groups]
     folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
     natives = [recent_models.native_format(g, folders) for g in sel.groups]
     out = []
     for g, j, (fmt, basis, shown_by) in zip(sel.groups, joined, natives):
         rec = recent_models.record(g, rules, basis, shown_by)
-        out.append({"name": rec["model"], "parameters": float(rec["parameters"]),
-                    "organization": tuple(rec["organization"]),
-                    "publication_date": rec.get("publication_date"), "hf_repo": g.repos[0],
-                    "architecture": j.arch, "record": rec, "in_epoch_data": False,
-                    "native_format": fmt})
+        out.append(_with_active({
+            "name": rec["model"], "parameters": float(rec["parameters"]),
+            "organization": tuple(rec["organization"]),
+            "publication_date": rec.get("publication_date"), "hf_repo": g.repos[0],
+            "architecture": j.arch, "record": rec, "in_epoch_data": False,
+            "native_format": fmt}, g.primary))
     return out, recent_models.report_lines(sel, joined, [n for n, _, _ in natives])
 
 
@@ -226,7 +327,11 @@ def build_all(shared: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
     _join_bases(idx, recs, joins, hand, by_name)
     recent, recent_report = _recent(shared, recs, llmfit, idx)
     slugs = unique_slugs([r["model"] for r in recs] + [m["name"] for m in recent])
-    models = [_model(r, s, j, hand.get(r["model"])).model_dump(mode="json", exclude_defaults=True)
+    lower = {k.lower(): v for k, v in idx.llmfit_raw.items()}
+    folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
+    natives = load_natives()
+    models = [_with_native(_model(r, s, j, hand.get(r["model"]), lower), folders, natives)
+              .model_dump(mode="json", exclude_defaults=True)
               for r, s, j in zip(recs, slugs, joins)]
     models += [Model.model_validate({"slug": s, **m}).model_dump(mode="json", exclude_defaults=True)
                for m, s in zip(recent, slugs[len(recs):])]

@@ -41,6 +41,7 @@ from matching import Index, guard, hf_repos, name_keys, stripped_key
 from tpscalc.catalog.schema import Architecture
 
 RULES_FILE = Path(__file__).resolve().parent / "data" / "recent_models.csv"
+HAND_FILE = Path(__file__).resolve().parent / "data" / "recent_architectures.csv"
 HF = "https://huggingface.co/"
 
 # Pipelines of models that write text (llmfit's `pipeline_tag`; "unknown" = not stated).
@@ -203,7 +204,7 @@ def _skip_reason(e: dict[str, Any], rules: Rules) -> str | None:
     if DIFFUSION.search(family) or DIFFUSION.search(base):
         return "diffusion language model (the speed model is for autoregressive decoding)"
     owner = family_owner(family)
-    if owner is not None and owner != org:
+    if owner is not None and owner != org and repo not in rules.take:
         return f"built on another lab's architecture ({family}): a fine-tune"
     return None
 
@@ -310,12 +311,68 @@ def config_repos(idx: Index) -> dict[str, list[str]]:
     return out
 
 
-def join(g: Group, idx: Index, configs: dict[str, list[str]] | None = None) -> Joined:
-    """The architecture from a verbatim config of the model or a copy, else llmfit's facts."""
+@dataclass(frozen=True)
+class HandArch:
+    """One row of tools/data/recent_architectures.csv."""
+
+    target: str  # "hand", "llmfit" or "like:<repo>"
+    overrides: dict[str, Any]
+    note: str
+
+
+def load_hand(path: Path = HAND_FILE) -> dict[str, HandArch]:
+    """The hand-kept architectures by repository (lower case)."""
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return {r["repo"].lower(): HandArch(r["target"], json.loads(r["overrides"] or "{}"), r["note"])
+            for r in rows}
+
+
+def _hand_arch(repo: str, h: HandArch, idx: Index) -> Architecture | str:
+    """The architecture a hand-kept row describes, or why it cannot."""
+    if h.target == "hand":
+        return archsources._validated(dict(h.overrides, source=f"hand:{repo}"))
+    if h.target == "llmfit":
+        raw = idx.llmfit_raw.get(repo)
+        if raw is None:
+            return f"{repo} is not in llmfit's list"
+        return archsources.arch_from_llmfit(raw, h.overrides, tolerance=0.05)
+    like = h.target.removeprefix("like:").lower()
+    found = [c.arch for c in idx.by_repo.get(like, [])
+             if c.source in archsources.VERBATIM and c.arch is not None]
+    return found[0] if found else f"no verbatim config of {like}"
+
+
+def hand_join(g: Group, idx: Index, hand: dict[str, HandArch]) -> Joined | None:
+    """The group's hand-kept architecture (tools/data/recent_architectures.csv), if it has one."""
+    e = g.primary
+    ref = float(e.get("parameters_raw") or 0)
+    mm = str(e.get("pipeline_tag")) in MULTIMODAL_PIPELINES
+    for r in g.repos:
+        h = hand.get(r.lower())
+        if h is None:
+            continue
+        arch = _hand_arch(r, h, idx)
+        if isinstance(arch, str):
+            return Joined(None, f"hand-kept architecture unusable: {arch}")
+        if ref and not guard(arch.params_total or 0, ref, mm):
+            return Joined(None, "hand-kept architecture fails the guard "
+                                f"({(arch.params_total or 0) / 1e9:.2f} B)")
+        return Joined(_flags(arch, str(e.get("architecture") or ""), False), "")
+    return None
+
+
+def join(g: Group, idx: Index, configs: dict[str, list[str]] | None = None,
+         hand: dict[str, HandArch] | None = None) -> Joined:
+    """The architecture from the hand-kept file, a verbatim config of the model or a copy, else
+    llmfit's facts."""
     e = g.primary
     family = str(e.get("architecture") or "")
     ref = float(e.get("parameters_raw") or 0)
     mm = str(e.get("pipeline_tag")) in MULTIMODAL_PIPELINES
+    by_hand = hand_join(g, idx, hand or {})
+    if by_hand is not None:
+        return by_hand
     repos = g.repos + [r for r, _ in g.copies]
     repos += (configs or {}).get(shape_key(g.primary["name"]), [])
     verbatim = [c for r in repos for c in idx.by_repo.get(r.lower(), [])
@@ -342,7 +399,7 @@ def join(g: Group, idx: Index, configs: dict[str, list[str]] | None = None) -> J
     return Joined(None, f"llmfit facts unusable: {why}", tuple(rejected))
 
 
-def _config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
+def load_config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
     stem = repo.replace("/", "--", 1)
     for folder in folders:
         path = folder / f"{stem}_config.json"
@@ -353,7 +410,25 @@ def _config(repo: str, folders: list[Path]) -> dict[str, Any] | None:
 
 # Why a model's native format is what it is: a basis (translated on the page by
 # tpscalc.report.provenance.NATIVE_BASES) and the repository that shows it.
-NATIVE_BASES = ("qat_q4_0", "ternary", "fp4_experts", "fp8_config", "fp8_repo")
+NATIVE_BASES = ("qat_q4_0", "ternary", "fp4_experts", "fp8_config", "fp8_repo", "int4_config")
+
+
+def native_from_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    """(llama.cpp file type, basis) of the quantized weights a config.json declares, or None."""
+    quant = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get(
+        "quantization_config") or {}
+    if quant.get("quant_method") == "fp8":
+        if str(cfg.get("expert_dtype", "")).lower() == "fp4":  # MXFP4 experts, Q8_0 rest
+            return "MXFP4_MOE", "fp4_experts"
+        return "Q8_0", "fp8_config"  # llama.cpp has no FP8 file type: Q8_0 is nearest
+    if quant.get("quant_method") == "compressed-tensors":
+        for group in (quant.get("config_groups") or {}).values():
+            w = group.get("weights") or {}
+            if (w.get("num_bits") == 4 and w.get("type") == "int" and w.get("symmetric")
+                    and w.get("group_size") == 32):
+                # symmetric INT4 in groups of 32 with one scale: Q4_0's block, exactly
+                return "Q4_0", "int4_config"
+    return None
 
 
 def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str, str]:
@@ -366,12 +441,9 @@ def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str
     if str(e.get("architecture")) == "bitnet":  # ternary weights: TQ2_0 holds them losslessly
         return "TQ2_0", "ternary", repo
     for r in g.repos:
-        cfg = _config(r, config_folders) or {}
-        quant = cfg.get("quantization_config") or {}
-        if quant.get("quant_method") == "fp8":
-            if str(cfg.get("expert_dtype", "")).lower() == "fp4":  # MXFP4 experts, Q8_0 rest
-                return "MXFP4_MOE", "fp4_experts", r
-            return "Q8_0", "fp8_config", r  # llama.cpp has no FP8 file type: Q8_0 is nearest
+        found = native_from_config(load_config(r, config_folders) or {})
+        if found is not None:
+            return found[0], found[1], r
     own_fp8 = [r for r, fmts in g.copies if "FP8" in fmts and r.split("/", 1)[0] == org]
     if own_fp8:
         return "Q8_0", "fp8_repo", own_fp8[0]

@@ -221,6 +221,11 @@ class Architecture(Record):
     # then hold the largest per-layer value.
     layer_num_heads: tuple[int, ...] | None = None
     layer_num_kv_heads: tuple[int, ...] | None = None
+    # Compressed attention (DeepSeek-V4's config.json `compress_ratios`: one per layer, 0 = the
+    # sliding window only, r = one cached entry of head_dim per r tokens besides the window;
+    # `index_head_dim`: the indexer's cached key per entry of the ratio-4 layers).
+    compress_ratios: tuple[int, ...] | None = None
+    index_head_dim: int | None = _check(default=None, gt=0)
     # Mamba blocks (HF mamba_* / ssm_* config fields; llama.cpp ssm.* GGUF keys).
     ssm_inner_size: int | None = _check(default=None, gt=0)  # d_inner (expand × hidden)
     ssm_state_size: int | None = _check(default=None, gt=0)  # d_state
@@ -276,7 +281,7 @@ class Architecture(Record):
                 and self.num_experts_active > self.num_experts):
             raise ValueError("more active experts than experts")
         for name in ("layer_mixers", "layer_ffns", "layer_intermediate_sizes", "layer_num_heads",
-                     "layer_num_kv_heads"):
+                     "layer_num_kv_heads", "compress_ratios"):
             value = getattr(self, name)
             if value is not None and len(value) != self.num_layers:
                 raise ValueError(f"{name} must have one entry per layer")
@@ -352,6 +357,9 @@ ENCODER_NAME = re.compile(r"(?i)bert|electra|embed|rerank|colbert|\be5\b|\bgte\b
 NOT_ENCODER_NAME = re.compile(r"(?i)adaptive")
 EXTRACTIVE_QA = "Question answering"
 EXTRACTIVE_QA_BEFORE = "2019"  # BIDAF-era span extractors; later QA models are generative
+# A stated active count below this share of the total marks a mixture of experts (a dense
+# model's "active" count only leaves out its embeddings: ~98 % of the total and more).
+MOE_ACTIVE_SHARE = 0.9
 # Record fields a report reads for every model (Model.generates, query.model_context_limit).
 RECORD_HOT_KEYS = frozenset({"task", "max_context"})
 
@@ -377,6 +385,14 @@ class Model(Record):
     # ternary → TQ2_0), set by the catalog build; record["native_format_basis"] and
     # record["native_format_repo"] say why (tpscalc.report.provenance words it).
     native_format: str | None = None
+    # Parameters read per token as a source states them, for a mixture of experts the catalog
+    # has no architecture for (llmfit's `active_parameters`, else the "A3B" of its name; which
+    # one: record["parameters_active_source"]). Without it such a model would read its total.
+    parameters_active_stated: float | None = _check(default=None, gt=0)
+    # False for a model of an architecture llama.cpp does not run (an LSTM, a research
+    # Transformer variant, a family no converter reads: set by the catalog build, reason in
+    # record["llama_cpp_reason"]): no GGUF file exists, so it gets no decode speed.
+    runs_in_llama_cpp: bool = True
 
     # The record in zz_catalog.pickle: its own pickle (`_record_blob`), unpickled on first use
     # of `record` (~3.5 ms for the whole catalog, which a report mostly never reads), with the
@@ -425,7 +441,7 @@ class Model(Record):
         """False for a model that writes no text (an embedding, reranker, classifier, OCR-only
         or pre-2019 extractive QA model): it gets no decode speed."""
         arch = self.architecture
-        if arch is not None and not arch.generates:
+        if not self.runs_in_llama_cpp or (arch is not None and not arch.generates):
             return False
         if ENCODER_NAME.search(self.name) and not NOT_ENCODER_NAME.search(self.name):
             return False
@@ -465,7 +481,17 @@ class Model(Record):
         """Parameters read per token (active experts for MoE)."""
         if self.architecture and self.architecture.params_active:
             return float(self.architecture.params_active)
+        if self.parameters_active_stated and self.parameters_active_stated < self.parameters_total:
+            return float(self.parameters_active_stated)
         return self.parameters_total
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture of experts: from its architecture, else from the active count a
+        source states (parameters_active_stated)."""
+        if self.architecture is not None:
+            return self.architecture.is_moe
+        return self.parameters_active < self.parameters_total * MOE_ACTIVE_SHARE
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

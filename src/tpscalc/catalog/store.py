@@ -293,3 +293,12 @@ def ggml_block_sizes() -> dict[str, tuple[int, int]]:
     (written by tools/build_ggml_types.py from gguf's GGML_QUANT_SIZES)."""
     types = read_json("ggml_types.json")["types"]
     return {name: (int(block), int(size)) for name, (block, size) in types.items()}
+
+
+@cache
+def catalog_as_of() -> str:
+    """The catalog's date, ISO: the newest model publication or card release it holds (the
+    pages' "catalog as of")."""
+    dates = [m.publication_date for m in models() if m.publication_date]
+    dates += [c.release_date for c in cards() if c.release_date]
+    return max(dates)[:10]

@@ -27,3 +27,28 @@ def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
     n_q = arch.layer_num_heads[i] if arch.layer_num_heads else arch.num_attention_heads
     n_kv = arch.layer_num_kv_heads[i] if arch.layer_num_kv_heads else arch.num_kv_heads
     return n_q, n_kv
+
+
+# DeepSeek-V4's indexer keys are cached on its ratio-4 layers (the compressed sparse attention),
+# not on the heavily compressed ratio-128 ones (DeepSeek-V4 report: CSA and HCA layers).
+INDEXED_RATIO = 4
+
+
+def compressed_kv_values(arch: Architecture, context_tokens: int) -> int:
+    """Values a compressed-attention cache holds for `context_tokens` beyond the sliding window
+    (which kv_cache_bytes counts): per layer of ratio r > 0, ceil(context / r) entries of
+    head_dim (one latent shared by K and V) plus, on the ratio-4 layers, the indexer's key of
+    index_head_dim. 0 for an architecture without `compress_ratios`. Multiply by the cache
+    type's bytes per value (memory.kv_bytes_per_element)."""
+    if not arch.compress_ratios:
+        return 0
+    total = 0
+    for r in arch.compress_ratios:
+        if r <= 0:
+            continue
+        entries = -(-context_tokens // r)
+        width = arch.head_dim * arch.num_kv_heads
+        if r == INDEXED_RATIO and arch.index_head_dim:
+            width += arch.index_head_dim
+        total += entries * width
+    return total

@@ -30,6 +30,15 @@ NATIVE_FORMATS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The "Q8_0" GGUF files of a model released with MXFP4 experts (ggml-org/gpt-oss-20b-GGUF,
+# unsloth/gpt-oss-20b-GGUF: ~12 GB for 20b) keep the experts in MXFP4 and only the rest in
+# Q8_0: that mix is llama.cpp's MXFP4_MOE file type, so a Q8_0 asked for is sized as it.
+MXFP4_Q8_0 = "MXFP4_MOE"
+# The one format of a model llama.cpp cannot convert (Model.runs_in_llama_cpp False): the
+# 16-bit weights as released, for the memory they would need; no quantization is offered.
+UNCONVERTED_FORMAT = "F16"
+
+
 class Runtime(Protocol):
     """What the engine needs to know about an inference runtime (all sizes in bytes)."""
 
@@ -94,6 +103,8 @@ class LlamaCpp:
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds
             return (model.file_weights.format,)
+        if not model.runs_in_llama_cpp:  # no GGUF of it exists: its 16-bit weights only
+            return (UNCONVERTED_FORMAT,)
         ladder = _ladder_names()
         native = self.native_format(model)
         if native is None:
@@ -121,6 +132,8 @@ class LlamaCpp:
         return self.weights_bytes_many(model, (fmt,))[0]
 
     def weights_bytes_many(self, model: Model, fmts: Sequence[str]) -> list[tuple[float, float]]:
+        if "Q8_0" in fmts and self.native_format(model) == "MXFP4_MOE":
+            fmts = [MXFP4_Q8_0 if f == "Q8_0" else f for f in fmts]
         held = self._weights_memo.get(id(model))
         if held is None or held[0] is not model:
             if len(self._weights_memo) >= WEIGHTS_MEMO_SIZE:

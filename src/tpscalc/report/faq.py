@@ -48,7 +48,7 @@ def explanations(s: ModelSummary) -> tuple[Text, ...]:
     tr, lang, m = translator(s.request.lang), s.request.lang, s.model
     arch = m.architecture
     out = []
-    if arch is not None and arch.is_moe:
+    if m.is_moe:
         out.append(_text(tr.gettext("Mixture of experts"), tr.gettext(
             "{model} is a mixture of experts: all {total} parameters must be in memory, but only "
             "about {active} are read per generated token, so it runs faster than its size "
@@ -159,7 +159,12 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
     if s.model.architecture is None:
         out.append(tr.gettext("Memory is approximated from the parameter count."))
     out.extend(provenance.approximation_reasons(s.model, tr.gettext))
-    if not s.model.generates:
+    if not s.model.runs_in_llama_cpp:
+        out.append(tr.gettext(
+            "{model} is not an architecture llama.cpp runs (no GGUF file of it exists): it has "
+            "no decode speed, and the cards are listed by the memory its weights would "
+            "need.").format(model=s.model.name))
+    elif not s.model.generates:
         out.append(tr.gettext(
             "{model} writes no text (an embedding, reranker, classifier or reading model): it "
             "has no decode speed, and the cards are listed by the memory it needs.").format(

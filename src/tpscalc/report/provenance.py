@@ -76,6 +76,9 @@ NATIVE_BASES: dict[str, str] = {
                      "is {quant}"),
     "fp8_repo": N_("the lab publishes it in FP8 ({repo}); llama.cpp has no FP8 file type, and "
                    "its nearest is {quant}"),
+    "int4_config": N_("{repo} ships its experts in INT4 (groups of 32 with one scale, "
+                      "quantization-aware trained), which {quant} blocks hold exactly; the "
+                      "other tensors, a few percent of the weights, are sized at {quant} too"),
 }
 
 

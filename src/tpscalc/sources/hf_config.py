@@ -70,6 +70,8 @@ def layer_counts(c: dict[str, Any], n_layers: int) -> tuple[int | None, int, int
         return None, 0, n_lin
     if types:
         n_slide = sum(1 for t in types if "sliding" in str(t))
+    elif isinstance(c.get("hybrid_layer_pattern"), list):  # MiMo-V2: 1 = sliding, 0 = full
+        n_slide = sum(1 for v in c["hybrid_layer_pattern"] if v)
     elif c.get("sliding_window_pattern"):  # Gemma 3: 5 local layers then 1 global
         n_slide = n_layers - n_layers // int(c["sliding_window_pattern"])
     elif c.get("model_type") == "gemma2":  # Gemma 2 alternates local and global layers

@@ -67,7 +67,7 @@ def model_row(m: Model) -> dict[str, Any]:
     return {"name": m.name, "slug": m.slug, "organization": list(m.organization),
             "parameters": m.parameters_total, "parameters_active": m.parameters_active,
             "publication_date": m.publication_date, "hf_repo": m.hf_repo,
-            "moe": bool(arch and arch.is_moe),
+            "moe": m.is_moe,
             "architecture_source": arch.source if arch else None}
 
 

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from tpscalc.catalog import store
 from tpscalc.i18n import LANGUAGES, format_number, format_release, translator
 from tpscalc.report.quality import quality_words
 from tpscalc.web import cells, charts, labels
@@ -117,6 +118,7 @@ def environment(lang: str) -> Environment:
         charts=charts,
         labels=labels,
         language_names=labels.LANGUAGE_NAMES,
+        catalog_as_of=lambda: format_release(store.catalog_as_of(), "day", lang),
         speed=lambda decode: cells.speed_cell(decode, f["tps"], f["label"], tr.gettext),
         fit_badge=lambda fit, short_by=None, row=None: cells.fit_cell(
             fit, short_by, f["gib"], f["label"], tr.gettext, row
