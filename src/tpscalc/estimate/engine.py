@@ -7,18 +7,18 @@ the model costs; the data it reads comes through the runtime's and the calibrati
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
 
 from tpscalc.catalog import store
-from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
+from tpscalc.estimate.answer import low_confidence, with_measured
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.fit import choose_quants
+from tpscalc.estimate.model_terms import ModelTerms as _ModelTerms
 from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.speed_terms import (
@@ -29,10 +29,8 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import (
-    DecodeEstimate,
     Estimate,
     FitLabel,
-    Measured,
     MemoryBreakdown,
 )
 
@@ -48,33 +46,6 @@ def _quant_name(name: str) -> str:
         return get_quant(name).name
     except UnknownQuantizationError as exc:
         raise EstimateInputError(str(exc), "bad_quant", exc.suggestions) from exc
-
-
-@dataclass(slots=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
-class _ModelTerms(FrozenValue):
-    """Everything about one model at one context that does not depend on the card, bytes.
-    Not changed once made (a memo shares it); not frozen: a frozen dataclass's __init__ costs
-    ~10 µs for 20 fields, and a card report makes ~1,000."""
-
-    quants: tuple[str, ...]
-    weights: tuple[float, ...]  # per quant (bytes)
-    read_per_token: tuple[float, ...]  # per quant (bytes)
-    kv: float
-    kv_doubled: float
-    compute: float
-    compute_doubled: float
-    approximated: bool
-    n_layers: int
-    flops_per_token: float
-    is_moe: bool
-    vision: float = 0.0  # image encoder bytes (0 with text_only)
-    kv_decode: float = 0.0  # KV (and, without flash attention, score) bytes read per token
-    attention_decode: float = 0.0  # attention FLOPs of one generated token at its depth
-    attention_prefill: float = 0.0  # attention FLOPs of one prompt token (in flops_per_token)
-    params_active: float = 0.0  # weights multiplied per token
-    expert_params: float = 0.0  # routed-expert parameters per token
-    expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
-    expert_gemms: float = 0.0  # expert GEMMs per prompt token
 
 
 # _terms depends on the model, the quantizations and the query only, not on the card: a card
@@ -199,19 +170,8 @@ def _backend(card: Card, backend: str | None) -> str:
 
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
-    weights, buffers = float(t.weights[q]), t.compute + float(overhead)
-    total = weights + t.kv + buffers + t.vision
-    return MemoryBreakdown(weights / GIB, t.kv / GIB, buffers / GIB, total / GIB, t.approximated,
-                           t.vision / GIB)
-
-
-def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
-    """`d` with the unseen-family (low-confidence) band: for models whose shape is guessed."""
-    band = cal.decode_bands.get("low")
-    if band is None or d.confidence == "low":
-        return d
-    return DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
-                          d.tokens_per_s * band.high_ratio, "low", d.bound)
+    return mem.breakdown(float(t.weights[q]), t.kv, t.compute + float(overhead), t.vision,
+                         t.approximated)
 
 
 def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Sequence[Rig],
@@ -270,34 +230,13 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
-            d = _low_confidence(d, cal)
+            d = low_confidence(d, cal)
+        d, held = with_measured(d, cal, card.name, model.name, quants[j], backends[i], test)
         written = d if model.generates else None  # an embedding model writes no tokens
-        held = None
-        if cal.measured.get(measured_key(card.name, model.name, quants[j])):  # few rows have any
-            measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
-            if measured is not None:
-                d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
-                                   measured.tokens_per_s)
-            held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
-                                                     backends[i])
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), usable[i], True,
                             _FIT_LABELS[choice.label[i]], written, p, None, test, held))
     return out
-
-
-def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
-              ) -> Measured | None:
-    """The held decode and prompt measurements of this card, model and quant (empty cache:
-    never shown beside a test at depth)."""
-    dec = lookup_measured(cal, card, model, quant, backend)
-    pre = lookup_measured(cal, card, model, quant, backend, kind="prefill")
-    if dec is None and pre is None:
-        return None
-    held = dec if dec is not None else pre
-    return Measured(dec.tokens_per_s if dec else None, pre.tokens_per_s if pre else None,
-                    dec.test if dec else None, pre.test if pre else None,
-                    held.source if held is not None else "")
 
 
 def _ladder(model: Model, query: Query) -> tuple[str, ...]:
@@ -324,7 +263,8 @@ def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estima
         return e
     from tpscalc.estimate.rig_engine import gpu_placement  # the placement code, when asked
 
-    return replace(e, placement=gpu_placement(model, e.quant, rig, query, runtime),
+    terms = _terms(model, [e.quant], query)
+    return replace(e, placement=gpu_placement(model, terms, rig, query, runtime),
                    offload_share=0.0)
 
 
@@ -345,12 +285,13 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
         if alone.fits:  # a single card's answer fits only all on the card
             return alone
     if quant is not None:
-        return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
+        return estimate_rig(model, _terms(model, [_quant_name(quant)], query), rig, query,
+                            runtime)
     ladder = _ladder(model, query)
     if len(ladder) > 1:
         top, bottom = _bounds(model, ladder, query)
         ladder = ladder[top or 0: None if bottom is None else bottom + 1]
-    return estimate_rig(model, ladder, rig, query, runtime)
+    return estimate_rig(model, _terms(model, ladder, query), rig, query, runtime)
 
 
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
