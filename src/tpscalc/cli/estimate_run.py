@@ -100,6 +100,17 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
                        layers=r["placement"]["n_gpu_layers"])
 
 
+def _runtime_line(r: dict[str, Any], lang: str) -> str:
+    """The runtime an answer is for and the command that realises it, in `lang`."""
+    from tpscalc.i18n import translator
+
+    tr = translator(lang)
+    lines = [tr.gettext("{model} on {gpu} with {runtime}: {command}").format(
+        model=r["model"], gpu=r["gpu"], runtime=r["runtime"], command=r["run"]["command"])]
+    lines += [f"  {k}: {v}" for k, v in r["run"]["settings"].items()]
+    return "\n".join(lines)
+
+
 def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                  quant: str | None = None, input_csv: Path | None = None, as_json: bool = False,
                  gguf: Path | None = None, config: Path | None = None,
@@ -142,7 +153,9 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
     else:
         _table(results, request.lang)
         for r in results:
-            if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
+            if r.get("runtime", "llama.cpp") != "llama.cpp" and r.get("run"):
+                echo(_runtime_line(r, request.lang))
+            elif r.get("command") and r.get("quant"):  # a rig: the settings that realise it
                 echo(_rig_line(r, request.lang))
             if r.get("sources"):  # the model came from the user's file
                 echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))

@@ -1,9 +1,11 @@
 """What every estimate gets after its speeds, one device or many: the unseen-family band for a
-model whose shape is guessed, and the held measurements of the very card, model and format."""
+model whose shape is guessed, the held measurements of the very card, model and format, and a
+runtime's speed level."""
 from __future__ import annotations
 
 from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
-from tpscalc.estimate.types import DecodeEstimate, Measured, SpeedTest
+from tpscalc.estimate.runtime import RuntimeLevel
+from tpscalc.estimate.types import Confidence, DecodeEstimate, Measured, PrefillEstimate, SpeedTest
 
 
 def low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
@@ -41,3 +43,24 @@ def with_measured(d: DecodeEstimate, cal: Calibration, card: str, model: str, qu
         d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
                            measured.tokens_per_s)
     return d, None if test.depth else held_measured(cal, card, model, quant, backend)
+
+
+def at_level(d: DecodeEstimate, level: RuntimeLevel) -> DecodeEstimate:
+    """`d` (llama.cpp's estimate for the work) at a runtime's level: the speed × its factor, the
+    range the wider of llama.cpp's band scaled and the runtime's own; the confidence at most
+    medium, low where the level rests on fewer than 30 public rows."""
+    tps = d.tokens_per_s * level.decode
+    low = min(d.low * level.decode, d.tokens_per_s * level.low)
+    high = max(d.high * level.decode, d.tokens_per_s * level.high)
+    confidence: Confidence = "low" if level.rows < 30 or d.confidence == "low" else "medium"
+    return DecodeEstimate(tps, low, high, confidence, d.bound)
+
+
+def prefill_at_level(p: PrefillEstimate | None, level: RuntimeLevel) -> PrefillEstimate | None:
+    """`p` at a runtime's prompt level (the time to the first token stretched alike)."""
+    if p is None:
+        return None
+    tps = p.tokens_per_s * level.prefill
+    low = min(p.low * level.prefill, p.tokens_per_s * level.low)
+    high = max(p.high * level.prefill, p.tokens_per_s * level.high)
+    return PrefillEstimate(tps, low, high, p.time_to_first_token_s / level.prefill, p.bound)

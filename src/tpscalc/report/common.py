@@ -169,7 +169,18 @@ def estimate_json(e: Estimate) -> dict[str, Any]:
         "test": test_json(e),
         "measured": measured_json(e),
         "error": None,
+        "runtime": e.runtime,
+        "tensor_parallel": e.tensor_parallel,
+        "run": run_json(e),
     } | rig_json(e)
+
+
+def run_json(e: Estimate) -> dict[str, Any] | None:
+    """The command that realises the estimate in its runtime, and its settings."""
+    r = e.run
+    if r is None:
+        return None
+    return {"command": r.command, "settings": dict(r.settings)}
 
 
 def rig_json(e: Estimate) -> dict[str, Any]:
