@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from tpscalc.catalog import get_card, get_model
-from tpscalc.catalog.store import models
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.catalog.schema import Card, Model
+from tpscalc.catalog.store import models
 from tpscalc.estimate import engine
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.runtimes import get_runtime
