@@ -25,7 +25,7 @@ def _as_rig(card: str, model: str) -> Rig:
     ("RTX 4090", "Llama 3.1-8B", "Q4_K_M"),       # dense
     ("RTX 3090", "Qwen3-30B-A3B", "Q4_K_M"),      # mixture of experts
     ("RTX 4090", "Cosmos-Reason1 7B", "Q4_K_M"),  # vision encoder
-    ("Apple M4 Max (40-core GPU)", "Gemma 3 12B", "Q8_0"),           # unified memory, tied embeddings
+    ("Apple M4 Max (40-core GPU)", "Gemma 3 12B", "Q8_0"),  # unified memory, tied embeddings
 ])
 def test_one_card_and_a_one_device_rig_give_the_same_answer(card: str, model: str,
                                                             quant: str) -> None:
