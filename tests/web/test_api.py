@@ -101,3 +101,11 @@ def test_estimate_takes_a_cpu(client) -> None:
                                                   "ram": "64", "cpu": "Ryzen 9 7950X"}).json()
     assert body["fit"] == "cpu" and body["gpu"] == "CPU only (Ryzen 9 7950X)"
     assert body["decode"]["bound"] == "ram_bandwidth"
+
+
+def test_estimate_takes_a_runtime(client) -> None:  # type: ignore[no-untyped-def]
+    ok = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=llamafile")
+    assert ok.status_code == 200 and ok.json()["runtime"] == "llamafile"
+    refused = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=mlx")
+    assert refused.status_code == 400
+    assert "MLX runs on Apple" in refused.json()["error"]["message"]

@@ -174,6 +174,7 @@ def api_estimate(request: Request) -> dict[str, Any]:
             min_quality=q.min_quality,
             max_quality=q.max_quality,
             text_only=q.text_only,
+            runtime=q.runtime,
             **{k: v for k, v in asdict(asked.rig).items() if v is not None},
         )
     except api.INPUT_ERRORS as exc:
