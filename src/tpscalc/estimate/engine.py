@@ -23,6 +23,7 @@ from tpscalc.estimate.model_terms import ModelTerms as _ModelTerms
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
     DEFAULT_CONTEXT,
+    MAX_CONTEXT,
     EstimateInputError,
     Query,
     Rig,
@@ -444,7 +445,7 @@ def _for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime) -> tuple[Rig
     limit = model_context_limit(model)
     default = rt.context_default(sum(c.memory_gib for c in rig.devices), limit)
     if default is not None and query.context == DEFAULT_CONTEXT:
-        query = replace(query, context=min(default, limit or default))
+        query = replace(query, context=min(default, limit or default, MAX_CONTEXT))
     return rig, query
 
 

@@ -129,6 +129,31 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
                    experts / n * active)
 
 
+# (id(terms), format index, doubled) -> (terms, layout): a layout depends on the model's
+# terms and the query only, not on the card, so a report placing one model on every card (or
+# every model on one rig's card) splits its bytes once. The terms are kept so an id is never
+# reused; emptied when full.
+_LAYOUTS: dict[tuple[int, int, bool], tuple[ModelTerms, _Layout]] = {}
+LAYOUTS_MEMO_SIZE = 4096
+
+
+def _shared_layout(arch: Architecture, terms: ModelTerms, j: int, query: Query,
+                   doubled: bool) -> _Layout:
+    """_layout of format j of `terms` at the query's context (or twice it), memoised."""
+    key = (id(terms), j, doubled)
+    held = _LAYOUTS.get(key)
+    if held is not None and held[0] is terms:  # the same terms: the same query inputs
+        return held[1]
+    kv, context = ((terms.kv_doubled, 2 * query.context) if doubled
+                   else (terms.kv, query.context))
+    lay = _layout(arch, terms.quants[j], terms.weights[j], terms.read_per_token[j], kv, query,
+                  context)
+    if len(_LAYOUTS) >= LAYOUTS_MEMO_SIZE:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (terms, lay)
+    return lay
+
+
 def _slots(rig: Rig, query: Query, runtime: Runtime, compute: float,
            vision: float) -> list[DeviceSlot]:
     """Each GPU's usable memory and fixed bytes: its compute buffer (`compute`, bytes) and the
@@ -171,11 +196,9 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
     ram = None if rig.ram_gib is None or unified else rig.ram_gib * GIB
     tried = []
     for j, q in enumerate(terms.quants):
-        weights, read = terms.weights[j], terms.read_per_token[j]
-        lay = _layout(arch, q, weights, read, terms.kv, query, query.context)
+        lay = _shared_layout(arch, terms, j, query, False)
         p = place(lay.model, slots, ram, _user(rig))
-        doubled = _layout(arch, q, weights, read, terms.kv_doubled, query,
-                          2 * query.context).model
+        doubled = _shared_layout(arch, terms, j, query, True).model
         label = _label(p, functools.partial(place, doubled, slots2, ram, _user(rig)), rig)
         tried.append((j, lay, p, label))
         if label in ("comfortable", "tight"):
@@ -192,8 +215,7 @@ def gpu_placement(model: Model, terms: ModelTerms, rig: Rig, query: Query,
     with them: what a single-card answer that fits runs (`-ngl` all layers + 1, as given, so
     llama.cpp's --fit keeps it)."""
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
-    lay = _layout(arch, terms.quants[0], terms.weights[0], terms.read_per_token[0], terms.kv,
-                  query, query.context)
+    lay = _shared_layout(arch, terms, 0, query, False)
     slots = _slots(rig, query, runtime, terms.compute, terms.vision)
     return place(lay.model, slots, None, UserPlacement(arch.num_layers + 1, None, None))
 
