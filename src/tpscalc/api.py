@@ -6,6 +6,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
@@ -20,7 +21,7 @@ from tpscalc.estimate.query import (
 from tpscalc.report import card_report as card_builder
 from tpscalc.report import common
 from tpscalc.report import model_report as model_builder
-from tpscalc.report.common import estimate_json
+from tpscalc.report.common import estimate_json, runtime_row_json
 from tpscalc.report.model_types import ModelReport
 from tpscalc.report.request import (
     CARD_REPORT_PARAMS,
@@ -57,14 +58,15 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
              context: object = DEFAULT_CONTEXT, backend: str | None = None,
              kv_type: str | None = "f16", *, gguf: str | Path | None = None,
              config: str | Path | None = None, config_index: str | Path | None = None,
-             hf: str | None = None, hub: Hub | None = None,
+             hf: str | None = None, hub: Hub | None = None, compare: bool = True,
              **opts: object) -> dict[str, Any]:
     """`model` on `card`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
 
     opts: min_quality and max_quality bound the quantization chosen when `quant` is not given.
     gguf / config (+ config_index, a model.safetensors.index.json) / hf (a Hub repository id,
     read through `hub`, the real Hub when None): the model from that file instead of the
-    catalog (model None); the result then says where each fact came from.
+    catalog (model None); the result then says where each fact came from. compare: add
+    `runtimes`, the pair under every runtime that runs it at the same context, fastest first.
     """
     raw = {"context": context, "backend": backend, "kv_type": kv_type, **opts}
     request = parse_request(raw, ESTIMATE_PARAMS, strict=True)
@@ -78,6 +80,10 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     rig = card if isinstance(card, Rig) else build_rig(card, request.rig)
     result = common.default_engine().estimate(sm.model, rig, query, fixed)
     out = estimate_json(result)
+    if compare and fixed is None and result.fits:  # which runtime is fastest on this pair
+        same = replace(query, context=result.context)
+        out["runtimes"] = [runtime_row_json(e) for e in
+                           common.default_engine().compare_runtimes(sm.model, rig, same)]
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     return out
@@ -114,7 +120,7 @@ def evaluate_many(requests: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             if "context" not in options and SPEED_TEST_KEYS & options.keys():
                 options["context"] = max(DEFAULT_CONTEXT, _tokens_needed(options))
             out.append(evaluate(str(req.get("model") or ""), str(_card_of(req) or ""),
-                                quant=req.get("quant") or None, **options))
+                                quant=req.get("quant") or None, compare=False, **options))
         except INPUT_ERRORS as exc:
             out.append(_error_row(req, str(exc)))
     return out

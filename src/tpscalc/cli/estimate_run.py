@@ -100,6 +100,17 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
                        layers=r["placement"]["n_gpu_layers"])
 
 
+def _runtimes_line(rows: list[dict[str, Any]], lang: str) -> str:
+    """The runtimes that run the pair, fastest first, in `lang`."""
+    from tpscalc.i18n import translator
+    from tpscalc.report.common import sig
+
+    tr = translator(lang)
+    items = [f"{r['runtime']} {sig(r['decode_tokens_per_s'], lang)} tok/s ({r['quant']})"
+             for r in rows if r["decode_tokens_per_s"]]
+    return tr.gettext("Runtimes here, fastest first: {list}").format(list=" · ".join(items))
+
+
 def _runtime_line(r: dict[str, Any], lang: str) -> str:
     """The runtime an answer is for and the command that realises it, in `lang`."""
     from tpscalc.i18n import translator
@@ -157,6 +168,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                 echo(_runtime_line(r, request.lang))
             elif r.get("command") and r.get("quant"):  # a rig: the settings that realise it
                 echo(_rig_line(r, request.lang))
+            if len(r.get("runtimes") or []) > 1:
+                echo(_runtimes_line(r["runtimes"], request.lang))
             if r.get("sources"):  # the model came from the user's file
                 echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):

@@ -30,6 +30,7 @@ from tpscalc.estimate.query import (
     ladder_position,
     model_context_limit,
 )
+from tpscalc.estimate.query import RUNTIMES as RUNTIME_NAMES
 from tpscalc.estimate.runtime import LLAMA_CPP, LlamaCpp, Runtime
 from tpscalc.estimate.runtimes import get_runtime, own_format_name
 from tpscalc.estimate.speed_terms import (
@@ -332,14 +333,15 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
 
 
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
-             placed: bool = True) -> Estimate:
+             placed: bool = True, runtime_context: bool = True) -> Estimate:
     """One model on one rig: `quant` when given, else the least compressed that fits the query.
 
     `placed`: the estimate carries the placement and the command that realise it (a chart
-    point or a report row, which need only the figures, leave them out)."""
+    point or a report row, which need only the figures, leave them out). `runtime_context`:
+    the runtime's own default context when the query asks none (False: the query's)."""
     rt = _rt(query)
     if rt is not LLAMA_CPP:
-        rig, query = _for_runtime(model, rig, query, rt)
+        rig, query = _for_runtime(model, rig, query, rt, runtime_context)
     if not rig.is_single_card:
         e = _on_rig(model, rig, query, quant)
     elif quant is not None:
@@ -394,7 +396,7 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
         return [estimate(m, rig, query, placed=False) for m in models]
     rt = _rt(query)
     if rt is not LLAMA_CPP:
-        return [_row(m, rig, query, rt) for m in models]
+        return _models_for_runtime(models, rig, query, rt)
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
     for i, m in enumerate(models):
         groups.setdefault((_ladder(m, query), _native(m)), []).append(i)
@@ -429,7 +431,8 @@ def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
     return _breakdown(t, 0, rt.overhead_bytes(query.backend or "cuda"))
 
 
-def _for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime) -> tuple[Rig, Query]:
+def _for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime,
+                 runtime_context: bool = True) -> tuple[Rig, Query]:
     """The rig and query as runtime `rt` runs them: refused on a device it cannot run on (an
     EstimateInputError, `runtime_unsupported`), its default context when none was asked, and
     for a runtime of its own formats the GPUs alone (it offloads nothing to system RAM)."""
@@ -444,7 +447,7 @@ def _for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime) -> tuple[Rig
         rig = Rig(rig.devices, notes=rig.notes)
     limit = model_context_limit(model)
     default = rt.context_default(sum(c.memory_gib for c in rig.devices), limit)
-    if default is not None and query.context == DEFAULT_CONTEXT:
+    if default is not None and query.context == DEFAULT_CONTEXT and runtime_context:
         query = replace(query, context=min(default, limit or default, MAX_CONTEXT))
     return rig, query
 
@@ -476,6 +479,35 @@ def _on_rigs_for_runtime(model: Model, rigs: Sequence[Rig], query: Query,
     return [e for e in out if e is not None]
 
 
+def _models_for_runtime(models: Sequence[Model], rig: Rig, query: Query,
+                        rt: Runtime) -> list[Estimate]:
+    """Every model on `rig` for runtime `rt`, in order: on one card the models grouped by the
+    query the runtime makes of them (its default context follows each model's limit) and
+    their ladder, each group vectorised; a rig it cannot run answers "no" (`refused`)."""
+    out: list[Estimate | None] = [None] * len(models)
+    groups: dict[tuple[Query, tuple[str, ...], str | None], list[int]] = {}
+    card: Card | None = None
+    for i, m in enumerate(models):
+        try:
+            fitted, q = _for_runtime(m, rig, query, rt)
+        except EstimateInputError as exc:
+            out[i] = refused(m, rig, query, rt, str(exc))
+            continue
+        if not fitted.is_single_card:
+            out[i] = _row(m, rig, query, rt)
+            continue
+        card = fitted.devices[0]
+        groups.setdefault((q, _ladder(m, q), _native(m, rt)), []).append(i)
+    for (q, ladder, _), rows in groups.items():
+        assert card is not None  # a group holds a single card's rows
+        some = [models[i] for i in rows]
+        found = _evaluate(some, [_terms(m, ladder, q) for m in some],
+                          [Rig.of(card)] * len(some), q, _bounds(some[0], ladder, q))
+        for i, e in zip(rows, found, strict=True):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
 def _row(model: Model, rig: Rig, query: Query, rt: Runtime) -> Estimate:
     """A report row of `model` on `rig` for runtime `rt`: "no" with the reason where the
     runtime cannot run there."""
@@ -492,3 +524,16 @@ def refused(model: Model, rig: Rig, query: Query, rt: Runtime, reason: str) -> E
     empty = mem.breakdown(0.0, 0.0, 0.0, 0.0, False)
     return Estimate(model.name, rig.name, None, query.context, "none", empty, 0.0, False, "no",
                     None, None, None, query.test, runtime=rt.name, refusal=reason)
+
+
+def compare_runtimes(model: Model, rig: Rig, query: Query) -> list[Estimate]:
+    """`model` on `rig` under every runtime that can run it, at the query's context and
+    speed test, fastest decode first (those that do not fit after them)."""
+    out = []
+    for name in RUNTIME_NAMES:
+        try:
+            out.append(estimate(model, rig, replace(query, runtime=name), placed=False,
+                                runtime_context=False))
+        except EstimateInputError:  # a runtime this rig cannot run
+            continue
+    return sorted(out, key=lambda e: -(e.decode.tokens_per_s if e.decode and e.fits else -1.0))

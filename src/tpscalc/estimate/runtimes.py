@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import cache
 from typing import ClassVar
 
 from tpscalc.catalog.schema import Architecture, Card, Model
@@ -83,13 +82,10 @@ def _stored_ratio(model: Model, fmt: str) -> float:
     return read / stored if stored else 1.0
 
 
-@cache
 def _unquantized_params(arch: Architecture) -> float:
-    """Parameters of the token embedding and output head (kept BF16 by vLLM's formats)."""
-    from tpscalc.estimate.weights import role_bytes
-
-    roles = role_bytes(arch, "BF16")
-    return (roles["embedding"] + roles["output"]) / 2
+    """Parameters of the token embedding and the output head (kept BF16 by vLLM's formats):
+    vocabulary × width each, one table when they are tied."""
+    return float(arch.vocab_size * arch.hidden_size * (1 if arch.tied_embeddings else 2))
 
 
 class _GgufRuntime(LlamaCpp):
@@ -151,7 +147,9 @@ class _OwnFormats:
         out = []
         for fmt in fmts:
             stored = self._stored_bytes(model, fmt)
-            out.append((stored, stored * _stored_ratio(model, "BF16")))
+            # the share of the weights a token reads, from llama.cpp's Q8_0 file (the weight
+            # table holds it; its embedding table is as compressed as the rest, near enough)
+            out.append((stored, stored * _stored_ratio(model, "Q8_0")))
         return out
 
     def _stored_bytes(self, model: Model, fmt: str) -> float:
