@@ -22,17 +22,14 @@ from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.model_terms import ModelTerms as _ModelTerms
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
-    DEFAULT_CONTEXT,
-    MAX_CONTEXT,
     EstimateInputError,
     Query,
     Rig,
     ladder_position,
-    model_context_limit,
 )
 from tpscalc.estimate.query import RUNTIMES as RUNTIME_NAMES
 from tpscalc.estimate.runtime import LLAMA_CPP, LlamaCpp, Runtime
-from tpscalc.estimate.runtimes import get_runtime, own_format_name
+from tpscalc.estimate.runtimes import for_runtime, get_runtime, own_format_name, refused
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     attention_score_bytes,
@@ -271,10 +268,11 @@ def _ladder(model: Model, query: Query) -> tuple[str, ...]:
     (not above a native format: a quantized release has no unquantized file of its own)."""
     rt = _rt(query)
     formats = _formats(model, rt)
-    top = query.max_quality if isinstance(rt, LlamaCpp) else "BF16"  # own formats: BF16
-    if query.max_quality in ABOVE_LADDER and _native(model, rt) is None and top not in formats:
-        return (top, *formats)
-    return formats
+    ceiling = query.max_quality
+    if ceiling not in ABOVE_LADDER or ceiling is None or _native(model, rt) is not None:
+        return formats
+    top = ceiling if isinstance(rt, LlamaCpp) else "BF16"  # own formats: BF16
+    return formats if top in formats else (top, *formats)
 
 
 def _check_rig(model: Model, rig: Rig) -> None:
@@ -341,7 +339,7 @@ def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
     the runtime's own default context when the query asks none (False: the query's)."""
     rt = _rt(query)
     if rt is not LLAMA_CPP:
-        rig, query = _for_runtime(model, rig, query, rt, runtime_context)
+        rig, query = for_runtime(model, rig, query, rt, runtime_context)
     if not rig.is_single_card:
         e = _on_rig(model, rig, query, quant)
     elif quant is not None:
@@ -361,7 +359,7 @@ def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Es
     """`model` on every rig, in the order of `rigs` (vectorised over single-card rigs)."""
     rt = _rt(query)
     if rt is not LLAMA_CPP:
-        return _on_rigs_for_runtime(model, rigs, query, rt)
+        return _on_rigsfor_runtime(model, rigs, query, rt)
     if not all(r.is_single_card for r in rigs):
         return _on_mixed_rigs(model, rigs, query)
     ladder = _ladder(model, query)
@@ -396,7 +394,7 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
         return [estimate(m, rig, query, placed=False) for m in models]
     rt = _rt(query)
     if rt is not LLAMA_CPP:
-        return _models_for_runtime(models, rig, query, rt)
+        return _modelsfor_runtime(models, rig, query, rt)
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
     for i, m in enumerate(models):
         groups.setdefault((_ladder(m, query), _native(m)), []).append(i)
@@ -431,28 +429,7 @@ def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
     return _breakdown(t, 0, rt.overhead_bytes(query.backend or "cuda"))
 
 
-def _for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime,
-                 runtime_context: bool = True) -> tuple[Rig, Query]:
-    """The rig and query as runtime `rt` runs them: refused on a device it cannot run on (an
-    EstimateInputError, `runtime_unsupported`), its default context when none was asked, and
-    for a runtime of its own formats the GPUs alone (it offloads nothing to system RAM)."""
-    for card in rig.devices or (None,):
-        reason = rt.refusal(card)
-        if reason is not None:
-            raise EstimateInputError(reason, "runtime_unsupported")
-    if not isinstance(rt, LlamaCpp):
-        if len(rig.devices) > 1 and not rt.tensor_parallel:
-            raise EstimateInputError(f"{rt.label} runs on one device; give one --gpu",
-                                     "runtime_unsupported")
-        rig = Rig(rig.devices, notes=rig.notes)
-    limit = model_context_limit(model)
-    default = rt.context_default(sum(c.memory_gib for c in rig.devices), limit)
-    if default is not None and query.context == DEFAULT_CONTEXT and runtime_context:
-        query = replace(query, context=min(default, limit or default, MAX_CONTEXT))
-    return rig, query
-
-
-def _on_rigs_for_runtime(model: Model, rigs: Sequence[Rig], query: Query,
+def _on_rigsfor_runtime(model: Model, rigs: Sequence[Rig], query: Query,
                          rt: Runtime) -> list[Estimate]:
     """`model` on every rig for runtime `rt`: the rigs it runs on grouped by the query it
     makes of them (ollama's context follows the GPUs' memory), each group vectorised; a rig it
@@ -461,7 +438,7 @@ def _on_rigs_for_runtime(model: Model, rigs: Sequence[Rig], query: Query,
     groups: dict[Query, list[int]] = {}
     for i, r in enumerate(rigs):
         try:
-            fitted, q = _for_runtime(model, r, query, rt)
+            fitted, q = for_runtime(model, r, query, rt)
         except EstimateInputError as exc:
             out[i] = refused(model, r, query, rt, str(exc))
             continue
@@ -479,7 +456,7 @@ def _on_rigs_for_runtime(model: Model, rigs: Sequence[Rig], query: Query,
     return [e for e in out if e is not None]
 
 
-def _models_for_runtime(models: Sequence[Model], rig: Rig, query: Query,
+def _modelsfor_runtime(models: Sequence[Model], rig: Rig, query: Query,
                         rt: Runtime) -> list[Estimate]:
     """Every model on `rig` for runtime `rt`, in order: on one card the models grouped by the
     query the runtime makes of them (its default context follows each model's limit) and
@@ -489,7 +466,7 @@ def _models_for_runtime(models: Sequence[Model], rig: Rig, query: Query,
     card: Card | None = None
     for i, m in enumerate(models):
         try:
-            fitted, q = _for_runtime(m, rig, query, rt)
+            fitted, q = for_runtime(m, rig, query, rt)
         except EstimateInputError as exc:
             out[i] = refused(m, rig, query, rt, str(exc))
             continue
@@ -517,13 +494,6 @@ def _row(model: Model, rig: Rig, query: Query, rt: Runtime) -> Estimate:
         if exc.code not in ("runtime_unsupported", "bad_rig", "bad_tensor_parallel"):
             raise
         return refused(model, rig, query, rt, str(exc))
-
-
-def refused(model: Model, rig: Rig, query: Query, rt: Runtime, reason: str) -> Estimate:
-    """The answer on a rig runtime `rt` cannot run: nothing fits, `reason` in refusal."""
-    empty = mem.breakdown(0.0, 0.0, 0.0, 0.0, False)
-    return Estimate(model.name, rig.name, None, query.context, "none", empty, 0.0, False, "no",
-                    None, None, None, query.test, runtime=rt.name, refusal=reason)
 
 
 def compare_runtimes(model: Model, rig: Rig, query: Query) -> list[Estimate]:

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import memory as mem
-from tpscalc.estimate.query import EstimateInputError
+from tpscalc.estimate.query import (
+    DEFAULT_CONTEXT,
+    MAX_CONTEXT,
+    EstimateInputError,
+    Query,
+    Rig,
+    model_context_limit,
+)
 from tpscalc.estimate.runtime import LLAMA_CPP, LlamaCpp, Runtime, RuntimeLevel
+from tpscalc.estimate.types import Estimate
 from tpscalc.estimate.vision import vision_bytes
 
 GIB = 2**30
@@ -321,3 +330,31 @@ def own_format_name(rt: Runtime, name: str) -> str:
         raise EstimateInputError(f"{rt.label} has no format {name!r}; use one of "
                                  f"{', '.join(known)}", "bad_quant", list(known))
     return found
+
+
+def for_runtime(model: Model, rig: Rig, query: Query, rt: Runtime,
+                 runtime_context: bool = True) -> tuple[Rig, Query]:
+    """The rig and query as runtime `rt` runs them: refused on a device it cannot run on (an
+    EstimateInputError, `runtime_unsupported`), its default context when none was asked, and
+    for a runtime of its own formats the GPUs alone (it offloads nothing to system RAM)."""
+    for card in rig.devices or (None,):
+        reason = rt.refusal(card)
+        if reason is not None:
+            raise EstimateInputError(reason, "runtime_unsupported")
+    if not isinstance(rt, LlamaCpp):
+        if len(rig.devices) > 1 and not rt.tensor_parallel:
+            raise EstimateInputError(f"{rt.label} runs on one device; give one --gpu",
+                                     "runtime_unsupported")
+        rig = Rig(rig.devices, notes=rig.notes)
+    limit = model_context_limit(model)
+    default = rt.context_default(sum(c.memory_gib for c in rig.devices), limit)
+    if default is not None and query.context == DEFAULT_CONTEXT and runtime_context:
+        query = replace(query, context=min(default, limit or default, MAX_CONTEXT))
+    return rig, query
+
+
+def refused(model: Model, rig: Rig, query: Query, rt: Runtime, reason: str) -> Estimate:
+    """The answer on a rig runtime `rt` cannot run: nothing fits, `reason` in refusal."""
+    empty = mem.breakdown(0.0, 0.0, 0.0, 0.0, False)
+    return Estimate(model.name, rig.name, None, query.context, "none", empty, 0.0, False, "no",
+                    None, None, None, query.test, runtime=rt.name, refusal=reason)
