@@ -157,7 +157,8 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
             "context": _context_or_none(req.get("context")),
             "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
-            "short_by_gib": None, "test": None, "measured": None, "error": message}
+            "short_by_gib": None, "test": None, "measured": None, "error": message,
+            "runtime": req.get("runtime") or None, "tensor_parallel": None, "run": None}
 
 
 def model_report(name: str | None, *, gguf: str | Path | None = None,

@@ -110,6 +110,14 @@ def _model_row_cells(r: Row, lang: str) -> list[RenderableType]:
     ]
 
 
+def _runtime_note(runtime: str, lang: str) -> str:
+    """Which runtime a report's figures are for, in `lang`."""
+    from tpscalc.estimate.runtimes import get_runtime
+
+    return translator(lang).gettext("Figures for %(runtime)s.") % {
+        "runtime": get_runtime(runtime).label}
+
+
 def _headline(report: ModelReport) -> list[str]:
     s, lang = report.summary, report.summary.request.lang
     tr, m = translator(lang), report.model
@@ -127,6 +135,7 @@ def _headline(report: ModelReport) -> list[str]:
             total=s.cards_total,
             context=format_number(s.request.query.context, lang),
         ),
+        _runtime_note(s.request.query.runtime, lang),
     ]
     if s.smallest is not None and s.fastest is not None:
         lines.append(
@@ -242,6 +251,7 @@ def render_card_report(
             context=format_number(report.request.query.context, lang),
         )
     )
+    console.print(_runtime_note(report.request.query.runtime, lang))
     console.print(card_table(report, wide))
     approximated = tr.gettext("Memory approximated from the parameter count.")  # (extractable)
     console.print(f"[dim]* {approximated}[/dim]")
