@@ -106,3 +106,15 @@ def test_model_page_rows_for_a_runtime_refuse_the_cards_it_cannot_run() -> None:
     rows = engine.estimate_on_rigs(get_model("Llama 3.1-8B"), rigs, Query(runtime="mlx"))
     assert rows[0].refusal is not None and not rows[0].fits
     assert rows[1].refusal is None and rows[1].fits and rows[1].runtime == "mlx"
+
+
+def test_ollama_on_two_cards_is_ollama_at_its_level() -> None:
+    card = get_card("RTX 3090")
+    query = Query(context=8192)
+    base = engine.estimate(get_model("Llama 3.3 70B"), Rig((card, card)), query, "Q4_K_M")
+    e = engine.estimate(get_model("Llama 3.3 70B"), Rig((card, card)),
+                        replace(query, runtime="ollama"), "Q4_K_M")
+    assert e.runtime == "ollama" and e.placement is not None and e.run is not None
+    assert e.decode is not None and base.decode is not None
+    assert e.decode.tokens_per_s == pytest.approx(base.decode.tokens_per_s * OLLAMA_LEVEL.decode)
+    assert "PARAMETER num_gpu" in dict(e.run.settings)["Modelfile"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import cpu_speed, speed
 from tpscalc.estimate import memory as mem
-from tpscalc.estimate.answer import low_confidence, with_measured
+from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
@@ -38,7 +38,7 @@ from tpscalc.estimate.placement import (
     place,
 )
 from tpscalc.estimate.query import Query, Rig
-from tpscalc.estimate.runtime import Runtime
+from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
     Bound,
@@ -245,17 +245,23 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
         return Estimate(model.name, name, None, query.context, backend, memory,
                         _usable_gib(rig), False, "no", None, None,
                         round(short / GIB, 2), query.test, placement=p,
-                        offload_share=round(p.offload_share(lay.weights), 3))
+                        offload_share=round(p.offload_share(lay.weights), 3),
+                        runtime=runtime.name)
     cal = calibration()
     decode = _decode(terms, q, lay, p, rig, query, cal)
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
-    decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
     prefill = _prefill(terms, q, lay, p, rig, query, cal)
+    held = None
+    if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's
+        decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
+    else:  # llama.cpp underneath (ollama, LM Studio, llamafile): at the runtime's level
+        decode, prefill = at_level(decode, runtime.level), prefill_at_level(prefill,
+                                                                            runtime.level)
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
                     True, label, decode if model.generates else None, prefill, None,
                     query.test, held, placement=p,
-                    offload_share=round(p.offload_share(lay.weights), 3))
+                    offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name)
 
 
 def _usable_gib(rig: Rig) -> float:
