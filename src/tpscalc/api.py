@@ -6,6 +6,7 @@ Every function parses its keyword arguments with the same rules as the site and 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tpscalc.catalog import Card
@@ -20,7 +21,7 @@ from tpscalc.estimate.query import (
 from tpscalc.report import card_report as card_builder
 from tpscalc.report import choice, common
 from tpscalc.report import model_report as model_builder
-from tpscalc.report.common import estimate_json
+from tpscalc.report.common import estimate_json, runtime_row_json
 from tpscalc.report.model_types import ModelReport
 from tpscalc.report.quality import quality_json
 from tpscalc.report.request import (
@@ -59,14 +60,15 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
              context: object = DEFAULT_CONTEXT, backend: str | None = None,
              kv_type: str | None = "f16", *, gguf: str | Path | None = None,
              config: str | Path | None = None, config_index: str | Path | None = None,
-             hf: str | None = None, hub: Hub | None = None,
+             hf: str | None = None, hub: Hub | None = None, compare: bool = True,
              **opts: object) -> dict[str, Any]:
     """`model` on `card`: memory (GiB), fit, decode and prefill speed (tok/s); raises on bad input.
 
     opts: min_quality and max_quality bound the quantization chosen when `quant` is not given.
     gguf / config (+ config_index, a model.safetensors.index.json) / hf (a Hub repository id,
     read through `hub`, the real Hub when None): the model from that file instead of the
-    catalog (model None); the result then says where each fact came from.
+    catalog (model None); the result then says where each fact came from. compare: add
+    `runtimes`, the pair under every runtime that runs it at the same context, fastest first.
     """
     raw = {"context": context, "backend": backend, "kv_type": kv_type, **opts}
     request = parse_request(raw, ESTIMATE_PARAMS, strict=True)
@@ -76,7 +78,8 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     # A whole rig (this machine's, tpscalc.detect_machine()), or one from a card, a rig text
     # ("2x …", "A + B", "none") and the request's RAM and placement.
     rig = card if isinstance(card, Rig) else lambda: build_rig(card, request.rig)
-    out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None)
+    out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None,
+                            compare)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     elif sm.resolved_as is not None:  # a repository id, a fine-tune, an ollama tag ...
@@ -85,7 +88,8 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
 
 
 def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: ReportRequest,
-                      fixed: str | None, model_file: str | None = None) -> dict[str, Any]:
+                      fixed: str | None, model_file: str | None = None,
+                      compare: bool = False) -> dict[str, Any]:
     """The estimate JSON of a resolved model on a rig (or what builds it, once the request
     holds for the model: a bad context is reported before an unknown card)."""
     fixed = check_file_request(sm, request, fixed)
@@ -98,6 +102,10 @@ def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: R
                                      lambda q: engine.estimate(sm.model, built, q, None))
     out = estimate_json(common.within_measured_confidence(result), model_file)
     out["quality"] = quality_json(sm.model, result.quant)
+    if compare and fixed is None and result.fits:  # which runtime is fastest on this pair
+        same = replace(query, context=result.context)
+        out["runtimes"] = [runtime_row_json(e) for e in engine.compare_runtimes(sm.model, built,
+                                                                                same)]
     return out
 
 
@@ -222,7 +230,8 @@ def _error_row(req: Mapping[str, Any], message: str) -> dict[str, Any]:
             "context": _context_or_none(req.get("context")),
             "backend": req.get("backend") or None,
             "memory": None, "fits": None, "fit": None, "decode": None, "prefill": None,
-            "short_by_gib": None, "test": None, "measured": None, "error": message}
+            "short_by_gib": None, "test": None, "measured": None, "error": message,
+            "runtime": req.get("runtime") or None, "tensor_parallel": None, "run": None}
 
 
 def model_report(name: str | None, *, gguf: str | Path | None = None,

@@ -95,7 +95,7 @@ def test_vectorised_equals_one_by_one(llama2: object) -> None:
     for c, e in zip(cards, many):
         one = estimate(llama2, c, context=8192)  # type: ignore[arg-type]
         # one estimate also carries the placement that realises it; a report row does not
-        assert replace(one, placement=None, offload_share=None) == e
+        assert replace(one, placement=None, offload_share=None, run=None) == e
     speeds = [e.decode.tokens_per_s for e in many if e.decode and e.quant == "Q8_0"]
     assert speeds == sorted(speeds)  # same quant: faster memory, faster decode
 

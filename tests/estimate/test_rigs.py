@@ -61,7 +61,7 @@ def test_a_single_card_without_ram_keeps_the_single_card_path() -> None:
     # one estimate carries the placement that realises it: every layer and the output on the card
     assert e.placement is not None and e.offload_share == 0.0
     assert e.placement.n_gpu_layers == m.architecture.num_layers + 1
-    assert replace(e, placement=None, offload_share=None) == row
+    assert replace(e, placement=None, offload_share=None, run=None) == row
 
 
 def test_rigs_in_the_many_calls() -> None:

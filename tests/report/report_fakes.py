@@ -56,6 +56,11 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
     return [estimate(m, rig, query) for m in models]
 
 
+def compare_runtimes(model: Model, rig: Rig, query: Query) -> list[Estimate]:
+    """The fake engine knows one runtime: the query's."""
+    return [estimate(model, rig, query)]
+
+
 class FakeEngine:
     """The fake engine, passed to the report builders where the real one would be."""
 
@@ -63,6 +68,7 @@ class FakeEngine:
     estimate_on_rigs = staticmethod(estimate_on_rigs)
     estimate_models_on_rig = staticmethod(estimate_models_on_rig)
     memory_at = staticmethod(memory_at)
+    compare_runtimes = staticmethod(compare_runtimes)
 
 
 ENGINE = FakeEngine()

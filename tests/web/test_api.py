@@ -154,3 +154,11 @@ def test_report_etag_and_if_none_match(client, path: str, encoding: str) -> None
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
     other = client.get(path + "?context=8192", headers={"If-None-Match": tag})
     assert other.status_code == 200 and other.headers["etag"] != tag  # another report
+
+
+def test_estimate_takes_a_runtime(client) -> None:  # type: ignore[no-untyped-def]
+    ok = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=llamafile")
+    assert ok.status_code == 200 and ok.json()["runtime"] == "llamafile"
+    refused = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=mlx")
+    assert refused.status_code == 400
+    assert "MLX runs on Apple" in refused.json()["error"]["message"]

@@ -155,6 +155,28 @@ def _range_note(r: dict[str, Any], lang: str) -> None:
         smallest=format_number(SMALLEST_MEASURED_GIB, lang, 2)))
 
 
+def _runtimes_line(rows: list[dict[str, Any]], lang: str) -> str:
+    """The runtimes that run the pair, fastest first, in `lang`."""
+    from tpscalc.i18n import translator
+    from tpscalc.report.common import sig
+
+    tr = translator(lang)
+    items = [f"{r['runtime']} {sig(r['decode_tokens_per_s'], lang)} tok/s ({r['quant']})"
+             for r in rows if r["decode_tokens_per_s"]]
+    return tr.gettext("Runtimes here, fastest first: {list}").format(list=" · ".join(items))
+
+
+def _runtime_line(r: dict[str, Any], lang: str) -> str:
+    """The runtime an answer is for and the command that realises it, in `lang`."""
+    from tpscalc.i18n import translator
+
+    tr = translator(lang)
+    lines = [tr.gettext("{model} on {gpu} with {runtime}: {command}").format(
+        model=r["model"], gpu=r["gpu"], runtime=r["runtime"], command=r["run"]["command"])]
+    lines += [f"  {k}: {v}" for k, v in r["run"]["settings"].items()]
+    return "\n".join(lines)
+
+
 def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                  quant: str | None = None, input_csv: Path | None = None, as_json: bool = False,
                  gguf: Path | None = None, config: Path | None = None,
@@ -206,8 +228,12 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
     """The table of `results`, then each rig's settings line and each file model's sources."""
     _table(results, lang)
     for r in results:
-        if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
+        if r.get("runtime", "llama.cpp") != "llama.cpp" and r.get("run"):
+            echo(_runtime_line(r, lang))
+        elif r.get("command") and r.get("quant"):  # a rig: the settings that realise it
             echo(_rig_line(r, lang))
+        if len(r.get("runtimes") or []) > 1:
+            echo(_runtimes_line(r["runtimes"], lang))
         if r.get("resolved_as"):  # a repository id, a fine-tune, an ollama tag ...
             from tpscalc.cli.report_run import resolved_line
 

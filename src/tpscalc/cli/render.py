@@ -153,6 +153,14 @@ def _model_row_cells(r: Row, lang: str, model: Model) -> list[str | Cell]:
     ]
 
 
+def _runtime_note(runtime: str, lang: str) -> str:
+    """Which runtime a report's figures are for, in `lang`."""
+    from tpscalc.estimate.runtimes import get_runtime
+
+    return translator(lang).gettext("Figures for %(runtime)s.") % {
+        "runtime": get_runtime(runtime).label}
+
+
 def _headline(report: ModelReport) -> list[str]:
     s, lang = report.summary, report.summary.request.lang
     tr, m = translator(lang), report.model
@@ -170,6 +178,7 @@ def _headline(report: ModelReport) -> list[str]:
             total=s.cards_total,
             context=format_number(s.request.query.context, lang),
         ),
+        _runtime_note(s.request.query.runtime, lang),
     ]
     if s.smallest is not None and s.fastest is not None:
         lines.append(
@@ -286,6 +295,7 @@ def render_card_report(
             context=format_number(report.request.query.context, lang),
         )
     )
+    console.print(_runtime_note(report.request.query.runtime, lang))
     print_table(console, card_table(report, wide))
     approximated = tr.gettext("Memory approximated from the parameter count.")  # (extractable)
     console.print(f"[dim]* {approximated}[/dim]")

@@ -7,20 +7,29 @@ the model costs; the data it reads comes through the runtime's and the calibrati
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
 
 from tpscalc.catalog import store
-from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
-from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
+from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.commands import run_command
 from tpscalc.estimate.fit import choose_quants
-from tpscalc.estimate.query import ABOVE_LADDER, EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
+from tpscalc.estimate.model_terms import ModelTerms as _ModelTerms
+from tpscalc.estimate.query import (
+    ABOVE_LADDER,
+    EstimateInputError,
+    Query,
+    Rig,
+    ladder_position,
+)
+from tpscalc.estimate.query import RUNTIMES as RUNTIME_NAMES
+from tpscalc.estimate.runtime import LLAMA_CPP, LlamaCpp, Runtime
+from tpscalc.estimate.runtimes import for_runtime, get_runtime, own_format_name, refused
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     attention_score_bytes,
@@ -29,52 +38,30 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import (
-    DecodeEstimate,
     Estimate,
     FitLabel,
-    Measured,
     MemoryBreakdown,
 )
 
 GIB = 2**30
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
-# The runtime whose files, caches and buffers the estimates describe.
+# The runtime whose files the catalog build stores terms for (stored_terms_row).
 runtime: Runtime = LLAMA_CPP
+
+
+def _rt(query: Query) -> Runtime:
+    """The runtime `query` is for (its formats, memory rules and speed level)."""
+    return get_runtime(query.runtime)
 _FIT_LABELS: dict[str, FitLabel] = {"comfortable": "comfortable", "tight": "tight", "no": "no"}
 
 
-def _quant_name(name: str) -> str:
+def _quant_name(name: str, rt: Runtime = LLAMA_CPP) -> str:
+    if not isinstance(rt, LlamaCpp):
+        return own_format_name(rt, name)
     try:
         return get_quant(name).name
     except UnknownQuantizationError as exc:
         raise EstimateInputError(str(exc), "bad_quant", exc.suggestions) from exc
-
-
-@dataclass(slots=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
-class _ModelTerms(FrozenValue):
-    """Everything about one model at one context that does not depend on the card, bytes.
-    Not changed once made (a memo shares it); not frozen: a frozen dataclass's __init__ costs
-    ~10 µs for 20 fields, and a card report makes ~1,000."""
-
-    quants: tuple[str, ...]
-    weights: tuple[float, ...]  # per quant (bytes)
-    read_per_token: tuple[float, ...]  # per quant (bytes)
-    kv: float
-    kv_doubled: float
-    compute: float
-    compute_doubled: float
-    approximated: bool
-    n_layers: int
-    flops_per_token: float
-    is_moe: bool
-    vision: float = 0.0  # image encoder bytes (0 with text_only)
-    kv_decode: float = 0.0  # KV (and, without flash attention, score) bytes read per token
-    attention_decode: float = 0.0  # attention FLOPs of one generated token at its depth
-    attention_prefill: float = 0.0  # attention FLOPs of one prompt token (in flops_per_token)
-    params_active: float = 0.0  # weights multiplied per token
-    expert_params: float = 0.0  # routed-expert parameters per token
-    expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
-    expert_gemms: float = 0.0  # expert GEMMs per prompt token
 
 
 # _terms depends on the model, the quantizations and the query only, not on the card: a card
@@ -130,11 +117,11 @@ def _stored_rows() -> dict[int, tuple[Model, tuple[Any, ...]]]:
     return _STORED_ROWS
 
 
-def _stored_row(model: Model) -> tuple[Any, ...] | None:
+def _stored_row(model: Model, rt: Runtime = LLAMA_CPP) -> tuple[Any, ...] | None:
     """The row the catalog build stored for `model` (stored_terms_row), when `model` is that
-    very catalog object and the runtime is llama.cpp's; else None (computed here)."""
+    very catalog object and the runtime `rt` is llama.cpp; else None (computed here)."""
     held = _stored_rows().get(id(model))
-    if held is None or held[0] is not model or runtime is not LLAMA_CPP:
+    if held is None or held[0] is not model or rt is not LLAMA_CPP or runtime is not LLAMA_CPP:
         return None
     return held[1]
 
@@ -143,26 +130,27 @@ def _stored(model: Model, quants: tuple[str, ...], query: Query) -> _ModelTerms 
     """The terms the catalog build stored for `model`, when they are for these quantizations
     and query inputs (a card report's ~1,000 models: ~10 ms less); else None. A test
     recomputes every stored row with the engine's code and compares."""
-    row = _stored_row(model)
+    row = _stored_row(model, _rt(query))
     if row is None or row[2] != quants or row[3] != terms_inputs(query):
         return None
     return _ModelTerms(*row[4])
 
 
-def _formats(model: Model) -> tuple[str, ...]:
-    """runtime.formats(model), as stored for a catalog model."""
-    row = _stored_row(model)
-    return runtime.formats(model) if row is None else row[0]
+def _formats(model: Model, rt: Runtime = LLAMA_CPP) -> tuple[str, ...]:
+    """rt.formats(model), as stored for a catalog model."""
+    row = _stored_row(model, rt)
+    return rt.formats(model) if row is None else row[0]
 
 
-def _native(model: Model) -> str | None:
-    """runtime.native_format(model), as stored for a catalog model."""
-    row = _stored_row(model)
-    return runtime.native_format(model) if row is None else row[1]
+def _native(model: Model, rt: Runtime = LLAMA_CPP) -> str | None:
+    """rt.native_format(model), as stored for a catalog model."""
+    row = _stored_row(model, rt)
+    return rt.native_format(model) if row is None else row[1]
 
 
 def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     context, kv_type, test = query.context, query.kv_type, query.test
+    runtime = _rt(query)
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     pairs = runtime.weights_bytes_many(model, quants)
     # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
@@ -194,24 +182,13 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     )
 
 
-def _backend(card: Card, backend: str | None) -> str:
-    return backend or runtime.default_backend(card)
+def _backend(card: Card, backend: str | None, rt: Runtime) -> str:
+    return backend or rt.default_backend(card)
 
 
 def _breakdown(t: _ModelTerms, q: int, overhead: float) -> MemoryBreakdown:
-    weights, buffers = float(t.weights[q]), t.compute + float(overhead)
-    total = weights + t.kv + buffers + t.vision
-    return MemoryBreakdown(weights / GIB, t.kv / GIB, buffers / GIB, total / GIB, t.approximated,
-                           t.vision / GIB)
-
-
-def _low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
-    """`d` with the unseen-family (low-confidence) band: for models whose shape is guessed."""
-    band = cal.decode_bands.get("low")
-    if band is None or d.confidence == "low":
-        return d
-    return DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
-                          d.tokens_per_s * band.high_ratio, "low", d.bound)
+    return mem.breakdown(float(t.weights[q]), t.kv, t.compute + float(overhead), t.vision,
+                         t.approximated)
 
 
 def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Sequence[Rig],
@@ -224,11 +201,12 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     context, backend = query.context, query.backend
     ceiling, floor = bounds
     quants = terms[0].quants
+    rt = _rt(query)
     per_card: dict[int, tuple[str, float, float]] = {}  # a card report repeats one card
     for c in cards:
         if id(c) not in per_card:
-            b = _backend(c, backend)
-            per_card[id(c)] = (b, float(runtime.overhead_bytes(b)), c.usable_memory_gib)
+            b = _backend(c, backend, rt)
+            per_card[id(c)] = (b, float(rt.overhead_bytes(b)), rt.usable_gib(c))
     backends, overhead, usable = (list(x) for x in zip(*(per_card[id(c)] for c in cards)))
     fixed = [t.kv + t.compute + t.vision + o for t, o in zip(terms, overhead)]
     fixed_doubled = [t.kv_doubled + t.compute_doubled + t.vision + o
@@ -248,12 +226,12 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
         fit_cards, backend, cal, is_moe=[t.is_moe for t in fit_terms],
         params_read=[t.params_active for t in fit_terms],
-        quant=[quants[j] for j in q],
+        quant=[rt.speed_quant(quants[j]) for j in q],
         attention_flops=[t.attention_decode for t in fit_terms])
     prefill = speed.prefill_estimates(
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],
-        quantized=[quants[j] not in UNQUANTIZED for j in q],
+        quantized=[rt.speed_quant(quants[j]) not in UNQUANTIZED for j in q],
         ubatch=test.n_ubatch,
         attention_flops_per_token=[t.attention_prefill for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
@@ -266,47 +244,35 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
             shown = len(quants) - 1 if floor is None else min(floor, len(quants) - 1)
             out.append(Estimate(model.name, card.name, None, context, backends[i],
                                 _breakdown(t, shown, overhead[i]), usable[i], False, "no",
-                                None, None, round(choice.short_by_gib[i], 2), test))
+                                None, None, round(choice.short_by_gib[i], 2), test,
+                                runtime=rt.name))
             continue
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
-            d = _low_confidence(d, cal)
-        written = d if model.generates else None  # an embedding model writes no tokens
+            d = low_confidence(d, cal)
         held = None
-        if cal.measured.get(measured_key(card.name, model.name, quants[j])):  # few rows have any
-            measured = lookup_measured(cal, card.name, model.name, quants[j], backends[i])
-            if measured is not None:
-                d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
-                                   measured.tokens_per_s)
-            held = None if test.depth else _measured(cal, card.name, model.name, quants[j],
-                                                     backends[i])
+        if rt is LLAMA_CPP:  # the held measurements are llama.cpp's
+            d, held = with_measured(d, cal, card.name, model.name, quants[j], backends[i], test)
+        else:
+            d, p = at_level(d, rt.level), prefill_at_level(p, rt.level)
+        written = d if model.generates else None  # an embedding model writes no tokens
         out.append(Estimate(model.name, card.name, quants[j], context, backends[i],
                             _breakdown(t, j, overhead[i]), usable[i], True,
-                            _FIT_LABELS[choice.label[i]], written, p, None, test, held))
+                            _FIT_LABELS[choice.label[i]], written, p, None, test, held,
+                            runtime=rt.name))
     return out
-
-
-def _measured(cal: Calibration, card: str, model: str, quant: str, backend: str
-              ) -> Measured | None:
-    """The held decode and prompt measurements of this card, model and quant (empty cache:
-    never shown beside a test at depth)."""
-    dec = lookup_measured(cal, card, model, quant, backend)
-    pre = lookup_measured(cal, card, model, quant, backend, kind="prefill")
-    if dec is None and pre is None:
-        return None
-    held = dec if dec is not None else pre
-    return Measured(dec.tokens_per_s if dec else None, pre.tokens_per_s if pre else None,
-                    dec.test if dec else None, pre.test if pre else None,
-                    held.source if held is not None else "")
 
 
 def _ladder(model: Model, query: Query) -> tuple[str, ...]:
     """The formats to walk: the runtime's, with F16/BF16 on top when the ceiling asks for them
     (not above a native format: a quantized release has no unquantized file of its own)."""
-    formats = _formats(model)
-    if query.max_quality in ABOVE_LADDER and _native(model) is None:
-        return (query.max_quality, *formats)
-    return formats
+    rt = _rt(query)
+    formats = _formats(model, rt)
+    ceiling = query.max_quality
+    if ceiling not in ABOVE_LADDER or ceiling is None or _native(model, rt) is not None:
+        return formats
+    top = ceiling if isinstance(rt, LlamaCpp) else "BF16"  # own formats: BF16
+    return formats if top in formats else (top, *formats)
 
 
 def _check_rig(model: Model, rig: Rig) -> None:
@@ -324,7 +290,11 @@ def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estima
         return e
     from tpscalc.estimate.rig_engine import gpu_placement  # the placement code, when asked
 
-    return replace(e, placement=gpu_placement(model, e.quant, rig, query, runtime),
+    rt = _rt(query)
+    if not isinstance(rt, LlamaCpp):  # a runtime of its own formats places no GGUF layers
+        return e
+    terms = _terms(model, [e.quant], query)
+    return replace(e, placement=gpu_placement(model, terms, rig, query, rt),
                    offload_share=0.0)
 
 
@@ -341,38 +311,55 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
 
     _check_rig(model, rig)
     if rig.is_one_card and not alone_tried:
-        alone = estimate(model, Rig.of(rig.devices[0]), query, quant)
+        alone = estimate(model, Rig.of(rig.devices[0]), query, quant, placed=False)
         if alone.fits:  # a single card's answer fits only all on the card
             return alone
+    rt = _rt(query)
     if quant is not None:
-        return estimate_rig(model, [_quant_name(quant)], rig, query, runtime)
-    ladder = _ladder(model, query)
-    if len(ladder) > 1:
-        top, bottom = _bounds(model, ladder, query)
-        ladder = ladder[top or 0: None if bottom is None else bottom + 1]
-    return estimate_rig(model, ladder, rig, query, runtime)
+        terms = _terms(model, [_quant_name(quant, rt)], query)
+    else:
+        ladder = _ladder(model, query)
+        if len(ladder) > 1:
+            top, bottom = _bounds(model, ladder, query)
+            ladder = ladder[top or 0: None if bottom is None else bottom + 1]
+        terms = _terms(model, ladder, query)
+    if rt.tensor_parallel and len(rig.devices) > 1:
+        from tpscalc.estimate.tensor_parallel import estimate_tp
+
+        return estimate_tp(model, terms, rig, query, rt)
+    return estimate_rig(model, terms, rig, query, rt)
 
 
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
-             placed: bool = True) -> Estimate:
+             placed: bool = True, runtime_context: bool = True) -> Estimate:
     """One model on one rig: `quant` when given, else the least compressed that fits the query.
 
-    `placed`: a single card's estimate carries the placement and command that realise it (a
-    chart point, which needs only the speeds, leaves them out)."""
+    `placed`: the estimate carries the placement and the command that realise it (a chart
+    point or a report row, which need only the figures, leave them out). `runtime_context`:
+    the runtime's own default context when the query asks none (False: the query's)."""
+    rt = _rt(query)
+    if rt is not LLAMA_CPP:
+        rig, query = for_runtime(model, rig, query, rt, runtime_context)
     if not rig.is_single_card:
-        return _on_rig(model, rig, query, quant)
-    if quant is not None:
-        q = _quant_name(quant)
+        e = _on_rig(model, rig, query, quant)
+    elif quant is not None:
+        q = _quant_name(quant, rt)
         e = _evaluate([model], [_terms(model, [q], query)], [rig], query, (None, None))[0]
     else:
         ladder = _ladder(model, query)
         e = _evaluate([model], [_terms(model, ladder, query)], [rig], query,
                       _bounds(model, ladder, query))[0]
-    return _with_placement(model, e, rig, query) if placed else e
+    if not placed:
+        return e
+    e = _with_placement(model, e, rig, query)
+    return replace(e, run=run_command(model, e, query.kv_type))
 
 
 def estimate_on_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Estimate]:
     """`model` on every rig, in the order of `rigs` (vectorised over single-card rigs)."""
+    rt = _rt(query)
+    if rt is not LLAMA_CPP:
+        return _on_rigsfor_runtime(model, rigs, query, rt)
     if not all(r.is_single_card for r in rigs):
         return _on_mixed_rigs(model, rigs, query)
     ladder = _ladder(model, query)
@@ -404,7 +391,10 @@ def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> l
                 else _on_rig(m, rig, query, None, alone_tried=True)
                 for m, e in zip(models, alone, strict=True)]
     if not rig.is_single_card:
-        return [estimate(m, rig, query) for m in models]
+        return [estimate(m, rig, query, placed=False) for m in models]
+    rt = _rt(query)
+    if rt is not LLAMA_CPP:
+        return _modelsfor_runtime(models, rig, query, rt)
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
     for i, m in enumerate(models):
         groups.setdefault((_ladder(m, query), _native(m)), []).append(i)
@@ -424,8 +414,9 @@ def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | No
     ceiling, floor = query.ladder_bounds()
     if ceiling is None and floor is None:
         return None, None
-    native = _native(model)
-    rank = [0 if q == native else ladder_position(q) for q in ladder]
+    rt = _rt(query)
+    native = _native(model, rt)
+    rank = [0 if q == native else ladder_position(rt.rank(q)) for q in ladder]
     top = next((i for i, r in enumerate(rank) if ceiling is None or r >= ceiling), len(ladder))
     bottom = max((i for i, r in enumerate(rank) if floor is None or r <= floor), default=-1)
     return top, bottom
@@ -433,5 +424,86 @@ def _bounds(model: Model, ladder: Sequence[str], query: Query) -> tuple[int | No
 
 def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
     """Memory `model` needs at `quant` for `query` (its context, KV type and backend), GiB."""
-    t = _terms(model, [_quant_name(quant)], query)
-    return _breakdown(t, 0, runtime.overhead_bytes(query.backend or "cuda"))
+    rt = _rt(query)
+    t = _terms(model, [_quant_name(quant, rt)], query)
+    return _breakdown(t, 0, rt.overhead_bytes(query.backend or "cuda"))
+
+
+def _on_rigsfor_runtime(model: Model, rigs: Sequence[Rig], query: Query,
+                         rt: Runtime) -> list[Estimate]:
+    """`model` on every rig for runtime `rt`: the rigs it runs on grouped by the query it
+    makes of them (ollama's context follows the GPUs' memory), each group vectorised; a rig it
+    cannot run on answers "no" with the reason in the estimate's notes (`refused`)."""
+    out: list[Estimate | None] = [None] * len(rigs)
+    groups: dict[Query, list[int]] = {}
+    for i, r in enumerate(rigs):
+        try:
+            fitted, q = for_runtime(model, r, query, rt)
+        except EstimateInputError as exc:
+            out[i] = refused(model, r, query, rt, str(exc))
+            continue
+        if fitted.is_single_card:
+            groups.setdefault(q, []).append(i)
+        else:
+            out[i] = estimate(model, r, query, placed=False)
+    for q, rows in groups.items():
+        ladder = _ladder(model, q)
+        found = _evaluate([model] * len(rows), [_terms(model, ladder, q)] * len(rows),
+                          [Rig.of(rigs[i].devices[0]) for i in rows], q,
+                          _bounds(model, ladder, q))
+        for i, e in zip(rows, found, strict=True):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
+def _modelsfor_runtime(models: Sequence[Model], rig: Rig, query: Query,
+                        rt: Runtime) -> list[Estimate]:
+    """Every model on `rig` for runtime `rt`, in order: on one card the models grouped by the
+    query the runtime makes of them (its default context follows each model's limit) and
+    their ladder, each group vectorised; a rig it cannot run answers "no" (`refused`)."""
+    out: list[Estimate | None] = [None] * len(models)
+    groups: dict[tuple[Query, tuple[str, ...], str | None], list[int]] = {}
+    card: Card | None = None
+    for i, m in enumerate(models):
+        try:
+            fitted, q = for_runtime(m, rig, query, rt)
+        except EstimateInputError as exc:
+            out[i] = refused(m, rig, query, rt, str(exc))
+            continue
+        if not fitted.is_single_card:
+            out[i] = _row(m, rig, query, rt)
+            continue
+        card = fitted.devices[0]
+        groups.setdefault((q, _ladder(m, q), _native(m, rt)), []).append(i)
+    for (q, ladder, _), rows in groups.items():
+        assert card is not None  # a group holds a single card's rows
+        some = [models[i] for i in rows]
+        found = _evaluate(some, [_terms(m, ladder, q) for m in some],
+                          [Rig.of(card)] * len(some), q, _bounds(some[0], ladder, q))
+        for i, e in zip(rows, found, strict=True):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
+def _row(model: Model, rig: Rig, query: Query, rt: Runtime) -> Estimate:
+    """A report row of `model` on `rig` for runtime `rt`: "no" with the reason where the
+    runtime cannot run there."""
+    try:
+        return estimate(model, rig, query, placed=False)
+    except EstimateInputError as exc:
+        if exc.code not in ("runtime_unsupported", "bad_rig", "bad_tensor_parallel"):
+            raise
+        return refused(model, rig, query, rt, str(exc))
+
+
+def compare_runtimes(model: Model, rig: Rig, query: Query) -> list[Estimate]:
+    """`model` on `rig` under every runtime that can run it, at the query's context and
+    speed test, fastest decode first (those that do not fit after them)."""
+    out = []
+    for name in RUNTIME_NAMES:
+        try:
+            out.append(estimate(model, rig, replace(query, runtime=name), placed=False,
+                                runtime_context=False))
+        except EstimateInputError:  # a runtime this rig cannot run
+            continue
+    return sorted(out, key=lambda e: -(e.decode.tokens_per_s if e.decode and e.fits else -1.0))

@@ -302,6 +302,15 @@ def _approx_shape(hidden: int) -> Architecture:
     )
 
 
+def breakdown(weights_bytes: float, kv_bytes: float, buffers_bytes: float, vision_bytes: float,
+              approximated: bool) -> MemoryBreakdown:
+    """The one memory breakdown every estimate shows, GiB, from its parts in bytes: weights, KV
+    cache (or recurrent state), compute buffers with the runtime's overhead, image encoder."""
+    total = weights_bytes + kv_bytes + buffers_bytes + vision_bytes
+    return MemoryBreakdown(weights_bytes / GIB, kv_bytes / GIB, buffers_bytes / GIB, total / GIB,
+                           approximated, vision_bytes / GIB)
+
+
 def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | Quantization,
                      context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
                      n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
@@ -318,7 +327,4 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
         weights = float(weights_bytes(arch, name))
     kv = kv_cache_bytes(shape, context_tokens, kv_type, n_ubatch)
     runtime = runtime_bytes(shape, backend, context_tokens, n_ubatch, flash_attn)
-    return MemoryBreakdown(
-        weights_gib=weights / GIB, kv_cache_gib=kv / GIB, runtime_gib=runtime / GIB,
-        total_gib=(weights + kv + runtime) / GIB, approximated=approximated,
-    )
+    return breakdown(weights, kv, runtime, 0.0, approximated)

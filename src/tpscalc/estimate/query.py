@@ -28,6 +28,12 @@ MAX_CONTEXT = 10_000_000
 DEFAULT_MIN_QUALITY = "IQ4_XS"
 # llama.cpp GPU backends the speed model is calibrated for (sycl borrows vulkan's parameters).
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
+# The runtimes an estimate may be for (estimate/runtimes.py implements each; llama.cpp is the
+# default and the one the calibration measures).
+RUNTIMES = ("llama.cpp", "ollama", "lmstudio", "llamafile", "mlx", "vllm", "sglang")
+DEFAULT_RUNTIME = "llama.cpp"
+RUNTIME_ALIASES = {"llamacpp": "llama.cpp", "llama-cpp": "llama.cpp", "lm-studio": "lmstudio",
+                   "lm studio": "lmstudio", "mlx-lm": "mlx", "mlx_lm": "mlx"}
 # KV-cache types llama.cpp offers for -ctk/-ctv that the product exposes (f16 is its default).
 KV_TYPES = ("f16", "q8_0", "q4_0")
 
@@ -63,6 +69,15 @@ def check_choice(value: str | None, choices: Sequence[str], what: str) -> str | 
         raise EstimateInputError(f"unknown {what} {value!r}; use one of {', '.join(choices)}",
                                  f"bad_{what.replace('-', '_').replace(' ', '_').lower()}")
     return found
+
+
+def check_runtime(value: str | None) -> str:
+    """The runtime's canonical name (RUNTIMES; an alias such as "lm-studio" too); None or
+    empty: llama.cpp."""
+    if value is None or not value.strip():
+        return DEFAULT_RUNTIME
+    name = RUNTIME_ALIASES.get(value.strip().lower(), value)
+    return check_choice(name, RUNTIMES, "runtime") or DEFAULT_RUNTIME
 
 
 # Unquantized types a quality ceiling may name above the ladder's top (Q8_0): `--max-quality F16`
@@ -155,9 +170,11 @@ class Query(FrozenValue):
     depth: int = 0
     flash_attn: bool = True
     n_ubatch: int = 512
+    runtime: str = DEFAULT_RUNTIME  # the runtime the answer is for (RUNTIMES)
 
     def __post_init__(self) -> None:
         check_context(self.context)
+        object.__setattr__(self, "runtime", check_runtime(self.runtime))
         try:
             # checks the test parameters once, here, and keeps the test (asked per model)
             self.__dict__["_test"] = speed_test(self.context, self.n_prompt, self.n_gen,

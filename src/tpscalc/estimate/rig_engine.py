@@ -1,7 +1,10 @@
 """One model on a rig of several GPUs, GPUs plus system RAM, or the CPU alone.
 
-The engine (engine.py) keeps its vectorised single-card path; a rig with more than one device,
-with system RAM, with a user placement or with no GPU comes here. Memory comes from
+The engine (engine.py) answers every rig from one set of model terms (model_terms.py, made
+once per model and query) and one memory breakdown (memory.breakdown): a single card all on
+its GPU through its vectorised path, every other rig (several devices, system RAM, a user
+placement, no GPU) here, each device reading its share of the same terms through the same
+speed functions (a one-device rig all on its GPU gives the single card's answer). Memory comes from
 `placement.place` (llama.cpp's --fit); speed from the sum of the stages a token passes:
     t(decode) = Σ_devices (bytes read there / (η × bandwidth) + fixed costs)
                 + bytes read from RAM / (η_RAM × RAM bandwidth) + CPU per-token cost
@@ -17,13 +20,16 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import cpu_speed, speed
 from tpscalc.estimate import memory as mem
+from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
+from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.placement import (
     DeviceSlot,
     ModelLayout,
@@ -32,8 +38,7 @@ from tpscalc.estimate.placement import (
     place,
 )
 from tpscalc.estimate.query import Query, Rig
-from tpscalc.estimate.runtime import Runtime
-from tpscalc.estimate.speed_terms import attention_flops_per_token, attention_score_bytes
+from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
     Bound,
@@ -102,6 +107,7 @@ def _parameters(arch: Architecture) -> float:
 
 def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: float,
             query: Query, context: int) -> _Layout:
+    # kv: the cache at `context` (the terms' kv or kv_doubled)
     """Split the runtime's byte totals into llama.cpp's placement units by the tensors' roles."""
     roles = _roles(arch, quant)
     emb, out, experts = roles["embedding"], roles["output"], roles["experts"]
@@ -123,14 +129,40 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
                    experts / n * active)
 
 
-def _slots(rig: Rig, arch: Architecture, query: Query, runtime: Runtime,
-           context: int) -> list[DeviceSlot]:
-    buffers = runtime.compute_buffer_bytes(arch, context, query.test.n_ubatch,
-                                           query.test.flash_attn)
+# (id(terms), format index, doubled) -> (terms, layout): a layout depends on the model's
+# terms and the query only, not on the card, so a report placing one model on every card (or
+# every model on one rig's card) splits its bytes once. The terms are kept so an id is never
+# reused; emptied when full.
+_LAYOUTS: dict[tuple[int, int, bool], tuple[ModelTerms, _Layout]] = {}
+LAYOUTS_MEMO_SIZE = 4096
+
+
+def _shared_layout(arch: Architecture, terms: ModelTerms, j: int, query: Query,
+                   doubled: bool) -> _Layout:
+    """_layout of format j of `terms` at the query's context (or twice it), memoised."""
+    key = (id(terms), j, doubled)
+    held = _LAYOUTS.get(key)
+    if held is not None and held[0] is terms:  # the same terms: the same query inputs
+        return held[1]
+    kv, context = ((terms.kv_doubled, 2 * query.context) if doubled
+                   else (terms.kv, query.context))
+    lay = _layout(arch, terms.quants[j], terms.weights[j], terms.read_per_token[j], kv, query,
+                  context)
+    if len(_LAYOUTS) >= LAYOUTS_MEMO_SIZE:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (terms, lay)
+    return lay
+
+
+def _slots(rig: Rig, query: Query, runtime: Runtime, compute: float,
+           vision: float) -> list[DeviceSlot]:
+    """Each GPU's usable memory and fixed bytes: its compute buffer (`compute`, bytes) and the
+    backend's overhead; the image encoder (`vision`) on the first, the main GPU, where llama.cpp
+    loads the --mmproj file."""
     return [DeviceSlot(c.name, c.usable_memory_gib * GIB,
-                       buffers + runtime.overhead_bytes(query.backend
-                                                        or runtime.default_backend(c)))
-            for c in rig.devices]
+                       compute + (vision if i == 0 else 0.0)
+                       + runtime.overhead_bytes(query.backend or runtime.default_backend(c)))
+            for i, c in enumerate(rig.devices)]
 
 
 def _user(rig: Rig) -> UserPlacement:
@@ -150,63 +182,61 @@ def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig) -> FitLabel
     return "comfortable" if p2.fits and not (p2.cpu_layers or p2.cpu_expert_layers) else "tight"
 
 
-def estimate_rig(model: Model, quants: Sequence[str], rig: Rig, query: Query,
+def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
                  runtime: Runtime) -> Estimate:
-    """`model` on `rig`: the least compressed of `quants` all on the GPUs, else the most
-    compressed that fits with offload (or on the CPU), the one that leaves the least in RAM and
-    so runs fastest; `quants` least compressed first (the most compressed is the quality
+    """`model` on `rig`: the least compressed of the terms' formats all on the GPUs, else the
+    most compressed that fits with offload (or on the CPU), the one that leaves the least in RAM
+    and so runs fastest; formats least compressed first (the most compressed is the quality
     floor)."""
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
-    kv = runtime.kv_cache_bytes(arch, query.context, query.kv_type)
-    kv2 = runtime.kv_cache_bytes(arch, 2 * query.context, query.kv_type)
-    slots = _slots(rig, arch, query, runtime, query.context)
-    slots2 = _slots(rig, arch, query, runtime, 2 * query.context)
+    slots = _slots(rig, query, runtime, terms.compute, terms.vision)
+    slots2 = _slots(rig, query, runtime, terms.compute_doubled, terms.vision)
     # On a unified-memory machine (Apple, Strix Halo) the RAM is the GPU's pool: no offload.
     unified = any(c.unified_memory for c in rig.devices)
     ram = None if rig.ram_gib is None or unified else rig.ram_gib * GIB
     tried = []
-    for q in quants:
-        weights, read = runtime.weights_bytes(model, q)
-        lay = _layout(arch, q, weights, read, kv, query, query.context)
+    for j, q in enumerate(terms.quants):
+        lay = _shared_layout(arch, terms, j, query, False)
         p = place(lay.model, slots, ram, _user(rig))
-        doubled = _layout(arch, q, weights, read, kv2, query, 2 * query.context).model
+        doubled = _shared_layout(arch, terms, j, query, True).model
         label = _label(p, functools.partial(place, doubled, slots2, ram, _user(rig)), rig)
-        tried.append((q, lay, p, label))
+        tried.append((j, lay, p, label))
         if label in ("comfortable", "tight"):
             break
     on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
     offloaded = [t for t in tried if t[3] != "no"]
-    q, lay, p, label = on_gpus[0] if on_gpus else offloaded[-1] if offloaded else tried[-1]
-    return _estimate(model, arch, q, lay, p, label, rig, query, runtime)
+    j, lay, p, label = on_gpus[0] if on_gpus else offloaded[-1] if offloaded else tried[-1]
+    return _estimate(model, arch, terms, j, lay, p, label, rig, query, runtime)
 
 
-def gpu_placement(model: Model, quant: str, rig: Rig, query: Query,
+def gpu_placement(model: Model, terms: ModelTerms, rig: Rig, query: Query,
                   runtime: Runtime) -> Placement:
-    """Every layer of `model` at `quant` on the rig's GPUs and the output layer with them: what
-    a single-card answer that fits runs (`-ngl` all layers + 1, as given, so llama.cpp's --fit
-    keeps it)."""
+    """Every layer of `model` at the terms' one format on the rig's GPUs and the output layer
+    with them: what a single-card answer that fits runs (`-ngl` all layers + 1, as given, so
+    llama.cpp's --fit keeps it)."""
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
-    kv = runtime.kv_cache_bytes(arch, query.context, query.kv_type)
-    weights, read = runtime.weights_bytes(model, quant)
-    lay = _layout(arch, quant, weights, read, kv, query, query.context)
-    slots = _slots(rig, arch, query, runtime, query.context)
+    lay = _shared_layout(arch, terms, 0, query, False)
+    slots = _slots(rig, query, runtime, terms.compute, terms.vision)
     return place(lay.model, slots, None, UserPlacement(arch.num_layers + 1, None, None))
 
 
-def _memory(lay: _Layout, p: Placement, approximated: bool) -> MemoryBreakdown:
-    buffers = sum(d.buffer_bytes for d in p.devices)
+def _memory(terms: ModelTerms, j: int, p: Placement) -> MemoryBreakdown:
+    """The rig's breakdown, built as a single card's (memory.breakdown): the file's weights
+    (the placement shows where each byte sits, a tied output head's GPU copy included), the KV
+    cache wherever it lives, every device's buffers and the encoder on the main GPU."""
+    vision = terms.vision if p.devices else 0.0
+    buffers = sum(d.buffer_bytes for d in p.devices) - vision
     kv = sum(d.kv_bytes for d in p.devices) + p.cpu_kv_bytes
-    weights = lay.weights + (lay.model.output_copy_bytes if p.output_on_gpu else 0.0)
-    total = weights + kv + buffers
-    return MemoryBreakdown(weights / GIB, kv / GIB, buffers / GIB, total / GIB, approximated)
+    return mem.breakdown(float(terms.weights[j]), kv, buffers, vision, terms.approximated)
 
 
-def _estimate(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement,
-              label: FitLabel, rig: Rig, query: Query, runtime: Runtime) -> Estimate:
+def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
+              p: Placement, label: FitLabel, rig: Rig, query: Query,
+              runtime: Runtime) -> Estimate:
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
-    approximated = model.architecture is None or model.architecture.approximated
-    memory = _memory(lay, p, approximated)
+    q = terms.quants[j]
+    memory = _memory(terms, j, p)
     name = rig.name
     if label == "no":
         short = sum(max(0.0, d.total_bytes + d.margin_bytes - d.usable_bytes) for d in p.devices)
@@ -215,12 +245,23 @@ def _estimate(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placeme
         return Estimate(model.name, name, None, query.context, backend, memory,
                         _usable_gib(rig), False, "no", None, None,
                         round(short / GIB, 2), query.test, placement=p,
-                        offload_share=round(p.offload_share(lay.weights), 3))
-    decode = _decode(model, arch, q, lay, p, rig, query)
-    prefill = _prefill(model, arch, q, lay, p, rig, query)
+                        offload_share=round(p.offload_share(lay.weights), 3),
+                        runtime=runtime.name)
+    cal = calibration()
+    decode = _decode(terms, q, lay, p, rig, query, cal)
+    if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
+        decode = low_confidence(decode, cal)
+    prefill = _prefill(terms, q, lay, p, rig, query, cal)
+    held = None
+    if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's
+        decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
+    else:  # llama.cpp underneath (ollama, LM Studio, llamafile): at the runtime's level
+        decode, prefill = at_level(decode, runtime.level), prefill_at_level(prefill,
+                                                                            runtime.level)
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
-                    True, label, decode, prefill, None, query.test, placement=p,
-                    offload_share=round(p.offload_share(lay.weights), 3))
+                    True, label, decode if model.generates else None, prefill, None,
+                    query.test, held, placement=p,
+                    offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name)
 
 
 def _usable_gib(rig: Rig) -> float:
@@ -230,8 +271,11 @@ def _usable_gib(rig: Rig) -> float:
 def _device_reads(lay: _Layout, p: Placement) -> list[float]:
     """Weight bytes each device reads per generated token."""
     n = lay.model.n_layers
-    per_layer = (lay.read - lay.output_read) / n
     experts_on_cpu = p.cpu_layers + p.cpu_expert_layers if p.cpu_expert_layers else 0
+    if len(p.devices) == 1 and p.devices[0].layers == n and p.output_on_gpu \
+            and not experts_on_cpu:
+        return [lay.read]  # all on one device: the whole read, as a single card's
+    per_layer = (lay.read - lay.output_read) / n
     out, layer = [], n
     for i, d in enumerate(reversed(p.devices)):
         first = layer - d.layers
@@ -244,38 +288,37 @@ def _device_reads(lay: _Layout, p: Placement) -> list[float]:
     return out[::-1]
 
 
-def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
-            query: Query) -> DecodeEstimate:
-    test = query.test
+def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
+            cal: Calibration) -> DecodeEstimate:
+    """The time of a token as the sum of its stages: each device's share of the terms at its
+    own calibrated rate (the single card's functions), the CPU's part, the split's cost."""
     n = lay.model.n_layers
-    depth = test.depth + test.n_gen / 2
-    kv_read = float(mem.kv_cache_bytes(arch, max(1, round(depth)), query.kv_type))
-    if not test.flash_attn:
-        kv_read += attention_score_bytes(arch, depth)
-    attention = attention_flops_per_token(arch, depth)
+    kv_read = t.kv_decode
     terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0}
     used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
             if d.layers or r > 0]
     gpu_fast = gpu_slow = 0.0
     confidence: Confidence = "low"
+    gpu_bound: Bound = "bandwidth"
     if used:
         shares = [d.layers / n for _, d, _ in used]
         ests = speed.decode_estimates(
             [r for _, _, r in used], [kv_read * s for s in shares], [d.layers for _, d, _ in used],
-            [c for c, _, _ in used], query.backend, calibration(), is_moe=arch.is_moe,
-            params_read=[model.parameters_active * s for s in shares], quant=q,
-            attention_flops=[attention * s for s in shares])
+            [c for c, _, _ in used], query.backend, cal, is_moe=t.is_moe,
+            params_read=[t.params_active * s for s in shares], quant=q,
+            attention_flops=[t.attention_decode * s for s in shares])
         terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
         gpu_fast = sum(1.0 / e.high for e in ests)
         gpu_slow = sum(1.0 / e.low for e in ests)
         confidence = min((e.confidence for e in ests), key=_CONFIDENCE_ORDER.index)
+        gpu_bound = min(ests, key=lambda e: e.tokens_per_s).bound  # the slowest device's
     cpu_read = (p.cpu_layers * (lay.read - lay.output_read) / n
                 + p.cpu_expert_layers * lay.expert_read_per_layer
                 + (0.0 if p.output_on_gpu else lay.output_read)
                 + kv_read * p.cpu_layers / n)
     stages = len(used) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
-        rate_gb_s, ram_bound = _ram_rate(rig, q, arch.is_moe)
+        rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
     split = MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
@@ -283,11 +326,15 @@ def _decode(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement
     seconds = sum(terms.values())
     tps = 1.0 / seconds
     bound = max(terms, key=lambda k: terms[k])
+    if bound == "bandwidth":  # the GPUs' share decides: what decided it on them
+        bound = gpu_bound
     # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
     # CPU terms (assumed, not calibrated) at the rig band; the split cost as fitted.
     host = seconds - terms["bandwidth"] - split
     if host > 0:
         confidence = "low"
+    if stages == 1 and host <= 0:  # one device alone: its own estimate, as on one card
+        return ests[0]
     return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host / _BAND[0]),
                           1.0 / (gpu_fast + split + host / _BAND[1]), confidence, bound)
 
@@ -309,37 +356,41 @@ def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
     return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
-def _prefill(model: Model, arch: Architecture, q: str, lay: _Layout, p: Placement, rig: Rig,
-             query: Query) -> PrefillEstimate | None:
+def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
+             cal: Calibration) -> PrefillEstimate | None:
     test = query.test
     prompt = test.n_prompt
-    mean_ctx = speed.prompt_mean_context(prompt, test.depth)
-    flops = 2.0 * model.parameters_active + attention_flops_per_token(arch, mean_ctx)
     if not rig.devices:
         rate = CPU_TFLOPS * 1e12 if rig.cpu is None else cpu_speed.prefill_flops(rig.cpu)
-        seconds = prompt * flops / rate
-        bound: Bound = "compute"
-    else:
-        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-        # to the main GPU); each device does its share at its own rate.
-        n = lay.model.n_layers
-        counts = [d.layers for d in p.devices]
-        counts[0] += p.cpu_layers
-        rows = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
-        ests = speed.prefill_estimates(
-            [flops * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
-            calibration(), weights_bytes=[lay.weights * s for _, s in rows],
-            quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch,
-            flash_attn=test.flash_attn)
-        if any(e is None for e in ests):
-            return None
-        compute = sum(prompt / e.tokens_per_s for e in ests if e is not None)
-        passes = math.ceil(prompt / test.n_ubatch)
-        moved = p.cpu_weights_bytes - p.embedding_bytes
-        link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
-        pcie = passes * moved / (link * 1e9) if moved > 0 else 0.0
-        seconds = compute + pcie
-        bound = "pcie" if pcie > compute else "compute"
-    tps = prompt / seconds
-    return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds, bound)
-
+        seconds = prompt * t.flops_per_token / rate
+        tps = prompt / seconds
+        return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds, "compute")
+    # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+    # to the main GPU); each device does its share of the terms at its own rate.
+    n = lay.model.n_layers
+    counts = [d.layers for d in p.devices]
+    counts[0] += p.cpu_layers
+    rows = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
+    ests = speed.prefill_estimates(
+        [t.flops_per_token * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
+        cal, weights_bytes=[lay.weights * s for _, s in rows],
+        quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch,
+        attention_flops_per_token=[t.attention_prefill * s for _, s in rows],
+        expert_params=[t.expert_params * s for _, s in rows], expert_batch=t.expert_batch,
+        expert_gemms=[t.expert_gemms * s for _, s in rows], flash_attn=test.flash_attn)
+    known = [e for e in ests if e is not None]
+    if len(known) < len(ests):
+        return None
+    passes = math.ceil(prompt / test.n_ubatch)
+    moved = p.cpu_weights_bytes - p.embedding_bytes
+    link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
+    pcie = passes * moved / (link * 1e9) if moved > 0 else 0.0
+    if len(known) == 1 and pcie <= 0:  # one device alone: its own estimate, as on one card
+        return known[0]
+    compute = sum(prompt / e.tokens_per_s for e in known)
+    seconds = compute + pcie
+    slowest = max(known, key=lambda e: prompt / e.tokens_per_s).bound
+    bound: Bound = "pcie" if pcie > compute else slowest
+    slow = sum(prompt / e.low for e in known) + pcie / _BAND[0]
+    fast = sum(prompt / e.high for e in known) + pcie / _BAND[1]
+    return PrefillEstimate(prompt / seconds, prompt / slow, prompt / fast, seconds, bound)

@@ -8,6 +8,7 @@ be another class with the same methods, not a change to the engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
@@ -39,10 +40,47 @@ MXFP4_Q8_0 = "MXFP4_MOE"
 UNCONVERTED_FORMAT = "F16"
 
 
+@dataclass(frozen=True)
+class RuntimeLevel:
+    """A runtime's speed as a share of llama.cpp's estimate for the same work on the same card:
+    decode and prefill factors, the range (low, high: factors on the estimate) and the public
+    rows it rests on (0: taken from a published comparison, not fitted here)."""
+
+    decode: float
+    prefill: float
+    low: float
+    high: float
+    rows: int
+
+
 class Runtime(Protocol):
     """What the engine needs to know about an inference runtime (all sizes in bytes)."""
 
-    name: str
+    name: str  # as --runtime takes it
+    label: str  # as people write it
+    level: RuntimeLevel
+    tensor_parallel: bool  # several GPUs split each layer (vLLM), not the layers (llama.cpp)
+
+    def refusal(self, card: Card | None) -> str | None:
+        """Why `card` (None: the CPU alone) cannot run this runtime; None when it can."""
+        ...
+
+    def context_default(self, rig_memory_gib: float, model_limit: int | None) -> int | None:
+        """The context the runtime sets when none is asked, for GPUs of this much memory (GiB)
+        and a model built for `model_limit` tokens (None: unknown); None: tpscalc's default."""
+        ...
+
+    def usable_gib(self, card: Card) -> float:
+        """The memory the runtime lets itself allocate on `card`, GiB."""
+        ...
+
+    def speed_quant(self, fmt: str) -> str:
+        """The GGUF type whose kernels do the same work as `fmt` (for the speed terms)."""
+        ...
+
+    def rank(self, fmt: str) -> str:
+        """The ladder's GGUF type of the same quality as `fmt` (for the quality bounds)."""
+        ...
 
     def formats(self, model: Model) -> tuple[str, ...]:
         """The weight formats offered for `model`, least compressed first."""
@@ -99,6 +137,24 @@ class LlamaCpp:
     """llama.cpp with GGUF files: the quantization ladder, its KV cache and its buffers."""
 
     name = "llama.cpp"
+    label = "llama.cpp"
+    level = RuntimeLevel(1.0, 1.0, 1.0, 1.0, 0)  # the calibration is llama.cpp's own
+    tensor_parallel = False
+
+    def refusal(self, card: Card | None) -> str | None:
+        return None
+
+    def context_default(self, rig_memory_gib: float, model_limit: int | None) -> int | None:
+        return None
+
+    def usable_gib(self, card: Card) -> float:
+        return card.usable_memory_gib
+
+    def speed_quant(self, fmt: str) -> str:
+        return fmt
+
+    def rank(self, fmt: str) -> str:
+        return fmt
 
     def formats(self, model: Model) -> tuple[str, ...]:
         if model.file_weights is not None:  # a user's file comes in the one format it holds

@@ -77,6 +77,16 @@ class SpeedTest(FrozenValue):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class RunCommand(FrozenValue):
+    """The shell command that realises an estimate in its runtime, and the settings
+    (environment, Modelfile lines, a conversion) it relies on (estimate/commands.py)."""
+
+    runtime: str
+    command: str
+    settings: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Estimate(FrozenValue):
     """One model on one card at one quantization and context length."""
 
@@ -97,3 +107,7 @@ class Estimate(FrozenValue):
     # Where the model sits on a rig (several GPUs, RAM offload, CPU only); None: one card
     placement: Placement | None = None
     offload_share: float | None = None  # share of the weights in system RAM (rigs only)
+    runtime: str = "llama.cpp"  # the runtime the answer is for (estimate/runtimes.py)
+    tensor_parallel: int = 1  # GPUs each layer is split across (vLLM, SGLang); 1: none
+    refusal: str | None = None  # why the runtime cannot run on this rig (nothing estimated)
+    run: RunCommand | None = None  # the command that realises it (a single answer's)

@@ -59,6 +59,8 @@ class Engine(Protocol):
 
     def memory_at(self, model: Model, quant: str, query: Query) -> MemoryBreakdown: ...
 
+    def compare_runtimes(self, model: Model, rig: Rig, query: Query) -> list[Estimate]: ...
+
 
 def default_engine() -> Engine:
     """The real engine; builders take another through their `engine` argument (tests do)."""
@@ -172,7 +174,27 @@ def estimate_json(e: Estimate, model_file: str | None = None) -> dict[str, Any]:
         "test": test_json(e),
         "measured": measured_json(e),
         "error": None,
+        "runtime": e.runtime,
+        "tensor_parallel": e.tensor_parallel,
+        "run": run_json(e),
     } | rig_json(e, model_file)
+
+
+def runtime_row_json(e: Estimate) -> dict[str, Any]:
+    """One runtime's answer in the "which runtime is fastest here" comparison."""
+    return {"runtime": e.runtime, "quant": e.quant, "fits": e.fits, "context": e.context,
+            "tensor_parallel": e.tensor_parallel,
+            "decode_tokens_per_s": e.decode.tokens_per_s if e.decode and e.fits else None,
+            "prefill_tokens_per_s": e.prefill.tokens_per_s if e.prefill and e.fits else None,
+            "memory_gib": e.memory.total_gib}
+
+
+def run_json(e: Estimate) -> dict[str, Any] | None:
+    """The command that realises the estimate in its runtime, and its settings."""
+    r = e.run
+    if r is None:
+        return None
+    return {"command": r.command, "settings": dict(r.settings)}
 
 
 def rig_json(e: Estimate, model_file: str | None = None) -> dict[str, Any]:

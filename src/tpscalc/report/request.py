@@ -25,10 +25,12 @@ from tpscalc.estimate.query import (
     DEFAULT_MIN_QUALITY,
     KV_TYPES,
     MAX_CONTEXT,
+    RUNTIMES,
     EstimateInputError,
     Query,
     check_choice,
     check_quality,
+    check_runtime,
 )
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguageError, check_language
 
@@ -126,7 +128,7 @@ class ReportRequest(FrozenValue):
 
 
 Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
-               "rate", "split", "ram_type", "pcie", "cpu", "tps"]
+               "rate", "split", "ram_type", "pcie", "cpu", "tps", "runtime"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
@@ -158,6 +160,9 @@ PARAMS: tuple[Param, ...] = (
           "F16 or BF16 lets the unquantized weights in)."),
     Param("backend", "backend", "query", "choice",
           "llama.cpp backend (default: each card's usual one).", BACKENDS),
+    Param("runtime", "runtime", "query", "runtime",
+          "Runtime the answer is for: llama.cpp (default), ollama, lmstudio, llamafile, mlx "
+          "(Apple), vllm or sglang (NVIDIA, AMD).", RUNTIMES),
     Param("kv_type", "kv_type", "query", "choice",
           "KV-cache type (llama.cpp -ctk/-ctv; default f16).", KV_TYPES),
     Param("text_only", "text_only", "query", "flag",
@@ -222,9 +227,9 @@ PARAM = {p.name: p for p in PARAMS}
 CHOICE_PARAMS = ("prefer", "min_tps")  # which fitting quantization a row gets (choice.py)
 MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type",
                        "text_only", "search", "min_memory", "max_memory", "all", "lang",
-                       *CHOICE_PARAMS)
+                       *CHOICE_PARAMS, "runtime")
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                      "search", "all", "sort", "lang", *CHOICE_PARAMS)
+                      "search", "all", "sort", "lang", *CHOICE_PARAMS, "runtime")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
               "n_gpu_layers", "n_cpu_moe", "tensor_split")
@@ -237,7 +242,7 @@ SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" control
 SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                   *SPEED_TEST_PARAMS, *RIG_PARAMS, *CHOICE_PARAMS)
+                   *SPEED_TEST_PARAMS, *RIG_PARAMS, *CHOICE_PARAMS, "runtime")
 ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI prints its table in a language
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 # The fields whose empty text means "not given": the free-text ones (the JSON API takes them
@@ -424,6 +429,8 @@ def _value(param: Param, raw: object) -> Any:
         return None if _is_blank(raw) else parse_pcie(raw)
     if param.kind == "cpu":
         return None if _is_blank(raw) else parse_cpu(raw)
+    if param.kind == "runtime":
+        return None if _is_blank(raw) else check_runtime(_check_text(str(raw), param.name))
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), param.name)
@@ -485,6 +492,11 @@ def parse_quant(raw: object) -> str | None:
     if _is_blank(raw):
         return None
     text = _check_text(str(raw), "quant")
+    from tpscalc.estimate.runtimes import OWN_FORMATS
+
+    own = next((f for f in OWN_FORMATS if f.lower() == text.strip().lower()), None)
+    if own is not None and own not in ("BF16",):  # MLX-4bit, FP8, INT4: the runtime checks it
+        return own
     try:
         return check_quality(text, "bad_quant")
     except RequestError as on_ladder:
@@ -550,7 +562,7 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
 
             above = list(ABOVE_LADDER) if p.name == "max_quality" else []
             schema = {"type": "string", "enum": above + ladder_names()}
-        elif p.kind == "choice":
+        elif p.kind in ("choice", "runtime"):
             schema = {"type": "string", "enum": list(p.choices)}
         elif p.kind == "cpu":  # the table's names (a looser spelling resolves too: "7950X")
             from tpscalc.catalog import store

@@ -93,6 +93,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
         "max_quality": q.max_quality,
         "kv_type": q.kv_type,
         "backend": q.backend,
+        "runtime": q.runtime,
         "lang": s.request.lang,
         "filters": {
             "search": f.search,
@@ -194,6 +195,7 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "max_quality": q.max_quality,
         "kv_type": q.kv_type,
         "backend": q.backend,
+        "runtime": q.runtime,
         "lang": report.request.lang,
         "sort": f.sort,
         "filters": {"search": f.search, "show_all": f.show_all},

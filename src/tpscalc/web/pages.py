@@ -15,6 +15,7 @@ from tpscalc.estimate.query import (
     KV_TYPES,
     model_context_limit,
 )
+from tpscalc.estimate.runtimes import RUNTIMES
 from tpscalc.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from tpscalc.report.model_report import CURVE_CONTEXTS
 from tpscalc.report.request import (
@@ -96,6 +97,8 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "default_min_quality": DEFAULT_MIN_QUALITY,
         "above_ladder": list(ABOVE_LADDER),
         "backends": BACKENDS,
+        "runtimes": [(name, rt.label) for name, rt in RUNTIMES.items()],
+        "runtime_label": RUNTIMES[request.query.runtime].label,
         "kv_types": KV_TYPES,
         "sorts": SORTS,
         "preferences": PREFERENCES,
@@ -200,8 +203,9 @@ def card_page(
     """The card page (or only its results block) as HTML, in the request's language."""
     report = reports.card_report(slug, request)
     template = "_partials/card_results.html" if partial else "card.html"
+    refused = RUNTIMES[request.query.runtime].refusal(reports.find_card(slug)) is not None
     return render_page(
-        request.lang, template, path, export=export, report=report,
+        request.lang, template, path, export=export, report=report, runtime_refused=refused,
         **paging(report.get("rows") or [], request, path, export, rows_path("card", slug)),
         **form_options(request)
     )
