@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tpscalc.catalog import Card
+from tpscalc.catalog import Card, Model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate.query import (
     DEFAULT_CONTEXT,
     DEFAULT_MIN_QUALITY,
     EstimateInputError,
+    Query,
     Rig,
     query_for_model,
 )
@@ -76,10 +77,36 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     # A whole rig (this machine's, tpscalc.detect_machine()), or one from a card, a rig text
     # ("2x …", "A + B", "none") and the request's RAM and placement.
     rig = card if isinstance(card, Rig) else build_rig(card, request.rig)
+    serving = request.serving
+    if not serving.is_default:  # many users, or a draft: the serving layer builds on the engine
+        return _serving(sm.model, rig, query, fixed, request,
+                        sm.sources if model is None else None)
     result = common.default_engine().estimate(sm.model, rig, query, fixed)
     out = estimate_json(result)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
+    return out
+
+
+def _serving(model: Model, rig: Rig, query: Query, quant: str | None, request: ReportRequest,
+             sources: Mapping[str, str] | None) -> dict[str, Any]:
+    """The estimate with its `serving` block (estimate/serving.py) and, with a draft or MTP,
+    its `speculative` block (estimate/speculative.py)."""
+    from tpscalc.estimate.serving import serving_estimate
+    from tpscalc.report.serving import serving_json
+
+    opts = request.serving
+    s = serving_estimate(model, rig, query, opts.parallel or 1, quant, opts.users_at)
+    out = estimate_json(s.estimate)
+    if opts.parallel is not None or opts.users_at is not None:
+        out["serving"] = serving_json(s)
+    if opts.draft or opts.mtp:
+        from tpscalc.report.speculative import speculative_json
+
+        out["speculative"] = speculative_json(model, rig, query, s.estimate, opts.draft,
+                                              opts.mtp)
+    if sources is not None:  # facts from the user's file: say which came from where
+        out["sources"] = {**sources, "card": "catalog"}
     return out
 
 

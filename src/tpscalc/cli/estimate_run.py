@@ -20,7 +20,7 @@ CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gp
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
 OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
                     "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "cpu", "pcie",
-                    "n_gpu_layers", "n_cpu_moe", "gpus")
+                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
@@ -132,6 +132,7 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                     quant=quant,
                     **asdict(request.query),
                     **{k: v for k, v in asdict(request.rig).items() if v is not None},
+                    **{k: v for k, v in asdict(request.serving).items() if v not in (None, False)},
                 )
             ]
         except api.INPUT_ERRORS as exc:
@@ -144,6 +145,11 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
         for r in results:
             if r.get("command") and r.get("quant"):  # a rig: the settings that realise it
                 echo(_rig_line(r, request.lang))
+            if r.get("serving") or r.get("speculative"):
+                from tpscalc.cli.serving_lines import serving_lines
+
+                for line in serving_lines(r, request.lang):
+                    echo(line)
             if r.get("sources"):  # the model came from the user's file
                 echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
     if any(r["error"] for r in results):

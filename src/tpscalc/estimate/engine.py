@@ -376,3 +376,8 @@ def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
     """Memory `model` needs at `quant` for `query` (its context, KV type and backend), GiB."""
     t = _terms(model, [_quant_name(quant)], query)
     return _breakdown(t, 0, runtime.overhead_bytes(query.backend or "cuda"))
+
+
+def model_terms_at(model: Model, quant: str, query: Query) -> _ModelTerms:
+    """The model terms of `model` at one quantization for `query` (serving.py's batched step)."""
+    return _terms(model, [_quant_name(quant)], query)
