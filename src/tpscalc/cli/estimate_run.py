@@ -132,7 +132,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                     quant=quant,
                     **asdict(request.query),
                     **{k: v for k, v in asdict(request.rig).items() if v is not None},
-                    **{k: v for k, v in asdict(request.serving).items() if v not in (None, False)},
+                    **{k: v for k, v in asdict(request.serving).items()
+                       if v is not None and v is not False},
                 )
             ]
         except api.INPUT_ERRORS as exc:

@@ -483,7 +483,7 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         raise RequestError(f"ram_channels must be 1 to {MAX_RAM_CHANNELS}", "bad_ram_channels")
     if rig_values.get("gpus") == 1:  # one card is the default: the same request, one cache key
         del rig_values["gpus"]
-    serving = {k: v for k, v in values["serving"].items() if v not in (None, False)}
+    serving = {k: v for k, v in values["serving"].items() if v is not None and v is not False}
     if not 1 <= serving.get("parallel", 1) <= MAX_PARALLEL:
         raise RequestError(f"parallel must be 1 to {MAX_PARALLEL}", "bad_parallel")
     return ReportRequest(Query(**query_values), filters,

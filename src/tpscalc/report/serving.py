@@ -6,6 +6,7 @@ from typing import Any
 
 from tpscalc.estimate.batched import BatchedDecode
 from tpscalc.estimate.serving import ServingEstimate
+from tpscalc.report.common import command_json
 
 
 def _r(x: float | None, digits: int = 2) -> float | None:
@@ -20,6 +21,18 @@ def batched_json(d: BatchedDecode | None) -> dict[str, Any] | None:
             "per_user_tokens_per_s": _r(d.per_user_tokens_per_s, 2),
             "per_user_low": _r(d.per_user_low, 2), "per_user_high": _r(d.per_user_high, 2),
             "step_ms": _r(d.step_s * 1000, 3), "bound": d.bound}
+
+
+def _command(s: ServingEstimate) -> str:
+    """llama-server's arguments for N slots: the placement's (the estimate's command) with the
+    context of all N sequences and -np N."""
+    e, p = s.estimate, s.estimate.placement
+    if p is None or e.quant is None:
+        return s.llama_server
+    args = command_json(e, p)["llama_server"].split()
+    if "-c" in args:
+        args[args.index("-c") + 1] = str(s.parallel * e.context)
+    return " ".join(["llama-server", *args, "-np", str(s.parallel)])
 
 
 def serving_json(s: ServingEstimate) -> dict[str, Any]:
@@ -37,7 +50,7 @@ def serving_json(s: ServingEstimate) -> dict[str, Any]:
         "time_to_first_token_s": _r(s.time_to_first_token_s, 3),
         "kv_model": "llama-server -np N -c N×context: N × one sequence's KV cache (unified "
                     "or split per slot, the same bytes)",
-        "command": {"llama_server": s.llama_server},
+        "command": {"llama_server": _command(s)},
     }
     if s.users_at is not None:
         out["users_at"] = {"target_tokens_per_s": s.users_at, "users": s.users,
