@@ -194,3 +194,81 @@ def serving_estimate(model: Model, rig: Rig, query: Query, parallel: int = 1,
                                                               users_at, block)
     return ServingEstimate(e, parallel, kv_gib, total, usable, fits, decode, ttft, command,
                            users_at, users, limit, users_decode, users_quant)
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class SpeculativeEstimate(FrozenValue):
+    """Speculative decoding of the estimate's model: a draft model or its MTP layers."""
+
+    method: str  # "mtp" or "draft"
+    draft: str | None  # the draft model's name
+    draft_quant: str | None
+    draft_tokens: int  # d, tokens drafted per step
+    extra_memory_gib: float  # the draft's weights, KV cache and buffers
+    fits: bool
+    speedup: tuple[float, float, float]  # (low, typical, high) × the decode speed
+    decode_tokens_per_s: float  # the typical speed-up × the single estimate's decode
+    acceptance: tuple[float, float, float]
+    sources: tuple[str, ...]
+    llama_server: str  # the flags that turn it on
+
+
+def speculative_estimate(model: Model, rig: Rig, query: Query, e: Estimate,
+                         draft: Model | None) -> SpeculativeEstimate:
+    """Speculative decoding of `model` (single estimate `e`) with `draft`, or with its own MTP
+    layers when `draft` is None; raises EstimateInputError when it cannot be done."""
+    from tpscalc.estimate.speculative import (
+        ACCEPTANCE,
+        VOCAB_MAX_SIZE_DIFFERENCE,
+        has_mtp,
+        mtp_draft_ratio,
+        speedup_range,
+    )
+
+    if e.quant is None or e.decode is None or not rig.devices:
+        raise EstimateInputError(f"{model.name} does not fit {e.gpu}: nothing to speed up",
+                                 "bad_draft")
+    cal = calibration()
+    t = engine.model_terms_at(model, e.quant, query)
+    card = rig.devices[0]
+    parts = decode_parts(card, query.backend, cal, t, e.quant, model)
+    arch = model.architecture
+    if draft is None:
+        if not has_mtp(model.hf_repo, model.name):
+            raise EstimateInputError(f"{model.name}'s release has no MTP layers; give a draft "
+                                     "model (--draft NAME)", "no_mtp")
+        acc = ACCEPTANCE["mtp"]
+        bytes_per_weight = t.weights[0] / max(model.parameters_total, 1.0)
+        head = (arch.vocab_size * arch.hidden_size * bytes_per_weight) if arch else 0.0
+        ratio = mtp_draft_ratio(t.n_layers, head, t.read_per_token[0])
+        # one more decoder layer (its weights and KV) and a compute buffer of its own
+        extra = (t.weights[0] / t.n_layers + t.kv / max(t.n_layers, 1) + t.compute) / GIB
+        flags = f"--spec-type draft-mtp --spec-draft-n-max {acc.draft_tokens}"
+        name = quant_d = None
+    else:
+        va = arch.vocab_size if arch else None
+        vb = draft.architecture.vocab_size if draft.architecture else None
+        if va is None or vb is None or abs(va - vb) > VOCAB_MAX_SIZE_DIFFERENCE:
+            raise EstimateInputError(
+                f"{draft.name} cannot draft for {model.name}: its vocabulary ({vb or '?'} tokens) "
+                f"is not the model's ({va or '?'}); llama.cpp needs the same tokenizer family",
+                "bad_draft")
+        acc = ACCEPTANCE["draft"]
+        d = engine.estimate(draft, Rig.of(card), query, e.quant, placed=False)
+        if d.decode is None or d.quant is None:
+            d = engine.estimate(draft, Rig.of(card), query, placed=False)
+        if d.decode is None or d.quant is None:
+            raise EstimateInputError(f"{draft.name} does not fit {card.name} as a draft",
+                                     "bad_draft")
+        ratio = e.decode.tokens_per_s / d.decode.tokens_per_s
+        overhead = engine.runtime.overhead_bytes(d.backend) / GIB
+        extra = d.memory.total_gib - overhead
+        name, quant_d = draft.name, d.quant
+        flags = (f"-md {'-'.join(draft.name.split())}-{d.quant}.gguf -ngld 99 "
+                 f"--draft-max {acc.draft_tokens} --draft-min 1")
+    low, typical, high = speedup_range(parts, ratio, acc)
+    fits = e.memory.total_gib + extra <= _usable_gib(e, rig)
+    return SpeculativeEstimate("mtp" if draft is None else "draft", name, quant_d,
+                               acc.draft_tokens, extra, fits, (low, typical, high),
+                               e.decode.tokens_per_s * typical,
+                               (acc.low, acc.typical, acc.high), acc.sources, flags)
