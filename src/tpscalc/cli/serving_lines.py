@@ -14,24 +14,26 @@ def serving_lines(r: dict[str, Any], lang: str) -> list[str]:
     s = r.get("serving")
     if s:
         mem, d = s["memory"], s["decode"]
+        n = format_number(s["parallel"], lang)
+        total = format_number(mem["total_gib"], lang, 1)
         if s["parallel"] == 1 and s.get("users_at"):
             pass  # only the number of users was asked
         elif d is not None:
-            out.append(tr.gettext(
-                "{n} users at once: {total} GiB with {kv} GiB of KV cache; {aggregate} tok/s in "
-                "all, {per_user} tok/s each ({low}–{high}); first token {ttft} s; {command}").format(
-                n=format_number(s["parallel"], lang), total=format_number(mem["total_gib"], lang, 1),
-                kv=format_number(mem["kv_cache_gib"], lang, 1),
+            text = tr.gettext("{n} users at once: {total} GiB with {kv} GiB of KV cache; "
+                              "{aggregate} tok/s in all, {per_user} tok/s each ({low}–{high}); "
+                              "first token {ttft} s; {command}")
+            out.append(text.format(
+                n=n, total=total, kv=format_number(mem["kv_cache_gib"], lang, 1),
                 aggregate=sig(d["aggregate_tokens_per_s"], lang),
                 per_user=sig(d["per_user_tokens_per_s"], lang), low=sig(d["per_user_low"], lang),
                 high=sig(d["per_user_high"], lang),
                 ttft=format_number(s["time_to_first_token_s"] or 0.0, lang, 2),
                 command=s["command"]["llama_server"]))
         else:
-            out.append(tr.gettext("{n} users at once do not fit: {total} GiB needed, {usable} GiB "
-                                  "usable").format(
-                n=format_number(s["parallel"], lang), total=format_number(mem["total_gib"], lang, 1),
-                usable=format_number(mem["usable_gib"], lang, 1)))
+            text = tr.gettext("{n} users at once do not fit: {total} GiB needed, {usable} GiB "
+                              "usable")
+            out.append(text.format(n=n, total=total,
+                                   usable=format_number(mem["usable_gib"], lang, 1)))
         u = s.get("users_at")
         if u:
             text = (tr.gettext("Users at {target} tok/s each: {users} at {quant} (memory limits "
@@ -44,8 +46,9 @@ def serving_lines(r: dict[str, Any], lang: str) -> list[str]:
                                    quant=u["quant"] or "—"))
     sp = r.get("speculative")
     if sp:
-        out.append(tr.gettext("{method}: {low}–{high}× the speed ({speed} tok/s), {extra} GiB "
-                              "more; {command}").format(
+        text = tr.gettext("{method}: {low}–{high}× the speed ({speed} tok/s), {extra} GiB more; "
+                          "{command}")
+        out.append(text.format(
             method=sp["method"], low=format_number(sp["speedup"]["low"], lang, 2),
             high=format_number(sp["speedup"]["high"], lang, 2),
             speed=sig(sp["decode_tokens_per_s"], lang),

@@ -110,8 +110,6 @@ def _first_fitting(model: Model, rig: Rig, query: Query, n: int, quant: str | No
     e = engine.estimate(model, rig, query, quant)
     if e.quant is None or e.decode is None:
         return e, None
-    _, floor = query.ladder_bounds()
-    formats = engine.runtime.formats(model)
     best: tuple[Estimate, ModelTerms] | None = None
     for cand, t in _candidates(model, rig, query, e, quant):
         best = (cand, t)
