@@ -270,3 +270,32 @@ def speculative_estimate(model: Model, rig: Rig, query: Query, e: Estimate,
                                acc.draft_tokens, extra, fits, (low, typical, high),
                                e.decode.tokens_per_s * typical,
                                (acc.low, acc.typical, acc.high), acc.sources, flags)
+
+
+def users_at_estimate(model: Model, card: Card, query: Query, e: Estimate,
+                      target: float = DEFAULT_USERS_AT_TOK_S) -> tuple[int, str]:
+    """The most users of single-card estimate `e` (its quantization, each with the query's
+    context) that each get `target` tok/s, and what limits them; (0, "memory") when `e` does
+    not fit. A report row's column: no re-estimate, the row's own quantization."""
+    if e.quant is None or e.decode is None or not e.fits:
+        return 0, "memory"
+    t = engine.model_terms_at(model, e.quant, query)
+    parts = decode_parts(card, query.backend, calibration(), t, e.quant, model)
+    per_seq = t.kv / GIB
+    room = e.usable_gib - (e.memory.total_gib - e.memory.kv_cache_gib)
+    fit_n = int(room // per_seq) if per_seq > 0 else MAX_PARALLEL
+    return max_users(e.decode, parts, target, fit_n)
+
+
+def serving_curve(model: Model, rig: Rig, query: Query, counts: tuple[int, ...],
+                  quant: str | None = None) -> list[tuple[int, BatchedDecode]]:
+    """(N, batched decode) for each N of `counts` whose N sequences fit, at one quantization
+    (the single answer's, or `quant`): the points of the serving chart."""
+    e = engine.estimate(model, rig, query, quant, placed=False)
+    if e.quant is None or e.decode is None or not rig.devices:
+        return []
+    t = engine.model_terms_at(model, e.quant, query)
+    parts = decode_parts(rig.devices[0], query.backend, calibration(), t, e.quant, model)
+    usable = _usable_gib(e, rig)
+    return [(n, batched_decode(e.decode, parts, n)) for n in counts
+            if _memory(e, t, n, query.context, 0)[1] <= usable]

@@ -239,7 +239,7 @@ PARAM = {p.name: p for p in PARAMS}
 MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type",
                        "text_only", "search", "min_memory", "max_memory", "all", "lang")
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                      "search", "all", "sort", "lang")
+                      "search", "all", "sort", "lang", "users_at")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
               "n_gpu_layers", "n_cpu_moe", "tensor_split")

@@ -191,6 +191,8 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "lang": report.request.lang,
         "sort": f.sort,
         "filters": {"search": f.search, "show_all": f.show_all},
+        **({"users_at": report.request.serving.users_at}
+           if report.request.serving.users_at is not None else {}),
         "models_total": report.models_total,
         "models_fit": report.models_fit,
         "models_beyond_limit": report.models_beyond_limit,
@@ -225,6 +227,8 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
     } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
+    if row.users is not None:  # asked with users_at: the most users at that speed each
+        out["users"] = row.users
     return out
 
 
