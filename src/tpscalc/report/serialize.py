@@ -163,6 +163,12 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
             }
             for p in report.depth_curve
         ],
+        "serving_curve": [
+            {"gpu": p.gpu, "parallel": p.parallel, "quant": p.quant,
+             "aggregate_tokens_per_s": p.aggregate_tokens_per_s,
+             "per_user_tokens_per_s": p.per_user_tokens_per_s}
+            for p in report.serving_curve
+        ],
         "record_sections": [
             {"title": sec.title, "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
             for sec in report.record
