@@ -54,6 +54,7 @@ class ServingEstimate(FrozenValue):
     users_limit: str | None = None  # "speed" or "memory"
     users_decode: BatchedDecode | None = None  # the speeds at that many users
     users_quant: str | None = None  # the quantization that serves the most of them
+    curve: tuple[BatchedDecode, ...] = ()  # 1, 2, 4 ... users (to N or the most that fit)
 
 
 def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerms, quant: str,
@@ -190,8 +191,12 @@ def serving_estimate(model: Model, rig: Rig, query: Query, parallel: int = 1,
     if users_at is not None:
         users, limit, users_decode, users_quant = _most_users(model, rig, query, e, quant,
                                                               users_at, block)
+    top = max(parallel, users or 1)
+    counts = [n for n in (2 ** i for i in range(11)) if n < top] + [top]
+    curve = tuple(batched_decode(e.decode, parts, n) for n in counts
+                  if _memory(e, t, n, query.context, block)[1] <= usable)
     return ServingEstimate(e, parallel, kv_gib, total, usable, fits, decode, ttft, command,
-                           users_at, users, limit, users_decode, users_quant)
+                           users_at, users, limit, users_decode, users_quant, curve)
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue

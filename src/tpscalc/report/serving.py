@@ -51,6 +51,10 @@ def serving_json(s: ServingEstimate) -> dict[str, Any]:
         "kv_model": "llama-server -np N -c N×context: N × one sequence's KV cache (unified "
                     "or split per slot, the same bytes)",
         "command": {"llama_server": _command(s)},
+        # the picture's points: aggregate and per-user tok/s at 1, 2, 4 ... users
+        "curve": [{"parallel": d.parallel,
+                   "aggregate_tokens_per_s": _r(d.aggregate_tokens_per_s, 1),
+                   "per_user_tokens_per_s": _r(d.per_user_tokens_per_s, 2)} for d in s.curve],
     }
     if s.users_at is not None:
         out["users_at"] = {"target_tokens_per_s": s.users_at, "users": s.users,
