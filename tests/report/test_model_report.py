@@ -71,7 +71,9 @@ def test_faq_sizes_name_the_fastest_card_of_each_size() -> None:
     assert "https://huggingface.co/acme/test-coder-8b" in faq[
         "Test Coder 8B: where can I download it?"]
     assert "3.9 × 10²³ FLOP" in faq["Test Coder 8B: how much compute was used to train it?"]
-    assert len(faq) == 17
+    assert "llama-server --parallel" in faq[
+        "Which card serves 10 users of Test Coder 8B at 20 tok/s each?"]
+    assert len(faq) == 18
 
 
 def test_record_sections_label_and_join_values() -> None:
@@ -153,7 +155,7 @@ def test_report_input_error_is_a_value_error() -> None:
 @pytest.mark.parametrize("lang", ["es", "nl"])
 def test_other_languages_build_and_format_numbers(lang: str) -> None:
     data = report_json(model_report(fakes.MODEL.name, lang=lang))
-    assert data["lang"] == lang and len(data["faq"]) == 17
+    assert data["lang"] == lang and len(data["faq"]) == 18
 
 
 def test_accuracy_answer_quotes_the_calibration_band(monkeypatch: pytest.MonkeyPatch) -> None:
