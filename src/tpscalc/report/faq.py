@@ -218,9 +218,9 @@ def _faq_serving(s: ModelSummary) -> list[Text]:
         _, n, row = min(enough, key=lambda x: (x[0], -x[1]))
         body = tr.gettext(
             "Of the fastest, the smallest and the best card of each memory size that run it, the "
-            "one with the least memory that serves {users} users at {speed} tok/s each, each with {context} tokens of "
-            "context, is {gpu} ({memory} GiB, {quant}): up to {most} users at that speed "
-            "(llama-server --parallel).")
+            "one with the least memory that serves {users} users at {speed} tok/s each, each "
+            "with {context} tokens of context, is {gpu} ({memory} GiB, {quant}): up to {most} "
+            "users at that speed (llama-server --parallel).")
     else:
         n, row = max(seen.values(), key=lambda x: (x[0], x[1].card.memory_gib))
         body = tr.gettext(
