@@ -70,3 +70,18 @@ def test_csv_rows_take_parallel() -> None:
                               {"model": "Llama 3.1-8B", "card": "4090", "parallel": "0"}])
     assert rows[0]["serving"]["parallel"] == 4
     assert rows[1]["error"]
+
+
+def test_mtp_estimate_has_memory_speedup_and_command() -> None:
+    done = _run("--model", "Qwen3.6-27B", "--gpu", "4090", "--mtp", "--json")
+    assert done.returncode == 0, done.stderr
+    sp = json.loads(done.stdout)["speculative"]
+    assert sp["method"] == "mtp" and sp["extra_memory_gib"] > 0
+    assert 1.0 < sp["speedup"]["low"] <= sp["speedup"]["typical"] <= sp["speedup"]["high"]
+    assert "--spec-type draft-mtp" in sp["command"]["llama_server"] and sp["sources"]
+
+
+def test_a_draft_of_another_family_is_one_line() -> None:
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "4090", "--draft", "Qwen3.6-27B")
+    assert done.returncode == 2 and "tokenizer family" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -29,6 +29,16 @@ def speculative_json(model: Model, rig: Rig, query: Query, e: Estimate, draft: s
                          "high": round((e.decode.high if e.decode else 0) * high, 2)},
         "acceptance": dict(zip(("low", "typical", "high"), s.acceptance, strict=True)),
         "sources": list(s.sources),
-        "command": {"llama_server": f"llama-server -m {'-'.join(model.name.split())}-"
-                                    f"{e.quant}.gguf -c {e.context} -ngl 99 {s.llama_server}"},
+        "command": {"llama_server": f"llama-server {_args(model, e)} {s.llama_server}"},
+        **({"note": "needs a GGUF that keeps the MTP layers (llama.cpp PR #22673; e.g. "
+                    "unsloth/Qwen3.6-27B-MTP-GGUF)"} if s.method == "mtp" else {}),
     }
+
+
+def _args(model: Model, e: Estimate) -> str:
+    """The estimate's own llama-server arguments (its placement's), else -m -c -ngl 99."""
+    from tpscalc.report.common import command_json
+
+    if e.placement is not None and e.quant is not None:
+        return str(command_json(e, e.placement)["llama_server"])
+    return f"-m {'-'.join(model.name.split())}-{e.quant}.gguf -c {e.context} -ngl 99"
