@@ -9,12 +9,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tpscalc.catalog import Card
+from tpscalc.catalog import Card, Model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate.query import (
     DEFAULT_CONTEXT,
     DEFAULT_MIN_QUALITY,
     EstimateInputError,
+    Query,
     Rig,
     query_for_model,
 )
@@ -79,7 +80,7 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     # ("2x …", "A + B", "none") and the request's RAM and placement.
     rig = card if isinstance(card, Rig) else lambda: build_rig(card, request.rig)
     out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None,
-                            compare)
+                            compare, from_file=model is None)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     elif sm.resolved_as is not None:  # a repository id, a fine-tune, an ollama tag ...
@@ -89,12 +90,14 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
 
 def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: ReportRequest,
                       fixed: str | None, model_file: str | None = None,
-                      compare: bool = False) -> dict[str, Any]:
+                      compare: bool = False, from_file: bool = False) -> dict[str, Any]:
     """The estimate JSON of a resolved model on a rig (or what builds it, once the request
     holds for the model: a bad context is reported before an unknown card)."""
     fixed = check_file_request(sm, request, fixed)
     query = query_for_model(sm.model, request.query)
     built = rig if isinstance(rig, Rig) else rig()
+    if not request.serving.is_default:  # many users, or a draft: the serving layer builds on it
+        return _serving(sm.model, built, query, fixed, request, sm.sources if from_file else None)
     engine = common.default_engine()
     result = engine.estimate(sm.model, built, query, fixed)
     if fixed is None:  # --prefer / --min-tps: another of the quantizations that fit
@@ -106,6 +109,28 @@ def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: R
         same = replace(query, context=result.context)
         out["runtimes"] = [runtime_row_json(e) for e in engine.compare_runtimes(sm.model, built,
                                                                                 same)]
+    return out
+
+
+def _serving(model: Model, rig: Rig, query: Query, quant: str | None, request: ReportRequest,
+             sources: Mapping[str, str] | None) -> dict[str, Any]:
+    """The estimate with its `serving` block (estimate/serving.py) and, with a draft or MTP,
+    its `speculative` block (estimate/speculative.py)."""
+    from tpscalc.estimate.serving import serving_estimate
+    from tpscalc.report.serving import serving_json
+
+    opts = request.serving
+    s = serving_estimate(model, rig, query, opts.parallel or 1, quant, opts.users_at)
+    out = estimate_json(s.estimate)
+    if opts.parallel is not None or opts.users_at is not None:
+        out["serving"] = serving_json(s)
+    if opts.draft or opts.mtp:
+        from tpscalc.report.speculative import speculative_json
+
+        out["speculative"] = speculative_json(model, rig, query, s.estimate, opts.draft,
+                                              opts.mtp)
+    if sources is not None:  # facts from the user's file: say which came from where
+        out["sources"] = {**sources, "card": "catalog"}
     return out
 
 

@@ -73,7 +73,9 @@ def test_faq_sizes_name_the_fastest_card_of_each_size() -> None:
     assert "3.9 × 10²³ FLOP" in faq["Test Coder 8B: how much compute was used to train it?"]
     which = faq["Test Coder 8B: which quantization should I use on a 16 GB card?"]
     assert "Eta 16" in which and "KL divergence" in which and "--min-tps" in which
-    assert len(faq) == 18
+    assert "llama-server --parallel" in faq[
+        "Which card serves 10 users of Test Coder 8B at 20 tok/s each?"]
+    assert len(faq) == 19
 
 
 def test_record_sections_label_and_join_values() -> None:

@@ -42,8 +42,9 @@ def test_model_page_shows_the_report_rows_in_order(client) -> None:
     for section in ("The extremes", "What the numbers mean", "Full record", "How to choose a GPU",
                     "common questions", "Looking at it from the other side?"):
         assert section in html
-    # breakdown, memory/context, speed/context, decode/depth, prefill/depth, speed/memory
-    assert html.count("<svg") == 6
+    # breakdown, memory/context, speed/context, serving (users at once), decode/depth,
+    # prefill/depth, speed/memory
+    assert html.count("<svg") == 7
     for item in report["faq"]:
         assert item["question"].replace("'", "&#39;") in html
 

@@ -21,7 +21,7 @@ CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gp
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
 OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
                     "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "cpu", "pcie",
-                    "n_gpu_layers", "n_cpu_moe", "gpus")
+                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
@@ -212,6 +212,8 @@ def run_estimate(model: str | None, card: str | None, request: ReportRequest, *,
                     **{k: v for k, v in asdict(request.rig).items() if v is not None},
                     **{k: v for k in ("prefer", "min_tps")  # which fitting quant: choice.py
                        if (v := getattr(request.filters, k)) is not None},
+                    **{k: v for k, v in asdict(request.serving).items()
+                       if v is not None and v is not False},
                 )
             ]
         except api.INPUT_ERRORS as exc:
@@ -234,6 +236,11 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
             echo(_rig_line(r, lang))
         if len(r.get("runtimes") or []) > 1:
             echo(_runtimes_line(r["runtimes"], lang))
+        if r.get("serving") or r.get("speculative"):
+            from tpscalc.cli.serving_lines import serving_lines
+
+            for line in serving_lines(r, lang):
+                echo(line)
         if r.get("resolved_as"):  # a repository id, a fine-tune, an ollama tag ...
             from tpscalc.cli.report_run import resolved_line
 

@@ -17,7 +17,7 @@ from tpscalc.cli.app import fail
 from tpscalc.report.request import PARAM, ReportRequest, RequestError, parse_request
 
 _METAVAR = {"tokens": "TOKENS", "count": "TOKENS", "gib": "GIB", "text": "TEXT",
-            "quality": "QUANT", "rate": "GB/S", "split": "A,B"}
+            "quality": "QUANT", "rate": "GB/S", "split": "A,B", "tok_s": "TOK/S"}
 
 
 def _option(name: str) -> inspect.Parameter:

@@ -252,7 +252,14 @@ def card_table(report: CardReport, wide: bool = False) -> ResultsTable:
         (tr.gettext("Released"), "left"),
     ]
     rows = [_card_row_cells(r, lang) for r in report.rows]
-    return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
+    target = report.request.serving.users_at
+    if target is None:
+        return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2))
+    # asked with --users-at: the most users at that speed each, after the release month
+    middle.append((tr.gettext("Users at {speed} tok/s").format(speed=sig(target, lang)), "right"))
+    rows = [[*cells[:7], format_number(r.users or 0, lang), *cells[7:]]
+            for cells, r in zip(rows, report.rows, strict=True)]
+    return _results_table(lang, title, middle, rows, wide, compact_middle=(0, 2, 4))
 
 
 def _card_row_cells(r: ModelRow, lang: str) -> list[str | Cell]:

@@ -429,6 +429,11 @@ def memory_at(model: Model, quant: str, query: Query) -> MemoryBreakdown:
     return _breakdown(t, 0, rt.overhead_bytes(query.backend or "cuda"))
 
 
+def model_terms_at(model: Model, quant: str, query: Query) -> _ModelTerms:
+    """The model terms of `model` at one quantization for `query` (serving.py's batched step)."""
+    return _terms(model, [_quant_name(quant, _rt(query))], query)
+
+
 def _on_rigsfor_runtime(model: Model, rigs: Sequence[Rig], query: Query,
                          rt: Runtime) -> list[Estimate]:
     """`model` on every rig for runtime `rt`: the rigs it runs on grouped by the query it

@@ -7,7 +7,7 @@ from dataclasses import replace
 from tpscalc.catalog import get_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
-from tpscalc.estimate.query import DEFAULT_CONTEXT, context_within_limit
+from tpscalc.estimate.query import DEFAULT_CONTEXT, Query, context_within_limit
 from tpscalc.i18n import format_number, translator
 from tpscalc.report import choice, common
 from tpscalc.report.common import Engine, params_text
@@ -73,7 +73,24 @@ def build_card_reports(
         for i, m, e in zip(indexes, some, chosen, strict=True):
             found[i] = ModelRow(m, e, context if capped else None, capped and strict)
     rows = [found[i] for i in range(len(models))]
+    if request.serving.users_at is not None and rig.is_single_card:
+        rows = _with_users(card, rows, query, request.serving.users_at)
     return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
+
+
+def _with_users(card: Card, rows: Sequence[ModelRow], query: Query, target: float
+                ) -> list[ModelRow]:
+    """`rows` with the most users each model serves on `card` at `target` tok/s each (the
+    card page's users column, asked with users_at)."""
+    from tpscalc.estimate.serving import users_at_estimate
+
+    out = []
+    for r in rows:
+        at = query if r.estimate.context == query.context else replace(
+            query, context=r.estimate.context)
+        users = users_at_estimate(r.model, card, at, r.estimate, target)[0] if r.counts else 0
+        out.append(replace(r, users=users))
+    return out
 
 
 def card_report(name: str, request: ReportRequest) -> CardReport:

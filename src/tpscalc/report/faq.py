@@ -184,8 +184,60 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
 
 def model_faq(s: ModelSummary) -> tuple[Text, ...]:
     """The FAQ with answers computed from this report's figures."""
-    parts = (_faq_record(s), _faq_running(s), _faq_sizes(s), _faq_quant_16(s), _faq_identity(s))
+    parts = (_faq_record(s), _faq_running(s), _faq_serving(s), _faq_sizes(s), _faq_quant_16(s),
+             _faq_identity(s))
     return tuple(item for part in parts for item in part)
+
+
+SERVING_FAQ_USERS = 10  # "Which card serves 10 users of X at 20 tok/s each?"
+SERVING_FAQ_TOK_S = 20.0
+
+
+def _faq_serving(s: ModelSummary) -> list[Text]:
+    """Which of the fastest and smallest cards serves ten users at 20 tok/s each
+    (estimate/serving.py), each holding the report's context."""
+    from dataclasses import replace
+
+    from tpscalc.estimate.serving import users_at_estimate
+
+    if not s.model.generates or not s.request.rig.is_default:
+        return []
+    tr, lang = translator(s.request.lang), s.request.lang
+    query = s.request.query
+    seen: dict[str, tuple[int, Row]] = {}
+    sized = (best for _, best, _ in s.by_size if best is not None)  # 12, 16, 24 GB ... cards
+    for row in (*s.fastest_ten, *s.smallest_cards, *sized):
+        e = row.estimate
+        if row.card.name in seen or not e.fits or e.decode is None:
+            continue
+        at = query if e.context == query.context else replace(query, context=e.context)
+        seen[row.card.name] = (users_at_estimate(s.model, row.card, at, e,
+                                                 SERVING_FAQ_TOK_S)[0], row)
+    if not seen:
+        return []
+    question = tr.gettext("Which card serves {users} users of {model} at {speed} tok/s "
+                          "each?").format(users=SERVING_FAQ_USERS, model=s.model.name,
+                                          speed=format_number(SERVING_FAQ_TOK_S, lang))
+    enough = [(r.card.memory_gib, n, r) for n, r in seen.values() if n >= SERVING_FAQ_USERS]
+    context = format_number(query.context, lang)
+    if enough:
+        _, n, row = min(enough, key=lambda x: (x[0], -x[1]))
+        body = tr.gettext(
+            "Of the fastest, the smallest and the best card of each memory size that run it, the "
+            "one with the least memory that serves {users} users at {speed} tok/s each, each "
+            "with {context} tokens of context, is {gpu} ({memory} GiB, {quant}): up to {most} "
+            "users at that speed (llama-server --parallel).")
+    else:
+        n, row = max(seen.values(), key=lambda x: (x[0], x[1].card.memory_gib))
+        body = tr.gettext(
+            "None of the fastest, the smallest and the best card of each memory size that run it "
+            "serves {users} users at "
+            "{speed} tok/s each with {context} tokens of context; the most is {most} on {gpu} "
+            "({memory} GiB, {quant}). Fewer users, a shorter context or several cards help.")
+    return [_text(question, body.format(
+        users=SERVING_FAQ_USERS, speed=format_number(SERVING_FAQ_TOK_S, lang), context=context,
+        gpu=row.card.name, memory=format_number(row.card.memory_gib, lang, 0),
+        quant=row.estimate.quant or "—", most=format_number(n, lang)))]
 
 
 def _q(s: ModelSummary, question: str) -> str:

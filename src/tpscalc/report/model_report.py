@@ -29,6 +29,7 @@ from tpscalc.report.model_types import (
     ModelReport,
     ModelSummary,
     Row,
+    ServingPoint,
 )
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
@@ -134,9 +135,28 @@ def build_model_reports(
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
     curve = context_curve(summary, rows, eng)
     depths = tuple(depth_curve(summary, rows, eng))
+    serving = _serving_curve(summary)
     return [replace(assemble(replace(summary, request=replace(request, lang=lang)), rows, curve),
-                    depth_curve=depths)
+                    depth_curve=depths, serving_curve=serving)
             for lang in languages]
+
+
+SERVING_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # users at once on the serving chart
+
+
+def _serving_curve(summary: ModelSummary) -> tuple[ServingPoint, ...]:
+    """Aggregate and per-user speed of 1 to 256 users on the fastest card, while they fit
+    (estimate/serving.py); none on a rig or for a model that writes no text."""
+    from tpscalc.estimate.serving import serving_curve
+
+    fast = summary.fastest
+    if fast is None or not summary.request.rig.is_default or fast.estimate.quant is None:
+        return ()
+    rig = card_rig(fast.card, summary.request.rig)
+    return tuple(ServingPoint(fast.card.name, n, fast.estimate.quant, d.aggregate_tokens_per_s,
+                              d.per_user_tokens_per_s)
+                 for n, d in serving_curve(summary.model, rig, summary.request.query,
+                                           SERVING_COUNTS, fast.estimate.quant))
 
 
 def model_report(name: str, request: ReportRequest) -> ModelReport:

@@ -93,6 +93,17 @@ class ModelSummary(FrozenValue):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class ServingPoint(FrozenValue):
+    """Aggregate and per-user decode of `parallel` users at once on one card, tokens/s."""
+
+    gpu: str
+    parallel: int
+    quant: str
+    aggregate_tokens_per_s: float
+    per_user_tokens_per_s: float
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ModelReport(FrozenValue):
     """Everything the model page shows, in one language."""
 
@@ -105,6 +116,7 @@ class ModelReport(FrozenValue):
     faq: tuple[Text, ...]
     notes: tuple[str, ...] = field(default=())
     depth_curve: tuple[DepthPoint, ...] = ()
+    serving_curve: tuple[ServingPoint, ...] = ()  # the fastest card, N users at once
 
     @property
     def model(self) -> Model:

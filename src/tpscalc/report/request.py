@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from tpscalc.catalog.frozen import FrozenValue
+from tpscalc.estimate.batched import MAX_PARALLEL
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
     BACKENDS,
@@ -118,6 +119,22 @@ class RigOptions(FrozenValue):
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
+class ServingOptions(FrozenValue):
+    """Many users at once (estimate/serving.py): sequences decoded together, the per-user speed
+    to find the most users for, and speculative decoding (estimate/speculative.py)."""
+
+    parallel: int | None = None  # llama-server -np N (None: one request)
+    users_at: float | None = None  # tok/s each user should get: the most users that do
+    draft: str | None = None  # a draft model's name (llama-server -md)
+    mtp: bool = False  # the model's own multi-token-prediction layers as the draft
+
+    @property
+    def is_default(self) -> bool:
+        """Nothing asked: the single-request estimate."""
+        return self == ServingOptions()
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
 class ReportRequest(FrozenValue):
     """A whole report request: the query, the view filters and the language; hashable."""
 
@@ -125,6 +142,7 @@ class ReportRequest(FrozenValue):
     filters: Filters = field(default_factory=Filters)
     lang: str = DEFAULT_LANGUAGE
     rig: RigOptions = field(default_factory=RigOptions)
+    serving: ServingOptions = field(default_factory=ServingOptions)
 
 
 Kind = Literal["tokens", "count", "gib", "text", "flag", "flag_on", "quality", "choice", "page",
@@ -137,7 +155,7 @@ class Param(FrozenValue):
 
     name: str  # query-string key; the CLI option is --name with "_" as "-"
     attr: str  # the attribute on Query, Filters or ReportRequest
-    target: Literal["query", "filters", "request", "rig"]
+    target: Literal["query", "filters", "request", "rig", "serving"]
     kind: Kind
     help: str
     choices: tuple[str, ...] = ()
@@ -222,6 +240,18 @@ PARAMS: tuple[Param, ...] = (
           "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe."),
     Param("tensor_split", "tensor_split", "rig", "split",
           "Share of the layers per GPU, as llama.cpp's -ts, e.g. 3,1."),
+    Param("parallel", "parallel", "serving", "count",
+          f"Users served at once, each with the whole context (llama-server -np N; 1 to "
+          f"{MAX_PARALLEL}): memory for N sequences, aggregate and per-user tok/s, first token "
+          "under load."),
+    Param("users_at", "users_at", "serving", "tps",
+          "Per-user speed, tok/s (e.g. 20): the most users the card serves at it, each with the "
+          "whole context."),
+    Param("draft", "draft", "serving", "text",
+          "Draft model for speculative decoding (llama-server -md), of the same tokenizer family."),
+    Param("mtp", "mtp", "serving", "flag",
+          "Speculative decoding with the model's own multi-token-prediction layers "
+          "(Qwen3.5/3.6, DeepSeek-V3, GLM-4.5, MiMo)."),
 )
 PARAM = {p.name: p for p in PARAMS}
 CHOICE_PARAMS = ("prefer", "min_tps")  # which fitting quantization a row gets (choice.py)
@@ -229,7 +259,8 @@ MODEL_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_t
                        "text_only", "search", "min_memory", "max_memory", "all", "lang",
                        *CHOICE_PARAMS, "runtime")
 CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                      "search", "all", "sort", "lang", *CHOICE_PARAMS, "runtime")
+                      "search", "all", "sort", "lang", *CHOICE_PARAMS, "runtime",
+                      "users_at")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
               "n_gpu_layers", "n_cpu_moe", "tensor_split")
@@ -241,8 +272,10 @@ CARD_RIG_REPORT_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
 SITE_RIG_PARAMS = ("gpus", "ram")  # the site's "cards" and "system RAM" controls
 SITE_GPU_COUNTS = (1, 2, 4, 8)  # what the "cards" control offers
 SITE_RAM_GIB = (32, 64, 128, 256)  # what the "system RAM" control offers (and "none")
+SERVING_PARAMS = ("parallel", "users_at", "draft", "mtp")
 ESTIMATE_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_type", "text_only",
-                   *SPEED_TEST_PARAMS, *RIG_PARAMS, *CHOICE_PARAMS, "runtime")
+                   *SPEED_TEST_PARAMS, *RIG_PARAMS, *CHOICE_PARAMS, "runtime",
+                   *SERVING_PARAMS)
 ESTIMATE_CLI_PARAMS = (*ESTIMATE_PARAMS, "lang")  # the CLI prints its table in a language
 PAGE_PARAMS = ("page",)  # the site's pages take these too
 # The fields whose empty text means "not given": the free-text ones (the JSON API takes them
@@ -460,7 +493,8 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         unknown = sorted(k for k in raw if k not in by_key)
         if unknown:
             raise RequestError(f"unknown option {unknown[0]!r}; use one of {', '.join(names)}")
-    values: dict[str, dict[str, Any]] = {"query": {}, "filters": {}, "request": {}, "rig": {}}
+    values: dict[str, dict[str, Any]] = {"query": {}, "filters": {}, "request": {}, "rig": {},
+                                         "serving": {}}
     for key, param in by_key.items():
         if key in raw and param.attr not in values[param.target]:
             values[param.target][param.attr] = _value(param, raw[key])
@@ -481,9 +515,12 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
         raise RequestError(f"ram_channels must be 1 to {MAX_RAM_CHANNELS}", "bad_ram_channels")
     if rig_values.get("gpus") == 1:  # one card is the default: the same request, one cache key
         del rig_values["gpus"]
+    serving = {k: v for k, v in values["serving"].items() if v is not None and v is not False}
+    if not 1 <= serving.get("parallel", 1) <= MAX_PARALLEL:
+        raise RequestError(f"parallel must be 1 to {MAX_PARALLEL}", "bad_parallel")
     return ReportRequest(Query(**query_values), filters,
                          values["request"].get("lang") or DEFAULT_LANGUAGE,
-                         RigOptions(**rig_values))
+                         RigOptions(**rig_values), ServingOptions(**serving))
 
 
 def parse_quant(raw: object) -> str | None:
@@ -517,7 +554,8 @@ def to_query(request: ReportRequest, **changes: object) -> dict[str, str]:
         if param.target == "request":
             continue
         owner, base = {"query": (request.query, default.query),
-                       "rig": (request.rig, default.rig)}.get(
+                       "rig": (request.rig, default.rig),
+                       "serving": (request.serving, default.serving)}.get(
             param.target, (request.filters, default.filters))
         value = changes.get(param.name, getattr(owner, param.attr))
         if value is None or value == getattr(base, param.attr):
@@ -542,6 +580,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_GPUS}
         elif p.name == "ram_channels":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_RAM_CHANNELS}
+        elif p.name == "parallel":
+            schema = {"type": "integer", "minimum": 1, "maximum": MAX_PARALLEL}
         elif p.kind == "count":
             schema = {"type": "integer", "minimum": 1 if p.name == "n_ubatch" else 0,
                       "maximum": MAX_CONTEXT}

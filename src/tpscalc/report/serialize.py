@@ -170,6 +170,12 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
             }
             for p in report.depth_curve
         ],
+        "serving_curve": [
+            {"gpu": p.gpu, "parallel": p.parallel, "quant": p.quant,
+             "aggregate_tokens_per_s": p.aggregate_tokens_per_s,
+             "per_user_tokens_per_s": p.per_user_tokens_per_s}
+            for p in report.serving_curve
+        ],
         "record_sections": [
             {"title": sec.title, "fields": [{"name": f.name, "value": f.value} for f in sec.fields]}
             for sec in report.record
@@ -201,6 +207,8 @@ def card_report_json(report: CardReport) -> dict[str, Any]:
         "filters": {"search": f.search, "show_all": f.show_all},
         "prefer": f.prefer,
         "min_tps": f.min_tps,
+        **({"users_at": report.request.serving.users_at}
+           if report.request.serving.users_at is not None else {}),
         "models_total": report.models_total,
         "models_fit": report.models_fit,
         "models_beyond_limit": report.models_beyond_limit,
@@ -236,6 +244,8 @@ def row_model_json(row: ModelRow) -> dict[str, Any]:
     } | rig_row_json(e)
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
+    if row.users is not None:  # asked with users_at: the most users at that speed each
+        out["users"] = row.users
     return out
 
 

@@ -39,6 +39,8 @@ class ModelRow(FrozenValue):
     # True when the report asked for a context (not the default) this model cannot hold: the row
     # does not answer the question, so it is left out of the counts and shown only with --all.
     left_out: bool = False
+    # The most users at the request's users_at tok/s each (None: not asked; estimate/serving.py)
+    users: int | None = None
 
     @property
     def tokens_per_s(self) -> float:

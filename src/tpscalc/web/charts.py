@@ -244,3 +244,50 @@ def scatter_chart(
         f'<text x="{WIDTH - 90}" y="{TOP - 10}">{escape(legend[1])}</text>'
     )
     return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))
+
+
+def serving_chart(
+    points: Sequence[tuple[float, float, float]],
+    *,
+    target: float,
+    title: str,
+    x_label: str,
+    y_label: str,
+    names: tuple[str, str, str],
+    x_fmt: Fmt,
+    y_fmt: Fmt,
+) -> Markup:
+    """Aggregate and per-user speed (log y) against users at once (evenly spaced doublings),
+    with the per-user target as a dotted rule; `points`: (users, aggregate, per user)."""
+    if not points:
+        return Markup("")
+    xs = [p[0] for p in points]
+    step = (WIDTH - RIGHT - LEFT - 48) / max(1, len(xs) - 1)
+    sx = {x: LEFT + 24 + i * step for i, x in enumerate(xs)}
+    values = [v for _, a, u in points for v in (a, u)] + [target]
+    lo, hi = min(values) / 1.5, max(values) * 1.5
+    sy = _scale(lo, hi, HEIGHT - BOTTOM, TOP, log=True)
+    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    ticks = [(sy(10.0 ** d), y_fmt(10.0 ** d)) for d in decades if lo <= 10.0 ** d <= hi]
+    body = [f'<text x="{sx[x]:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">'
+            f"{escape(x_fmt(x))}</text>" for x in xs]
+    ty = sy(target)
+    body.append(f'<line x1="{LEFT}" y1="{ty:.1f}" x2="{WIDTH - RIGHT}" y2="{ty:.1f}" '
+                f'stroke="#444" stroke-width="1.5" stroke-dasharray="2 3"/>')
+    body.append(f'<text x="{WIDTH - RIGHT - 4}" y="{ty - 5:.1f}" text-anchor="end">'
+                f"{escape(names[2])}</text>")
+    for i, col in enumerate((1, 2)):
+        pts = [(p[0], p[col]) for p in points]
+        path = " ".join(f"{'M' if j == 0 else 'L'}{sx[x]:.1f},{sy(y):.1f}"
+                        for j, (x, y) in enumerate(pts))
+        body.append(f'<path d="{path}" fill="none" stroke="{_COLOURS[i]}" stroke-width="2"'
+                    f"{_STYLES[i][1]}/>")
+        for x, y in pts:
+            body.append(_marker(i, sx[x], sy(y)))
+        x_end, y_end = pts[-1]
+        body.append(f'<text x="{sx[x_end]:.1f}" y="{sy(y_end) + (-8 if i == 0 else 16):.1f}" '
+                    f'text-anchor="middle">{escape(y_fmt(y_end))}</text>')
+        lx, ly = LEFT + 130 + i * 190, TOP - 10
+        body.append(_marker(i, lx, ly - 4) + f'<text x="{lx + 8}" y="{ly}">'
+                    f"{escape(names[i])}</text>")
+    return _svg(title, _axes(x_label, y_label, ticks) + "".join(body))

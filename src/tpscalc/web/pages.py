@@ -103,6 +103,8 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
         "sorts": SORTS,
         "preferences": PREFERENCES,
         "rig": request.rig,
+        "serving": request.serving,
+        "users_at_speeds": SITE_USERS_AT_TOK_S,
         "gpu_counts": sorted(set(SITE_GPU_COUNTS) | {request.rig.gpus or 1}),
         "ram_sizes": sorted(set(SITE_RAM_GIB) | ({request.rig.ram_gib} if request.rig.ram_gib
                                                   else set())),
@@ -111,6 +113,8 @@ def form_options(request: ReportRequest, max_context: int | None = None) -> dict
                           if k in REPORT_RIG_PARAMS and k not in SITE_RIG_PARAMS],
     }
 
+
+SITE_USERS_AT_TOK_S = (10, 20, 30, 50)  # the card page's "users at" control (tok/s each)
 
 # Rows a static page holds in its HTML; its script then shows pages of ROWS_PER_PAGE from the
 # report's data file. Fewer than a served page: 5,000+ pages, and the 300 MB the export may take.

@@ -96,6 +96,23 @@ def speed_memory_svg(rows: list[dict[str, Any]], lang: str) -> Markup:
     )
 
 
+def serving_svg(curve: Any, lang: str, target: float = 20.0) -> Markup:
+    """Aggregate and per-user speed against users at once on the fastest card, with the
+    per-user target marked (the report's serving_curve)."""
+    if not curve:
+        return Markup("")
+    _ = translator(lang).gettext
+    points = [(float(p["parallel"]), p["aggregate_tokens_per_s"], p["per_user_tokens_per_s"])
+              for p in curve]
+    return charts.serving_chart(
+        points, target=target,
+        title=_("{gpu}: speed with many users at once").format(gpu=curve[0]["gpu"]),
+        x_label=_("Users at once (llama-server --parallel)"), y_label=_("Tokens per second"),
+        names=(_("All users together"), _("Each user"),
+               _("{speed} tok/s each").format(speed=format_number(target, lang))),
+        x_fmt=lambda v: format_number(v, lang, 0), y_fmt=_tokens(lang))
+
+
 def brief(row: Any) -> dict[str, Any]:
     """{gpu, slug, memory_gib, quant, tokens_per_s, needs_gib} from a row or a summary entry."""
     if not isinstance(row, dict):
@@ -137,6 +154,7 @@ def model_context(report: dict[str, Any], lang: str) -> dict[str, Any]:
         "chart_context_speed": speed_chart,
         "chart_depth_decode": depth_decode,
         "chart_depth_prefill": depth_prefill,
+        "chart_serving": serving_svg(report.get("serving_curve"), lang),
         "chart_speed_memory": speed_memory_svg([r for r in rows if r.get("fit") != "no"], lang),
         "fastest_ten": [brief(r) for r in report.get("fastest_ten") or []],
         "smallest_cards": [brief(r) for r in report.get("smallest_cards") or []],
