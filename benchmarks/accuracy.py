@@ -1,6 +1,7 @@
 """Accuracy of the speed model by leave-one-device-out cross-validation, beside two baselines.
 
     python benchmarks/accuracy.py [--no-nested | --committed-bands] [--jobs N]
+    python benchmarks/accuracy.py --protocols [--nested-bands] [--jobs N]
 
 For each device (card name) in the measured data: refit the calibration without it (its
 bands too, unless --no-nested; --committed-bands takes them from the committed
@@ -9,6 +10,15 @@ figures as --no-nested in seconds), predict its rows, compare. Baselines on the 
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
 
+`--protocols` prints the same figures under four ways of holding data out, side by side
+(issue 24): by device (as above), by architecture family (every row of a model family out at
+once: `family_of`), by source (each data file out, then each publication out: `file_of`,
+`publication_of`) and by condition (a device's MoE prompts, a device's MoE decode rows, every
+row at depth >= 16k: `condition_of`). Only the held-out group's rows are predicted by each fold;
+rows of no condition group are not counted under that protocol. The ranges' bands come from the
+committed calibration (optimistic: the bands saw every row) unless `--nested-bands`, which refits
+them without each group (slow: minutes per fold).
+
 Then the scoreboard devices' rows (llama-bench scoreboard rows of all_sources_public.csv on
 devices neither calibration table holds; tools/calibration_data.py), each predicted without
 its device like every other row.
@@ -16,6 +26,7 @@ its device like every other row.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import calibrate
 from calibration_data import GIB, SET_APART, Obs, load_observations, main_rows
 
+from tpscalc.estimate.novelty import lower_confidence, tier_band, tier_of, widened
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -87,7 +99,7 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
     else:
         full = None if nested else calibrate.bands(obs)
     devices = sorted({o.card.name for o in (*obs, *apart)})
-    _FOLD_ARGS[:] = [obs, apart, nested, full]
+    _FOLD_ARGS[:] = [obs, apart, nested, full, device_of]
     if jobs > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -101,21 +113,101 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
     return out + [row for _, tail in folds for row in tail]
 
 
-_FOLD_ARGS: list = []  # (obs, apart, nested, full bands) for _fold, set by lodo
+_FOLD_ARGS: list = []  # (obs, apart, nested, full bands, group key) for _fold, set by lodo
 
 
-def _fold(dev: str) -> tuple[list[Row], list[Row]]:
-    """One device's fold: its rows of the fitted tables and of the set-apart ones."""
-    obs, apart, nested, full = _FOLD_ARGS
-    cal = calibrate.calibrate([o for o in obs if o.card.name != dev], with_bands=nested)
+def device_of(o: Obs) -> str | None:
+    """The leave-one-device-out group: the card."""
+    return o.card.name
+
+
+_SIZE = re.compile(r"^(.+?)[- ]\d+(?:\.\d+)?[bBmM]\b")
+
+
+def family_of(o: Obs) -> str | None:
+    """The leave-one-architecture-out group: the model family, the name without its size
+    ("Llama 2-7B" and "Llama 2-13B" -> "Llama 2", "gpt-oss-20b" -> "gpt-oss")."""
+    m = _SIZE.match(o.model)
+    return m.group(1) if m else o.model
+
+
+def file_of(o: Obs) -> str | None:
+    """The leave-one-file-out group: the data file the row comes from."""
+    if o.scoreboard:
+        return "all_sources_public.csv"
+    return "llamacpp_calibration.csv" if o.from_main_csv else "llamacpp_extra_calibration.csv"
+
+
+_PUBLICATION = (re.compile(r"discussions/(\d+)"), re.compile(r"pull/(\d+)"),
+                re.compile(r"github\.com/([\w.-]+/[\w.-]+)"),
+                re.compile(r"github ([\w.-]+/[\w.-]+)"))
+
+
+def publication_of(o: Obs) -> str | None:
+    """The leave-one-publication-out group: the discussion, pull request or repository the
+    row was published in (the source column's first such reference), else the source text."""
+    for pat in _PUBLICATION:
+        m = pat.search(o.source)
+        if m:
+            return m.group(0)
+    return o.source
+
+
+def condition_of(o: Obs) -> str | None:
+    """The leave-one-condition-out group: a device's MoE prompts, a device's MoE decode rows,
+    or every row at depth >= 16k (all devices at once); None for rows of no such condition."""
+    if o.depth >= 16384:
+        return "depth >= 16k"
+    if o.is_moe:
+        return f"MoE {o.kind} on {o.card.name}"
+    return None
+
+
+PROTOCOLS: dict[str, Callable[[Obs], str | None]] = {
+    "device": device_of, "architecture": family_of, "file": file_of,
+    "publication": publication_of, "condition": condition_of,
+}
+
+
+def cross_validate(obs: Sequence[Obs], key: Callable[[Obs], str | None], nested: bool,
+                   jobs: int = 1) -> list[Row]:
+    """(obs, predicted, low, high, confidence) for every row whose `key` is not None, each
+    group of rows predicted by a fit without it; the bands are refitted without the group
+    when `nested`, else taken from the committed calibration."""
+    from tpscalc.estimate.calibration_store import calibration
+
+    full = None if nested else (calibration().decode_bands, calibration().prefill_bands)
+    groups = sorted({g for g in map(key, obs) if g is not None})
+    _FOLD_ARGS[:] = [obs, (), nested, full, key]
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            folds = list(pool.map(_fold, groups))
+    else:
+        folds = [_fold(g) for g in groups]
+    return [row for own, _ in folds for row in own]
+
+
+def _fold(group: str) -> tuple[list[Row], list[Row]]:
+    """One group's fold: its rows of the fitted tables and of the set-apart ones."""
+    obs, apart, nested, full, key = _FOLD_ARGS
+    train = [o for o in obs if key(o) != group]
+    cal = calibrate.calibrate(train, with_bands=nested)
     if full is not None:
         cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
+    fitted = frozenset(o.model for o in train)
     out: tuple[list[Row], list[Row]] = ([], [])
     for rows, own in zip(out, (obs, apart)):
-        for o in (o for o in own if o.card.name == dev):
+        for o in (o for o in own if key(o) == group):
             pred, conf = calibrate.predict(cal, o)
             band = calibrate.row_band(cal, o, conf)
-            rows.append((o, pred, pred * band.low_ratio, pred * band.high_ratio, conf))
+            tier = tier_of(o.model, fitted)  # how far the row's model is from the fit's
+            bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
+            low, high = widened(pred, pred * band.low_ratio, pred * band.high_ratio,
+                                tier_band(bands, conf, tier, o.kind == "prefill" and o.is_moe))
+            rows.append((o, pred, low, high, lower_confidence(conf, tier)))
     return out
 
 
@@ -210,6 +302,42 @@ def breakdown(rows: Sequence[Row]) -> str:
         for cls in ("datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"):
             lines.append(_line(f"{kind}, {cls}",
                                [r for r in k_rows if device_class(r[0].card) == cls]))
+    return "\n".join(head + lines)
+
+
+def _cell(sel: Sequence[Row]) -> str:
+    """"median / p90 / bias / inside" of one selection, for the protocols' table."""
+    n, med, p90, bias, inside, _ = _stats(sel)
+    if not n:
+        return "–"
+    return f"{med:.1f} / {p90:.0f} / {bias:+.0f} / {inside:.0f} % ({n})"
+
+
+def protocol_table(results: dict[str, Sequence[Row]]) -> str:
+    """Markdown: one column per protocol, one line per kind × (all, group, backend, device
+    class); each cell median error / p90 / median bias / share inside the range (rows)."""
+    names = list(results)
+    head = ["| rows | " + " | ".join(f"leave one {n} out" for n in names) + " |",
+            "|---|" + "---|" * len(names)]
+    lines = []
+    selectors: list[tuple[str, Callable[[Obs], bool]]] = []
+    for name, sel in GROUPS.items():
+        selectors.append((name, sel))
+    for be in sorted({r[0].backend for rows in results.values() for r in rows}):
+        selectors.append((f"backend {be}", lambda o, be=be: o.backend == be))
+    for cls in ("datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"):
+        selectors.append((cls, lambda o, cls=cls: device_class(o.card) == cls))
+    for kind in ("decode", "prefill"):
+        for label, sel in selectors:
+            cells = [_cell([r for r in results[n] if r[0].kind == kind and sel(r[0])])
+                     for n in names]
+            if any(c != "–" for c in cells):
+                lines.append(f"| {kind}, {label} | " + " | ".join(cells) + " |")
+    for kind in ("decode", "prefill"):
+        worst_cov = min(((_stats([r for r in results[n] if r[0].kind == kind])[4], n)
+                         for n in names if results[n]), default=(np.nan, "–"))
+        lines.append(f"\nWorst {kind} coverage: {worst_cov[0]:.0f} % inside (leave one "
+                     f"{worst_cov[1]} out).")
     return "\n".join(head + lines)
 
 
@@ -312,8 +440,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="take the range bands from the committed calibration.json (same as --no-nested "
              "while it is up to date; seconds)",
     )
+    ap.add_argument(
+        "--protocols",
+        action="store_true",
+        help="the figures under leave-one-device/architecture/file/publication/condition-out",
+    )
+    ap.add_argument(
+        "--nested-bands",
+        action="store_true",
+        help="with --protocols: refit the range bands without each held-out group (slow)",
+    )
     args = ap.parse_args(argv)
     obs = load_observations(extra=not args.main_only)
+    if args.protocols:
+        results = {name: cross_validate(obs, key, args.nested_bands, args.jobs)
+                   for name, key in PROTOCOLS.items()}
+        print(f"{len(obs)} measurements; each cell: median absolute error % / p90 % / median "
+              f"bias % / inside the range % (rows). Bands: "
+              f"{'refitted per fold' if args.nested_bands else 'the committed calibration'}.\n")
+        print(protocol_table(results))
+        for name, rows in results.items():
+            print(f"\nWorst rows, leave one {name} out:\n")
+            print(worst(rows, 5))
+        return 0
     from tpscalc.catalog import get_card, get_model
 
     apart = list(main_rows(get_card, get_model, set_apart=True))

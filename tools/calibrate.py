@@ -75,6 +75,7 @@ from tpscalc.estimate.calibration import (
     measured_key,
     prefill_family_key,
 )
+from tpscalc.estimate.novelty import TIER_PREFIX, family_of
 from tpscalc.estimate.speed_terms import (
     dequant_class,
     device_class,
@@ -621,6 +622,37 @@ def by_family(o: Obs) -> str:
     return family_key(o.card, o.backend)
 
 
+def by_model(o: Obs) -> str:
+    """Cross-validation group: one model (its family's other models stay known)."""
+    return o.model
+
+
+def by_model_family(o: Obs) -> str:
+    """Cross-validation group: one model family, every size (novelty.family_of)."""
+    return family_of(o.model)
+
+
+# The novelty tiers' cross-validations (estimate/novelty.py): band-key prefix, grouping.
+TIER_GROUPINGS: tuple[tuple[str, Callable[[Obs], str]], ...] = (
+    (TIER_PREFIX["family"], by_model), (TIER_PREFIX["novel"], by_model_family))
+
+
+def tier_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(device, measured ÷ predicted) of every row predicted without its model, and without its
+    family, pooled by kind and "<tier>|<level>" (a MoE's prompts apart, "<tier>|<level>|moe"):
+    the ranges of a model nobody measured (estimate/novelty.py). The 2023 `./main` prompt rows,
+    a test no estimate is made for, stay out."""
+    ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for prefix, grouping in TIER_GROUPINGS:
+        for o, pred, conf in cross_validate(obs, grouping):
+            if not (np.isfinite(pred) and pred > 0) or (o.kind == "prefill" and o.main_test):
+                continue
+            r = (o.card.name, o.tokens_per_s / pred)
+            moe_prompt = o.kind == "prefill" and o.is_moe
+            ratios[(o.kind, f"{prefix}|{conf}{'|moe' if moe_prompt else ''}")].append(r)
+    return ratios
+
+
 def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
     """(device, measured ÷ predicted) of every row in three cross-validations, pooled by kind
     and key: the confidence level the prediction reported; for prompts also the level and the
@@ -660,7 +692,7 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level (and, for prompts, per device class and
     backend) from three cross-validations, pooled (band_ratios, bands_from_ratios)."""
-    return bands_from_ratios(band_ratios(obs))
+    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs)})
 
 
 def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
@@ -674,9 +706,11 @@ def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [("", 0.6), ("", 1.5)]
             out[i][level] = _band_of(r)
+    tiers = tuple(f"{p}|" for p in TIER_PREFIX.values())
     for (kind, key), r in sorted(ratios.items()):
-        if kind == "prefill" and "|" in key and len({d for d, _ in r}) >= BAND_MIN_DEVICES:
-            out[1][key] = _band_of(r)
+        if ((kind == "prefill" or key.startswith(tiers)) and "|" in key
+                and len({d for d, _ in r}) >= BAND_MIN_DEVICES):
+            out[kind == "prefill"][key] = _band_of(r)
     return _cap_high_bands(out[0]), _cap_high_bands(out[1])
 
 
@@ -740,7 +774,9 @@ def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:
     if with_bands:
         dec_b, pre_b = bands(obs)
         cal = replace(cal, decode_bands=dec_b, prefill_bands=pre_b)
-    return replace(cal, measured=measured_table(obs), notes=__doc__.split("\n\n")[1].strip())
+    return replace(cal, measured=measured_table(obs),
+                   measured_models=tuple(sorted({o.model for o in obs})),
+                   notes=__doc__.split("\n\n")[1].strip())
 
 
 def to_json(cal: Calibration) -> str:

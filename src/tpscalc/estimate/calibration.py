@@ -104,6 +104,8 @@ class Calibration(FrozenValue):
     # below which a card clocks down, and the exponent of the fall (0: no term).
     prefill_power_w_per_tflops: float = 0.0
     prefill_power_exponent: float = 0.0
+    # The models whose rows were fitted (estimate/novelty.py: how far a model is from them).
+    measured_models: tuple[str, ...] = ()
     notes: str = ""
 
 
@@ -196,5 +198,6 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
+        measured_models=tuple(d.get("measured_models", ())),
         notes=d.get("notes", ""),
     )

@@ -1,0 +1,87 @@
+"""How far a model is from what the speed calibration measured, and the range that follows.
+
+A prediction for a model the measurements hold (on other cards) is the leave-one-device-out
+situation, and takes the calibration's bands as fitted. A model whose family was measured but
+not the model itself ("Llama 3-70B" measured, "Llama 3-405B" asked) is the leave-one-model-out
+situation; a family never measured ("Mistral", "Phi") the leave-one-architecture-out one. Each
+situation has its own bands, fitted by tools/calibrate.py from cross-validations that hold out
+a model, or a family, at a time (band keys "family-out|<level>" and "novel|<level>", and
+"...|moe" for a MoE's prompts, the level being the device's confidence); a range is never
+narrower than the measured situation's, and the confidence label drops a level with each step
+away ("high" -> "medium" -> "low").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Literal, cast
+
+from tpscalc.estimate.calibration import Band, Calibration
+from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
+
+Tier = Literal["measured", "family", "novel"]
+# The band-key prefix of each tier beyond "measured" (tools/calibrate.py writes them).
+TIER_PREFIX: dict[Tier, str] = {"family": "family-out", "novel": "novel"}
+LEVELS = ("high", "medium", "low")
+# A model family is its name without the size: "Llama 2-13B" -> "Llama 2", "Gemma 3 4B" ->
+# "Gemma 3", "gpt-oss-120b" -> "gpt-oss", "Qwen3-30B-A3B" -> "Qwen3".
+_SIZE = re.compile(r"^(.+?)[- ]\d+(?:\.\d+)?[bBmM]\b")
+
+
+def family_of(model_name: str) -> str:
+    """The family a model's name belongs to (its name without the size)."""
+    m = _SIZE.match(model_name)
+    return m.group(1) if m else model_name
+
+
+def tier_of(model_name: str, measured_models: frozenset[str] | tuple[str, ...]) -> Tier:
+    """"measured" if the model's own rows were fitted, "family" if its family's were, else
+    "novel"."""
+    if model_name in measured_models:
+        return "measured"
+    family = family_of(model_name)
+    return "family" if any(family_of(m) == family for m in measured_models) else "novel"
+
+
+def lower_confidence(level: str, tier: Tier) -> str:
+    """The confidence label one level lower per step away from the measurements."""
+    steps = {"measured": 0, "family": 1, "novel": 2}[tier]
+    i = LEVELS.index(level) if level in LEVELS else len(LEVELS) - 1
+    return LEVELS[min(i + steps, len(LEVELS) - 1)]
+
+
+def tier_band(bands: dict[str, Band], level: str, tier: Tier, moe_prompt: bool = False,
+              ) -> Band | None:
+    """The band fitted for a prediction at confidence `level` (the device's) `tier` steps from
+    the measurements (a MoE's prompt: the tier's MoE pool); None for "measured" or unfitted."""
+    if tier == "measured":
+        return None
+    key = f"{TIER_PREFIX[tier]}|{level}"
+    return bands.get(f"{key}|moe") if moe_prompt else bands.get(key)
+
+
+def widened(tokens_per_s: float, low: float, high: float, band: Band | None,
+            ) -> tuple[float, float]:
+    """(low, high) holding both the range given and `band` about `tokens_per_s`."""
+    if band is None:
+        return low, high
+    return min(low, tokens_per_s * band.low_ratio), max(high, tokens_per_s * band.high_ratio)
+
+
+def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
+                 model_name: str, prefill_level: str, moe: bool,
+                 ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
+    """A model's decode and prompt estimates with the ranges and label of its tier (the decode
+    band keyed by the device's decode confidence, the prompt band by its prefill confidence)."""
+    tier = tier_of(model_name, cal.measured_models) if cal.measured_models else "measured"
+    if tier == "measured" or d.measured is not None:
+        return d, p
+    lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,
+                                                              tier))
+    d = replace(d, low=lo, high=hi,
+                confidence=cast(Confidence, lower_confidence(d.confidence, tier)))
+    if p is not None:
+        band = tier_band(cal.prefill_bands, prefill_level, tier, moe)
+        lo, hi = widened(p.tokens_per_s, p.low, p.high, band)
+        p = replace(p, low=lo, high=hi)
+    return d, p
