@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from typing import Any
+from typing import Any, cast
 
 from tpscalc.web.server import SecureH11Protocol
 
@@ -35,9 +35,9 @@ class NoDelayHTTPProtocol(SecureH11Protocol):
     """uvicorn's h11 protocol with the security headers on its own 400s (web/server.py) and
     TCP_NODELAY set on each connection it is given."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         set_nodelay(transport)
-        super().connection_made(transport)
+        super().connection_made(cast(asyncio.Transport, transport))
 
 
 def log_config(access_log: bool) -> dict[str, Any]:
