@@ -99,7 +99,8 @@ def as_text(value: Any, lang: str = "en", gettext: Callable[[str], str] = _same)
             return format_number(int(value), lang)
         found = _ISO_TIME.match(value)
         if found:
-            return format_day(*(int(g) for g in found.groups()), lang)
+            year, month, day = (int(g) for g in found.groups())
+            return format_day(year, month, day, lang)
     return str(value)
 
 
