@@ -36,7 +36,7 @@ from tpscalc.report.request import (
     parse_request,
     parse_tokens,
 )
-from tpscalc.report.rigs import build_rig
+from tpscalc.report.rigs import build_rig, is_rig_text
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport
 from tpscalc.sources import SourcedModel, SourceError
@@ -81,10 +81,50 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     rig = card if isinstance(card, Rig) else lambda: build_rig(card, request.rig)
     out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None,
                             compare, from_file=model is None)
+    if out["fits"] is False and not isinstance(card, Rig):
+        out["to_fit"] = ways_to_fit(sm, card, request, fixed, out)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
     elif sm.resolved_as is not None:  # a repository id, a fine-tune, an ollama tag ...
         out["resolved_as"] = sm.resolved_as
+    return out
+
+
+# The RAM sizes "does not fit" offers, GiB: the site's "system RAM" choices and 512 for the rest.
+RAM_CHOICES_GIB = (32, 64, 128, 256, 512)
+
+
+def ways_to_fit(sm: SourcedModel, card: str | Card, request: ReportRequest, fixed: str | None,
+                failed: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What would make a model that does not fit run, each with the answer it gives: the most
+    compressed quantization, a quarter of the context, a second card, system RAM (the
+    smallest of RAM_CHOICES_GIB that holds the shortfall). Only the changes that fit."""
+    rig_opts, query = request.rig, request.query
+    shortfall = float(failed.get("short_by_gib") or failed["memory"]["total_gib"])
+    ram = next((g for g in RAM_CHOICES_GIB if g >= 1.5 * shortfall), None)
+    changes: list[tuple[str, ReportRequest, str | None]] = []
+    if fixed is None and query.min_quality != "IQ2_XXS":
+        changes.append(("quant", replace(request, query=replace(query, min_quality="IQ2_XXS")),
+                        None))
+    if query.context > 1024:
+        changes.append(("context", replace(request, query=replace(
+            query, context=max(1024, query.context // 4))), fixed))
+    if not is_rig_text(str(card)) and (rig_opts.gpus or 1) < 2:
+        changes.append(("gpus", replace(request, rig=replace(rig_opts, gpus=2)), fixed))
+    if ram is not None and rig_opts.ram_gib is None:
+        changes.append(("ram", replace(request, rig=replace(rig_opts, ram_gib=float(ram))),
+                        fixed))
+    out = []
+    for what, changed, quant in changes:
+        try:
+            answer = _evaluate_sourced(sm, build_rig(card, changed.rig), changed, quant)
+        except INPUT_ERRORS:
+            continue
+        if answer["fits"]:
+            decode = answer["decode"] or {}
+            out.append({"change": what, "quant": answer["quant"], "context": answer["context"],
+                        "gpus": changed.rig.gpus or 1, "ram_gib": changed.rig.ram_gib,
+                        "fit": answer["fit"], "decode_tokens_per_s": decode.get("tokens_per_s")})
     return out
 
 

@@ -54,3 +54,26 @@ def test_the_cli_says_a_toy_is_outside_the_measured_range(tiny_gguf: tuple[Path,
                               "--card", "GeForce RTX 4090", "--json"], capture_output=True,
                              text=True, timeout=120, check=False)
     assert json.loads(as_json.stdout)["decode"]["confidence"] == "low"
+
+
+def test_an_answer_that_does_not_fit_says_what_would() -> None:
+    out = api.evaluate("Llama 3.3 70B", "GeForce RTX 3090")
+    assert out["fits"] is False
+    ways = {w["change"]: w for w in out["to_fit"]}
+    assert {"quant", "gpus", "ram"} <= set(ways)
+    for change, options in (("quant", {"min_quality": "IQ2_XXS"}), ("gpus", {"gpus": 2}),
+                            ("ram", {"ram": ways["ram"]["ram_gib"]})):
+        again = api.evaluate("Llama 3.3 70B", "GeForce RTX 3090", **options)
+        assert again["fits"] is True and "to_fit" not in again
+        assert ways[change]["decode_tokens_per_s"] == again["decode"]["tokens_per_s"]
+        assert ways[change]["quant"] == again["quant"]
+    assert ways["ram"]["fit"] == "offload" and ways["ram"]["ram_gib"] >= out["short_by_gib"]
+
+
+def test_the_cli_lists_what_would_make_it_fit() -> None:
+    done = subprocess.run([sys.executable, "-m", "tpscalc", "estimate", "--model",
+                           "Llama 3.3 70B", "--card", "GeForce RTX 3090"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "What would make it fit:" in done.stdout and "on 2x GeForce RTX 3090" in done.stdout
+    assert "llama-server" not in done.stdout

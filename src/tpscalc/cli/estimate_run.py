@@ -139,6 +139,29 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
                        layers=r["placement"]["n_gpu_layers"])
 
 
+def _to_fit_lines(r: dict[str, Any], lang: str) -> None:
+    """What would make a model that does not fit run, one line each with its speed."""
+    from tpscalc.i18n import format_number, translator
+    from tpscalc.report.common import sig
+
+    tr = translator(lang)
+    texts = {
+        "quant": tr.gettext("with {quant} (--min-quality IQ2_XXS): {tps} tok/s"),
+        "context": tr.gettext("with a context of {context} tokens: {quant}, {tps} tok/s"),
+        "gpus": tr.gettext("on 2x {card}: {quant}, {tps} tok/s"),
+        "ram": tr.gettext("with {ram} GB of system RAM (part of the model in RAM): {quant}, "
+                          "{tps} tok/s"),
+    }
+    echo(tr.gettext("{model} does not fit on {card}. What would make it fit:").format(
+        model=r["model"], card=r["gpu"]))
+    for way in r["to_fit"]:
+        tps = way["decode_tokens_per_s"]
+        echo("  " + texts[way["change"]].format(
+            quant=way["quant"], card=r["gpu"], tps=sig(tps, lang) if tps else "—",
+            context=format_number(way["context"], lang),
+            ram=format_number(way["ram_gib"] or 0, lang)))
+
+
 def _range_note(r: dict[str, Any], lang: str) -> None:
     """A line when the model is far smaller than every measured one (its speeds extrapolated)."""
     from tpscalc.report.common import SMALLEST_MEASURED_GIB, outside_measured_range, sig
@@ -247,6 +270,8 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
             echo(resolved_line(r["resolved_as"]))
         if not r["error"] and r["decode"]:
             _range_note(r, lang)
+        if r.get("to_fit"):
+            _to_fit_lines(r, lang)
         if r.get("sources"):  # the model came from the user's file
             echo("Sources: " + "; ".join(f"{k}: {v}" for k, v in r["sources"].items()))
 

@@ -173,7 +173,7 @@ def assemble(
         summary=summary,
         rows=tuple(filter_rows(rows, summary.request)),
         context_curve=tuple(curve),
-        record=record.sections(summary.model, tr.gettext),
+        record=record.sections(summary.model, tr.gettext, summary.request.lang),
         explanations=faq.explanations(summary),
         guide=faq.guide(summary),
         faq=faq.model_faq(summary),

@@ -1,12 +1,14 @@
 """The model's Epoch AI record grouped into the sections of the model page (SPEC §1.7)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Model
+from tpscalc.i18n import format_number
 
 # Keys of `Model.record`: Epoch AI's "Data on AI Models" columns (epoch.ai/data/ai-models) in
 # snake_case, as tools/ writes them; each with the English label the page shows.
@@ -61,23 +63,64 @@ def field(model: Model, name: str) -> Any:
     return value
 
 
-def as_text(value: Any) -> str:
-    """A record value as one line of text (lists joined by ", ")."""
+# Epoch's category values the page translates (organization type, record confidence, domain);
+# any other value is shown as recorded ("Language", the domain, too: its msgid is the page's
+# language switch).
+CATEGORY_VALUES = frozenset({"Industry", "Academia", "Research collective", "Government",
+                             "Confident", "Likely", "Speculative", "Unknown",
+                             "Vision", "Multimodal", "Video", "Speech", "Image generation",
+                             "Medicine"})
+_ISO_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+                       r"(?:Z|[+-]\d{2}:?\d{2})?)?$")
+_WHOLE = re.compile(r"^\d{4,}$")  # a count written as text ("15000000000"), not a year
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def as_text(value: Any, lang: str = "en", gettext: Callable[[str], str] = _same) -> str:
+    """A record value as one line of text in `lang` (lists joined by ", "): counts with the
+    locale's separators, Yes/No, categories and ISO dates and timestamps translated."""
     if isinstance(value, (list, tuple)):
-        return ", ".join(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
+        return ", ".join(dict.fromkeys(as_text(str(v).strip(), lang, gettext)
+                                       for v in value if str(v).strip()))
     if isinstance(value, str) and "," in value and ", " not in value:
-        return ", ".join(dict.fromkeys(p.strip() for p in value.split(",") if p.strip()))
+        return ", ".join(dict.fromkeys(as_text(p.strip(), lang, gettext)
+                                       for p in value.split(",") if p.strip()))
     if isinstance(value, bool):
-        return "Yes" if value else "No"
+        return gettext("Yes") if value else gettext("No")
     if isinstance(value, (int, float)) and float(value).is_integer():
-        return f"{int(value):,}"
+        return format_number(int(value), lang)
+    if isinstance(value, str):
+        if value in CATEGORY_VALUES:
+            return gettext(value)
+        if _WHOLE.match(value) and len(value) > 4:
+            return format_number(int(value), lang)
+        found = _ISO_TIME.match(value)
+        if found:
+            year, month, day = (int(g) for g in found.groups())
+            return format_day(year, month, day, lang)
     return str(value)
 
 
-def text_field(model: Model, name: str) -> str | None:
-    """`field` as text, or None."""
+def format_day(year: int, month: int, day: int, lang: str) -> str:
+    """A date as the locale writes it ("Nov 28, 2025", "28 nov 2025"); CLDR's medium format."""
+    from datetime import date
+
+    from babel.dates import format_date
+
+    try:
+        return str(format_date(date(year, month, day), format="medium", locale=lang))
+    except ValueError:  # not a calendar date: as recorded
+        return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def text_field(model: Model, name: str, lang: str = "en",
+               gettext: Callable[[str], str] = _same) -> str | None:
+    """`field` as text in `lang`, or None."""
     value = field(model, name)
-    return None if value is None else as_text(value)
+    return None if value is None else as_text(value, lang, gettext)
 
 
 def number_field(model: Model, name: str) -> float | None:
@@ -96,8 +139,9 @@ def flop_text(value: float) -> str:
     return f"{mantissa} × 10{sup} FLOP"
 
 
-def sections(model: Model, gettext: Callable[[str], str]) -> tuple[RecordSection, ...]:
-    """The record's non-empty fields, grouped and labelled in the report's language."""
+def sections(model: Model, gettext: Callable[[str], str],
+             lang: str = "en") -> tuple[RecordSection, ...]:
+    """The record's non-empty fields, grouped and labelled in the report's language `lang`."""
     out = []
     for title, names in SECTIONS:
         fields = []
@@ -106,9 +150,9 @@ def sections(model: Model, gettext: Callable[[str], str]) -> tuple[RecordSection
                 value = number_field(model, key)
                 text = flop_text(value) if value else None
             else:
-                text = text_field(model, key)
+                text = text_field(model, key, lang, gettext)
             if text and key == "parameters":
-                text = _parameters_text(model, text, gettext)
+                text = _parameters_text(model, text, gettext, lang)
             if text:
                 fields.append(RecordField(gettext(label), text))
         if fields:
@@ -116,7 +160,8 @@ def sections(model: Model, gettext: Callable[[str], str]) -> tuple[RecordSection
     return tuple(out)
 
 
-def _parameters_text(model: Model, recorded: str, gettext: Callable[[str], str]) -> str:
+def _parameters_text(model: Model, recorded: str, gettext: Callable[[str], str],
+                     lang: str = "en") -> str:
     """Epoch's parameter count, with the architecture's beside it when they differ by over 1 %
     (the pages' other figures use the architecture's: it is what the weights hold)."""
     counted = model.parameters_total
@@ -124,4 +169,4 @@ def _parameters_text(model: Model, recorded: str, gettext: Callable[[str], str])
         return recorded
     return gettext("{recorded} as recorded; {counted} counted from the architecture's tensors, "
                    "which the other figures on this page use").format(
-                       recorded=recorded, counted=f"{int(counted):,}")
+                       recorded=recorded, counted=format_number(int(counted), lang))
