@@ -20,6 +20,7 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.commands import run_command
 from tpscalc.estimate.fit import choose_quants
 from tpscalc.estimate.model_terms import ModelTerms as _ModelTerms
+from tpscalc.estimate.novelty import with_novelty
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
     EstimateInputError,
@@ -250,6 +251,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         j, d, p = found[i]
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = low_confidence(d, cal)
+        # a model nobody measured: the range of its tier (novelty.py), a lower label
+        d, p = with_novelty(d, p, cal, model.name, d.confidence, t.is_moe)
         held = None
         if rt is LLAMA_CPP:  # the held measurements are llama.cpp's
             d, held = with_measured(d, cal, card.name, model.name, quants[j], backends[i], test)

@@ -30,6 +30,7 @@ from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, 
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
+from tpscalc.estimate.novelty import with_novelty
 from tpscalc.estimate.placement import (
     DeviceSlot,
     ModelLayout,
@@ -252,6 +253,9 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
     prefill = _prefill(terms, q, lay, p, rig, query, cal)
+    # a model nobody measured: the range of its tier (novelty.py), a lower label
+    decode, prefill = with_novelty(decode, prefill, cal, model.name, decode.confidence,
+                                   terms.is_moe)
     held = None
     if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's
         decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
