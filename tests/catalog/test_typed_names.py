@@ -189,3 +189,18 @@ def test_cli_table_says_fine_tune_of() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "a fine-tune of Qwen3.5-27B" in done.stdout
+
+
+def test_web_api_says_how_a_name_resolved() -> None:
+    from fastapi.testclient import TestClient
+
+    from tpscalc.web.app import create_app
+
+    client = TestClient(create_app())
+    answer = client.get("/api/v1/estimate", params={"model": "Jackrong/Qwopus3.5-27B-v3-GGUF",
+                                                    "card": "2x 7900 xtx"})
+    assert answer.status_code == 200
+    assert answer.json()["resolved_as"]["base"] == "Qwen3.5-27B"
+    listed = client.get("/api/v1/estimate", params={"model": "qwen 3.6", "card": "dgx spark"})
+    assert listed.status_code == 404
+    assert "ambiguous" in listed.json()["error"]["message"]
