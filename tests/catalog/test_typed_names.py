@@ -22,6 +22,8 @@ from tpscalc.report.rigs import parse_cards
     ("Qwen3-8B-UD-Q4_K_XL-00001-of-00002.gguf", "Qwen3-8B"),
     ("mlx-community/Qwen3-8B-4bit", "Qwen3-8B"), ("llama3.1:8b", "llama3.1 8b"),
     ("qwen3:latest", "qwen3"), ("Qwen2.5-Coder-7B-Instruct", "Qwen2.5-Coder-7B-Instruct"),
+    ("google_gemma-3-1b-it-Q4_K_M.gguf", "gemma-3-1b-it"), ("deepseek_v3", "deepseek_v3"),
+    ("Jackrong/Qwopus3.6-27B-Coder-MTP-GGUF", "Qwopus3.6-27B-Coder"),
 ])
 def test_plain_name_drops_what_never_changes_the_model(typed: str, plain: str) -> None:
     assert plain_name(typed) == plain
@@ -49,6 +51,7 @@ def test_variants_rewrite_dates_meta_and_instruct() -> None:
     ("Qwen3-8B-Q4_K_M.gguf", "Qwen3-8B", "alias"),
     ("Jackrong/Qwopus3.5-27B-v3-GGUF", "Qwen3.5-27B", "fine-tune"),
     ("bartowski/Llama-3.3-70B-Instruct-GGUF", "Llama 3.3 70B", "alias"),
+    ("google_gemma-3-1b-it-Q4_K_M.gguf", "Gemma 3 1B", "alias"),
 ])
 def test_repository_ids_resolve(typed: str, name: str, kind: str) -> None:
     found = resolve_model(typed)
