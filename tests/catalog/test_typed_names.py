@@ -117,7 +117,9 @@ def test_sized_from_the_lists_fields() -> None:
     repo = next(r[0] for r in data["repos"] if r[2] == KINDS.index("architecture"))
     match = find_repo(repo)
     assert match is not None and match.config
-    found = resolve_model(repo)
+    from tpscalc.sources.load import resolve_name
+
+    found = resolve_name(repo)
     assert found.resolved_as is not None and found.resolved_as["kind"] == "architecture"
     assert found.model.architecture is not None
     assert found.model.architecture.num_layers == match.config["num_hidden_layers"]
