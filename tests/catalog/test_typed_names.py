@@ -209,3 +209,9 @@ def test_web_api_says_how_a_name_resolved() -> None:
     listed = client.get("/api/v1/estimate", params={"model": "qwen 3.6", "card": "dgx spark"})
     assert listed.status_code == 404
     assert "ambiguous" in listed.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("name", ["OpenThaiGPT R1 32b / OTG-R1 (32B)", "Theseus 6/768"])
+def test_catalog_names_with_a_slash_still_resolve(name: str) -> None:
+    found = resolve_model(name)
+    assert (found.model.name, found.resolved_as) == (name, None)

@@ -75,8 +75,8 @@ def resolve_model(name: str, build: Callable[[hf_index.RepoMatch, str], Resoluti
         except NameNotFoundError:
             continue
         return Resolution(model, {"kind": "alias", "base": model.name, "as": variant})
-    resolve(name, entries, "model")  # the lookup's own error, with the closest names
-    raise NameNotFoundError(f"unknown model {name!r}")  # not reached: it raised
+    # a catalog name with a "/" in it, else the lookup's own error with the closest names
+    return Resolution(model_of(resolve(name, entries, "model")))
 
 
 def _from_repo(model: Model, found: hf_index.RepoMatch, name: str) -> Resolution:
