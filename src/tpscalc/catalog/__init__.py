@@ -50,7 +50,9 @@ def resolve_model(name: str, build: Callable[[hf_index.RepoMatch, str], Resoluti
     def model_of(entry: store.ModelName | Model) -> Model:
         return store.model_at(entry.position) if isinstance(entry, store.ModelName) else entry
 
-    repo_like = "/" in name or name.strip().lower().endswith(".gguf")
+    typed_name = name.strip()  # a repository id has a "/" and no space, a file its extension
+    repo_like = ("/" in typed_name and " " not in typed_name) or typed_name.lower().endswith(
+        ".gguf")
     if not repo_like:  # a repository id or file name is never a catalog name: the index first
         try:
             return Resolution(model_of(resolve(name, entries, "model", suggest=False)))
