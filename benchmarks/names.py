@@ -1,7 +1,8 @@
 """How many of the names people use resolve, and get an estimate.
 
 1. Every text-generation repository id of llmfit's list (data/sources/llmfit_hf_models_v1.1.17
-   .json, pipeline_tag "text-generation"): the share that resolves (tpscalc.catalog.get_model)
+   .json, pipeline_tag "text-generation"): the share that resolves (sources.load.resolve_name,
+   as the CLI, API and site resolve a model name)
    and the share that gets an estimate on an RTX 4090 at the default request. An estimate
    depends only on the model a name resolves to, so each distinct resolution is estimated once
    (api.evaluate with the first repository that resolves to it).
@@ -34,13 +35,13 @@ KINDS: Counter[str] = Counter()  # how the names resolved (resolved_as' kind, "c
 def resolves(name: str) -> Any:
     """The model `name` resolves to, or None (counting how, where resolve_model exists)."""
     try:
-        from tpscalc.catalog import resolve_model
+        from tpscalc.sources.load import resolve_name
     except ImportError:  # an older checkout, for the figure before
-        resolve_model = None
+        resolve_name = None
     try:
-        if resolve_model is None:
+        if resolve_name is None:
             return get_model(name)
-        found = resolve_model(name)
+        found = resolve_name(name)
     except NameNotFoundError:
         return None
     KINDS[(found.resolved_as or {}).get("kind", "catalog name")] += 1

@@ -143,11 +143,19 @@ class Catalog:
         return None
 
     def best(self, candidates: list[Model], name: str, params: float | None) -> Model:
+        """The candidate to name as the base: a decoder (not Qwen3-Embedding-8B for a Qwen3-8B
+        tune); sharing a word with `name`, fewest of its words missing from `name` (Llama 3-70B,
+        not Llama-3-Taiwan-70B, for Smaug-Llama-3-70B), most words shared; the nearest
+        parameter count; catalog order."""
         mine = words(name)
 
-        def rank(m: Model) -> tuple[int, float, int]:
+        def rank(m: Model) -> tuple[int, int, int, int, float, int]:
             nearness = abs(math.log(params / m.parameters)) if params else 0.0
-            return (-len(mine & self.words[m.slug]), nearness, self.position[m.slug])
+            decoder = m.architecture is None or m.architecture.kind == "decoder"
+            shared = len(mine & self.words[m.slug])
+            return (0 if decoder and "embedding" not in m.name.lower() else 1,
+                    0 if shared else 1, len(words(m.name) - mine) if shared else 0, -shared,
+                    nearness, self.position[m.slug])
 
         return min(candidates, key=rank)
 

@@ -22,6 +22,8 @@ from tpscalc.report.rigs import parse_cards
     ("Qwen3-8B-UD-Q4_K_XL-00001-of-00002.gguf", "Qwen3-8B"),
     ("mlx-community/Qwen3-8B-4bit", "Qwen3-8B"), ("llama3.1:8b", "llama3.1 8b"),
     ("qwen3:latest", "qwen3"), ("Qwen2.5-Coder-7B-Instruct", "Qwen2.5-Coder-7B-Instruct"),
+    ("google_gemma-3-1b-it-Q4_K_M.gguf", "gemma-3-1b-it"), ("deepseek_v3", "deepseek_v3"),
+    ("Jackrong/Qwopus3.6-27B-Coder-MTP-GGUF", "Qwopus3.6-27B-Coder"),
 ])
 def test_plain_name_drops_what_never_changes_the_model(typed: str, plain: str) -> None:
     assert plain_name(typed) == plain
@@ -49,6 +51,7 @@ def test_variants_rewrite_dates_meta_and_instruct() -> None:
     ("Qwen3-8B-Q4_K_M.gguf", "Qwen3-8B", "alias"),
     ("Jackrong/Qwopus3.5-27B-v3-GGUF", "Qwen3.5-27B", "fine-tune"),
     ("bartowski/Llama-3.3-70B-Instruct-GGUF", "Llama 3.3 70B", "alias"),
+    ("google_gemma-3-1b-it-Q4_K_M.gguf", "Gemma 3 1B", "alias"),
 ])
 def test_repository_ids_resolve(typed: str, name: str, kind: str) -> None:
     found = resolve_model(typed)
@@ -114,7 +117,9 @@ def test_sized_from_the_lists_fields() -> None:
     repo = next(r[0] for r in data["repos"] if r[2] == KINDS.index("architecture"))
     match = find_repo(repo)
     assert match is not None and match.config
-    found = resolve_model(repo)
+    from tpscalc.sources.load import resolve_name
+
+    found = resolve_name(repo)
     assert found.resolved_as is not None and found.resolved_as["kind"] == "architecture"
     assert found.model.architecture is not None
     assert found.model.architecture.num_layers == match.config["num_hidden_layers"]
@@ -189,3 +194,24 @@ def test_cli_table_says_fine_tune_of() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "a fine-tune of Qwen3.5-27B" in done.stdout
+
+
+def test_web_api_says_how_a_name_resolved() -> None:
+    from fastapi.testclient import TestClient
+
+    from tpscalc.web.app import create_app
+
+    client = TestClient(create_app())
+    answer = client.get("/api/v1/estimate", params={"model": "Jackrong/Qwopus3.5-27B-v3-GGUF",
+                                                    "card": "2x 7900 xtx"})
+    assert answer.status_code == 200
+    assert answer.json()["resolved_as"]["base"] == "Qwen3.5-27B"
+    listed = client.get("/api/v1/estimate", params={"model": "qwen 3.6", "card": "dgx spark"})
+    assert listed.status_code == 404
+    assert "ambiguous" in listed.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("name", ["OpenThaiGPT R1 32b / OTG-R1 (32B)", "Theseus 6/768"])
+def test_catalog_names_with_a_slash_still_resolve(name: str) -> None:
+    found = resolve_model(name)
+    assert (found.model.name, found.resolved_as) == (name, None)

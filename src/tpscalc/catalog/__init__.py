@@ -1,7 +1,7 @@
 """The catalog: cards, models and quantizations, loaded lazily from the committed data files."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tpscalc.catalog import store
@@ -33,19 +33,26 @@ def get_model(name: str) -> Model:
     return resolve_model(name).model
 
 
-def resolve_model(name: str) -> Resolution:
+def resolve_model(name: str, build: Callable[[hf_index.RepoMatch, str], Resolution] | None = None
+                  ) -> Resolution:
     """The model `name` designates: a catalog name first; else a Hugging Face repository id of
     the index (catalog/hf_index.py: the catalog's own, or a fine-tune with its base's
     architecture), with or without its organization, packaging or GGUF file name; else the
     name rewritten as the catalog writes names (catalog/names.py: an ollama tag, "Meta-",
-    "-Instruct", a release date). Unknown or ambiguous: the catalog lookup's own error."""
+    "-Instruct", a release date). Unknown or ambiguous: the catalog lookup's own error.
+
+    build: makes the model of an index row that is no catalog model (sized from llmfit's config
+    fields or parameter count: sources.load.resolve_name passes it); without it such rows are
+    not found."""
     names = store.model_names()  # before every model is loaded: the names, then that one
     entries: Sequence[store.ModelName | Model] = names if names is not None else store.models()
 
     def model_of(entry: store.ModelName | Model) -> Model:
         return store.model_at(entry.position) if isinstance(entry, store.ModelName) else entry
 
-    repo_like = "/" in name or name.strip().lower().endswith(".gguf")
+    typed_name = name.strip()  # a repository id has a "/" and no space, a file its extension
+    repo_like = ("/" in typed_name and " " not in typed_name) or typed_name.lower().endswith(
+        ".gguf")
     if not repo_like:  # a repository id or file name is never a catalog name: the index first
         try:
             return Resolution(model_of(resolve(name, entries, "model", suggest=False)))
@@ -55,9 +62,10 @@ def resolve_model(name: str) -> Resolution:
     from tpscalc.catalog import names as typed
 
     found = hf_index.find_repo(name)
-    if found is not None and found.kind in ("architecture", "parameters", "unknown-family"):
-        return _sized_from_list(found, name)
-    if found is not None:
+    if found is not None and found.kind in hf_index.SIZED_KINDS:
+        if build is not None:
+            return build(found, name)
+    elif found is not None:
         entry = next((e for e in entries if e.slug == found.slug), None)
         if entry is not None:
             return _from_repo(model_of(entry), found, name)
@@ -69,37 +77,8 @@ def resolve_model(name: str) -> Resolution:
         except NameNotFoundError:
             continue
         return Resolution(model, {"kind": "alias", "base": model.name, "as": variant})
-    resolve(name, entries, "model")  # the lookup's own error, with the closest names
-    raise NameNotFoundError(f"unknown model {name!r}")  # not reached: it raised
-
-
-def _sized_from_list(found: hf_index.RepoMatch, name: str) -> Resolution:
-    """A repository of llmfit's list that no catalog model has the shape of, sized from the
-    list's config fields or parameter count; "like" names the family's closest catalog
-    model."""
-    from tpscalc.sources.types import SourceError
-
-    try:
-        model = found.model()
-    except (SourceError, ValueError) as exc:
-        raise NameNotFoundError(f"model {name!r}: llmfit's fields for {found.repo} do not "
-                                f"form a model ({exc})") from None
-    facts: dict[str, Any] = {"kind": found.kind, "repo": found.repo,
-                             "like": _name_of(found.slug),
-                             "parameters": model.parameters}
-    if found.context:
-        facts["context"] = found.context
-    if name.strip().lower() != found.repo.lower():
-        facts["as"] = name.strip()
-    return Resolution(model, facts)
-
-
-def _name_of(slug: str) -> str | None:
-    if not slug:
-        return None
-    names = store.model_names()
-    entries: Sequence[store.ModelName | Model] = names if names is not None else store.models()
-    return next((e.name for e in entries if e.slug == slug), None)
+    # a catalog name with a "/" in it, else the lookup's own error with the closest names
+    return Resolution(model_of(resolve(name, entries, "model")))
 
 
 def _from_repo(model: Model, found: hf_index.RepoMatch, name: str) -> Resolution:

@@ -12,14 +12,13 @@ from typing import Any, NamedTuple
 
 from tpscalc.catalog import store
 from tpscalc.catalog.names import repo_keys
-from tpscalc.catalog.schema import Model
-from tpscalc.catalog.slug import slugify
 
 INDEX_FILE = "hf_aliases.json"
 # The repository is the catalog's model / has its architecture / is sized from llmfit's config
 # fields (the family's closest catalog model beside it) / from llmfit's parameter count alone /
 # the same, of an architecture family neither the catalog nor llama.cpp's converter holds.
 KINDS = ("alias", "fine-tune", "architecture", "parameters", "unknown-family")
+SIZED_KINDS = frozenset(KINDS[2:])  # not a catalog model: sources.load.sized_from_list
 # llmfit's config fields an "architecture" row keeps, in order (a config.json's keys).
 CONFIG_KEYS = ("model_type", "num_hidden_layers", "hidden_size", "num_attention_heads",
                "num_key_value_heads", "head_dim", "vocab_size", "intermediate_size",
@@ -37,16 +36,6 @@ class RepoMatch(NamedTuple):
     parameters: float | None  # llmfit's count for the repository, when it read its weights
     context: int | None  # its config's context length, when llmfit read a config
     config: dict[str, Any] | None = None  # an "architecture" row's config.json fields
-
-    def model(self) -> Model:
-        """The model of an "architecture", "parameters" or "unknown-family" row (not a catalog
-        model)."""
-        if self.config is not None:
-            from tpscalc.sources.hf_config import model_from_config
-
-            return model_from_config(self.config, f"llmfit {self.repo}", label=self.repo).model
-        return Model.model_validate({"name": self.repo, "slug": "hf-" + slugify(self.repo),
-                                     "parameters": self.parameters, "hf_repo": self.repo})
 
 
 @cache
@@ -85,3 +74,12 @@ def find_repo(text: str) -> RepoMatch | None:
 def repo_count() -> int:
     """How many repository ids and bare names the index holds."""
     return len(_index())
+
+
+def catalog_name(slug: str) -> str | None:
+    """The name of the catalog model with `slug` ("" or absent: None)."""
+    if not slug:
+        return None
+    names = store.model_names()
+    entries = names if names is not None else store.models()
+    return next((e.name for e in entries if e.slug == slug), None)

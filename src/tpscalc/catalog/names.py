@@ -15,7 +15,10 @@ import re
 _PACKAGING = re.compile(
     r"(?i)^(?:gguf|ggml|mlx|awq|gptq|exl[23]|hqq|bnb|nf4|fp8|fp16|bf16|f16|f32|int[48]"
     r"|w[48]a(?:8|16)|nvfp4|mxfp4(?:_moe)?|\d+(?:\.\d+)?-?bits?|\d+bpw|i1|imat(?:rix)?|ud|dwq"
-    r"|i?q\d+(?:_[a-z0-9]+)*|tq\d_\d|quantized|dynamic|safetensors|hf)$")
+    r"|i?q\d+(?:_[a-z0-9]+)*|tq\d_\d|quantized|dynamic|safetensors|hf|mtp)$")
+# bartowski's file and repository names put the organization before the model with a "_":
+# "google_gemma-3-1b-it-Q4_K_M.gguf", "nvidia_Nemotron-Cascade-2-30B-A3B-GGUF".
+_ORG_PREFIX = re.compile(r"^([A-Za-z][A-Za-z-]*)_(?=[A-Za-z][^_]*-)")  # a dashed model name
 _SHARD = re.compile(r"(?i)-\d{5}-of-\d{5}$")
 _SEPARATORS = re.compile(r"[-_.]")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -46,7 +49,7 @@ def plain_name(text: str) -> str:
     name = text.strip()
     if name.lower().endswith(".gguf"):
         name = _SHARD.sub("", name[:-5])
-    name = name.rsplit("/", 1)[-1]
+    name = _ORG_PREFIX.sub("", name.rsplit("/", 1)[-1])
     if ":" in name:
         model, _, tag = name.partition(":")
         name = model if tag.lower() in ("", "latest") else f"{model} {tag}"
@@ -98,4 +101,7 @@ def repo_keys(text: str) -> list[str]:
         repo = _SHARD.sub("", repo[:-5])
     bare = _without_packaging(repo) or repo
     keys = [name, f"{org}/{repo}" if org else repo, f"{org}/{bare}" if org else bare]
+    prefixed = _ORG_PREFIX.match(bare)
+    if prefixed:  # "google_gemma-3-1b-it" -> "google/gemma-3-1b-it"
+        keys.append(f"{prefixed.group(1)}/{bare[prefixed.end():]}")
     return list(dict.fromkeys(k.lower() for k in keys))

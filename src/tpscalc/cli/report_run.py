@@ -51,9 +51,9 @@ def run_model(name: str | None, request: ReportRequest, *, brief: bool = False,
             report = build_model_report(sm.model, request, cards=cards)
             sources = sm.sources if (gguf or config or hf) else None
         else:
-            from tpscalc.catalog import resolve_model
+            from tpscalc.sources.load import resolve_name
 
-            found = resolve_model(name)  # model_report(name, request), keeping how it was found
+            found = resolve_name(name)  # model_report(name, request), keeping how it was found
             report = build_model_report(found.model, request)
             resolved = found.resolved_as
     except input_errors() as exc:

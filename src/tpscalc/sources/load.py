@@ -1,15 +1,17 @@
 """One entry point: the model a request names, from the catalog or from the user's own file."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tpscalc.catalog import resolve_model
+from tpscalc.catalog import NameNotFoundError, Resolution, resolve_model
+from tpscalc.catalog.schema import Model
+from tpscalc.catalog.slug import slugify
 from tpscalc.sources.types import SourcedModel, SourceError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tpscalc.catalog.schema import Model
+    from tpscalc.catalog.hf_index import RepoMatch
     from tpscalc.sources.hub import Hub
 
 CATALOG_SOURCES = {"architecture": "catalog", "weights": "catalog", "kv_cache": "catalog"}
@@ -39,7 +41,7 @@ def sourced_model(name: str | None = None, *, gguf: str | Path | None = None,
         return read_config(config, config_index)
     if hf:
         return _from_hub(str(hf), hub)
-    found = resolve_model(str(name))
+    found = resolve_name(str(name))
     return SourcedModel(found.model, dict(CATALOG_SOURCES), found.resolved_as)
 
 
@@ -73,3 +75,35 @@ def catalog_entry_for_repo(repo: str) -> Model | None:
         return by_repo
     name_slug = slugify(repo.rsplit("/", 1)[-1])
     return next((m for m in models if m.slug == name_slug), None)
+
+
+def resolve_name(name: str) -> Resolution:
+    """catalog.resolve_model, with the repositories of llmfit's list that no catalog model has
+    the shape of sized from the list's own fields (sized_from_list)."""
+    return resolve_model(name, build=sized_from_list)
+
+
+def sized_from_list(found: RepoMatch, name: str) -> Resolution:
+    """A repository of llmfit's list sized from its config fields (through the config reader)
+    or its parameter count alone; "like" names the family's closest catalog model."""
+    try:
+        if found.config is not None:
+            from tpscalc.sources.hf_config import model_from_config
+
+            model = model_from_config(found.config, f"llmfit {found.repo}", label=found.repo).model
+        else:
+            model = Model.model_validate({"name": found.repo, "parameters": found.parameters,
+                                          "slug": "hf-" + slugify(found.repo),
+                                          "hf_repo": found.repo})
+    except (SourceError, ValueError) as exc:
+        raise NameNotFoundError(f"model {name!r}: llmfit's fields for {found.repo} do not "
+                                f"form a model ({exc})") from None
+    from tpscalc.catalog.hf_index import catalog_name
+
+    facts: dict[str, Any] = {"kind": found.kind, "repo": found.repo,
+                             "like": catalog_name(found.slug), "parameters": model.parameters}
+    if found.context:
+        facts["context"] = found.context
+    if name.strip().lower() != found.repo.lower():
+        facts["as"] = name.strip()
+    return Resolution(model, facts)

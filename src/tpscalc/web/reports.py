@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tpscalc.catalog import NameNotFoundError, get_card, get_model, store
+from tpscalc.catalog import NameNotFoundError, get_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate.query import EstimateInputError, query_for_model
 from tpscalc.report.request import ReportRequest
@@ -36,8 +36,10 @@ def card_builder() -> Callable[[Card, ReportRequest], Any]:
 
 def find_model(slug: str) -> Model:
     """The model with this slug (or a name resolving to one), else WebError 404 with suggestions."""
+    from tpscalc.sources.load import resolve_name  # with llmfit's repositories sized from it
+
     try:
-        return get_model(slug)
+        return resolve_name(slug).model
     except NameNotFoundError as exc:
         raise WebError(404, "unknown_model", str(exc), exc.suggestions) from None
 
