@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import calibrate
 from calibration_data import GIB, SET_APART, Obs, load_observations, main_rows
 
-from tpscalc.estimate.novelty import lower_confidence, tier_band, tier_of, widened
+from tpscalc.catalog import get_model
+from tpscalc.estimate.novelty import kind_of, lower_confidence, tier_band, tier_of, widened
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -198,12 +199,13 @@ def _fold(group: str) -> tuple[list[Row], list[Row]]:
     if full is not None:
         cal = calibrate.replace(cal, decode_bands=full[0], prefill_bands=full[1])
     fitted = frozenset(o.model for o in train)
+    kinds = frozenset(kind_of(get_model(m).architecture) for m in fitted)
     out: tuple[list[Row], list[Row]] = ([], [])
     for rows, own in zip(out, (obs, apart)):
         for o in (o for o in own if key(o) == group):
             pred, conf = calibrate.predict(cal, o)
             band = calibrate.row_band(cal, o, conf)
-            tier = tier_of(o.model, fitted)  # how far the row's model is from the fit's
+            tier = tier_of(get_model(o.model), fitted, kinds)  # how far from the fit's models
             bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
             low, high = widened(pred, pred * band.low_ratio, pred * band.high_ratio,
                                 tier_band(bands, conf, tier, o.kind == "prefill" and o.is_moe))

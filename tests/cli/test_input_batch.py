@@ -27,7 +27,7 @@ def _one_by_one(row: dict[str, str]) -> dict:
     options = api.estimate_options(row)
     try:
         return api.evaluate(row["model"], row.get("card") or row.get("gpu") or "",
-                            quant=row.get("quant") or None, **options)
+                            quant=row.get("quant") or None, compare=False, **options)
     except api.INPUT_ERRORS as exc:
         return api._error_row(row, str(exc))
 

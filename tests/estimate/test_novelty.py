@@ -7,7 +7,7 @@ import pytest
 
 from tpscalc.estimate.calibration import Band
 from tpscalc.estimate.calibration_store import calibration
-from tpscalc.estimate.novelty import family_of, lower_confidence, tier_of, with_novelty
+from tpscalc.estimate.novelty import family_of, kind_of, lower_confidence, tier_of, with_novelty
 from tpscalc.estimate.types import DecodeEstimate, PrefillEstimate
 
 MEASURED = ("Llama 2-7B", "Llama 3-70B", "gpt-oss-20b", "Gemma 3 4B")
@@ -26,6 +26,19 @@ def test_tiers() -> None:
     assert tier_of("Llama 2-70B", MEASURED) == "family"
     assert tier_of("gpt-oss-120b", MEASURED) == "family"
     assert tier_of("Mistral 7B", MEASURED) == "novel"
+
+
+def test_a_catalog_model_is_placed_by_its_layer_kind() -> None:
+    from tpscalc.catalog import get_model
+
+    measured = ("Llama 3-8B", "gpt-oss-20b")
+    kinds = frozenset({"dense|full", "moe|swa"})
+    assert tier_of(get_model("Llama 3-8B"), measured, kinds) == "measured"
+    assert tier_of(get_model("Llama 3.1-8B"), measured, kinds) == "family"  # dense, full
+    assert tier_of(get_model("gpt-oss-120b"), measured, kinds) == "family"
+    assert tier_of(get_model("DeepSeek-V3"), measured, kinds) == "novel"  # latent attention
+    assert kind_of(get_model("Qwen3.6-27B").architecture) == "dense|linear"
+    assert kind_of(None) is None
 
 
 def test_confidence_drops_a_level_per_step() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tpscalc.catalog import get_card, get_model
 from tpscalc.estimate import engine
+from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
 
 
@@ -151,8 +152,10 @@ def test_a_rig_on_its_gpus_has_its_cards_range_and_offload_a_wide_one() -> None:
     one = engine.estimate(get_model("Llama 3.1-8B"), Rig.of(get_card("RTX 3090")), Query(),
                           "Q4_K_M")
     assert one.decode is not None and two.decode.confidence == one.decode.confidence != "low"
-    d = two.decode
-    assert d.low < d.tokens_per_s < d.high and d.high / d.low < 1.6
+    d = two.decode  # Llama 3.3 70B is not measured: at most its layer kind's band (novelty.py)
+    family = calibration().decode_bands["family-out|high"]
+    assert d.low < d.tokens_per_s < d.high
+    assert d.high / d.low <= family.high_ratio / family.low_ratio * 1.01
     off = engine.estimate(m, Rig((get_card("RTX 4090"),), 64, 96), Query(), "Q4_K_M")
     assert off.fit == "offload" and off.decode is not None
     assert off.decode.confidence == "low" and off.decode.high / off.decode.low > 1.6

@@ -157,7 +157,7 @@ def test_report_input_error_is_a_value_error() -> None:
 @pytest.mark.parametrize("lang", ["es", "nl"])
 def test_other_languages_build_and_format_numbers(lang: str) -> None:
     data = report_json(model_report(fakes.MODEL.name, lang=lang))
-    assert data["lang"] == lang and len(data["faq"]) == 18
+    assert data["lang"] == lang and len(data["faq"]) == 19
 
 
 def test_accuracy_answer_quotes_the_calibration_band(monkeypatch: pytest.MonkeyPatch) -> None:

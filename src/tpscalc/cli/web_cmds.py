@@ -57,7 +57,7 @@ def serve(
 
 @app.command("export-site")
 def export_site(
-    directory: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
+    directory: Annotated[str, typer.Argument(help="Folder to write the site into.")],
     limit: Annotated[
         int | None, typer.Option(help="Only the first N models and N cards (a quick preview).")
     ] = None,
@@ -84,6 +84,9 @@ def export_site(
     from tpscalc.i18n import LANGUAGES
     from tpscalc.web.export import export_site as run_export
 
+    if not directory.strip():  # Path("") would be the current folder
+        fail('give a folder to write the site into ("" is none)')
+    folder = Path(directory)
     languages = tuple(lang or LANGUAGES)
     unknown = [code for code in languages if code not in LANGUAGES]
     if unknown:
@@ -92,10 +95,10 @@ def export_site(
         fail("--limit must be 0 or more")
     if jobs is not None and not 1 <= jobs <= 64:
         fail("--jobs must be between 1 and 64")
-    if directory.exists() and not directory.is_dir():
-        fail(f"{directory} exists and is not a folder")
-    if directory.is_dir() and any(directory.iterdir()) and not force:
-        fail(f"{directory} is not empty; use --force to replace its content")
+    if folder.exists() and not folder.is_dir():
+        fail(f"{folder} exists and is not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        fail(f"{folder} is not empty; use --force to replace its content")
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -110,7 +113,7 @@ def export_site(
                       disable=not console.is_terminal) as progress:
             task = progress.add_task("exporting", total=None)
             result = run_export(
-                directory,
+                folder,
                 languages=languages,
                 limit=limit,
                 jobs=jobs,
@@ -119,6 +122,6 @@ def export_site(
                 advance=lambda n: progress.advance(task, n),
             )
     except OSError as exc:  # a folder it may not write, a parent that is a file, a full disk
-        where = exc.filename or directory
+        where = exc.filename or folder
         fail(f"cannot write the site to {where}: {exc.strerror or exc}")
-    typer.echo(f"wrote {result.pages} pages and {result.static_files} static files to {directory}")
+    typer.echo(f"wrote {result.pages} pages and {result.static_files} static files to {folder}")

@@ -252,7 +252,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         if t.approximated:  # bytes and layers are guesses, whatever the card's calibration
             d = low_confidence(d, cal)
         # a model nobody measured: the range of its tier (novelty.py), a lower label
-        d, p = with_novelty(d, p, cal, model.name, d.confidence, t.is_moe)
+        d, p = with_novelty(d, p, cal, model, d.confidence, t.is_moe)
         held = None
         if rt is LLAMA_CPP:  # the held measurements are llama.cpp's
             d, held = with_measured(d, cal, card.name, model.name, quants[j], backends[i], test)

@@ -1,9 +1,12 @@
 """How far a model is from what the speed calibration measured, and the range that follows.
 
 A prediction for a model the measurements hold (on other cards) is the leave-one-device-out
-situation, and takes the calibration's bands as fitted. A model whose family was measured but
-not the model itself ("Llama 3-70B" measured, "Llama 3-405B" asked) is the leave-one-model-out
-situation; a family never measured ("Mistral", "Phi") the leave-one-architecture-out one. Each
+situation, and takes the calibration's bands as fitted. A model of a layer kind that was
+measured but not the model itself (Llama 3.1-8B: dense, full attention, like the measured
+Llama 3-8B) is the leave-one-model-out situation; a layer kind never measured (multi-head latent
+attention, linear-attention or Mamba hybrids) the leave-one-architecture-out one. The layer kind
+(`kind_of`) is what the speed model's terms depend on: MoE or dense, and the attention (full,
+sliding window, latent, linear/recurrent). Each
 situation has its own bands, fitted by tools/calibrate.py from cross-validations that hold out
 a model, or a family, at a time (band keys "family-out|<level>" and "novel|<level>", and
 "...|moe" for a MoE's prompts, the level being the device's confidence); a range is never
@@ -14,8 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import cache
 from typing import Literal, cast
 
+from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate.calibration import Band, Calibration
 from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
 
@@ -34,13 +39,48 @@ def family_of(model_name: str) -> str:
     return m.group(1) if m else model_name
 
 
-def tier_of(model_name: str, measured_models: frozenset[str] | tuple[str, ...]) -> Tier:
-    """"measured" if the model's own rows were fitted, "family" if its family's were, else
-    "novel"."""
-    if model_name in measured_models:
+def kind_of(arch: Architecture | None) -> str | None:
+    """The layer kind the speed terms depend on: "moe" or "dense", and the attention ("full",
+    "swa" for sliding-window layers, "mla" for latent attention, "linear" for linear-attention
+    or state-space layers); None for a model without an architecture."""
+    if arch is None:
+        return None
+    ffn = "moe" if arch.num_experts else "dense"
+    if arch.linear_attention_layers or (arch.layer_mixers and set(arch.layer_mixers) - {"A"}):
+        attention = "linear"
+    elif arch.kv_lora_rank:
+        attention = "mla"
+    elif arch.sliding_window_layers or arch.sliding_window:
+        attention = "swa"
+    else:
+        attention = "full"
+    return f"{ffn}|{attention}"
+
+
+def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
+            kinds: frozenset[str | None] | None = None) -> Tier:
+    """"measured" if the model's own rows were fitted, "family" if a model of its layer kind
+    was (`kinds`: the measured models' kinds; by default looked up in the catalog), else
+    "novel"; a name alone is compared by family name."""
+    name = model if isinstance(model, str) else model.name
+    if name in measured:
         return "measured"
-    family = family_of(model_name)
-    return "family" if any(family_of(m) == family for m in measured_models) else "novel"
+    if isinstance(model, str):
+        family = family_of(model)
+        return "family" if any(family_of(m) == family for m in measured) else "novel"
+    if kinds is None:
+        kinds = measured_kinds(tuple(measured))
+    kind = kind_of(model.architecture)
+    return "family" if kind is not None and kind in kinds else "novel"
+
+
+@cache
+def measured_kinds(measured: tuple[str, ...]) -> frozenset[str | None]:
+    """The layer kinds of the measured models (catalog entries)."""
+    from tpscalc.catalog import store
+
+    by_name = {m.name: m for m in store.models()}
+    return frozenset(kind_of(by_name[n].architecture) for n in measured if n in by_name)
 
 
 def lower_confidence(level: str, tier: Tier) -> str:
@@ -69,11 +109,11 @@ def widened(tokens_per_s: float, low: float, high: float, band: Band | None,
 
 
 def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
-                 model_name: str, prefill_level: str, moe: bool,
+                 model: Model | str, prefill_level: str, moe: bool,
                  ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
     """A model's decode and prompt estimates with the ranges and label of its tier (the decode
     band keyed by the device's decode confidence, the prompt band by its prefill confidence)."""
-    tier = tier_of(model_name, cal.measured_models) if cal.measured_models else "measured"
+    tier = tier_of(model, cal.measured_models) if cal.measured_models else "measured"
     if tier == "measured" or d.measured is not None:
         return d, p
     lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,

@@ -254,7 +254,7 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
         decode = low_confidence(decode, cal)
     prefill = _prefill(terms, q, lay, p, rig, query, cal)
     # a model nobody measured: the range of its tier (novelty.py), a lower label
-    decode, prefill = with_novelty(decode, prefill, cal, model.name, decode.confidence,
+    decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
                                    terms.is_moe)
     held = None
     if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's

@@ -18,6 +18,7 @@ from tpscalc.estimate import speed
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
+from tpscalc.estimate.novelty import with_novelty
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.runtimes import ALLREDUCE_US, LINK_GB_S, VLLM_BATCHED_TOKENS, link_kind
@@ -116,6 +117,7 @@ def _speeds(model: Model, t: ModelTerms, j: int, group: Card, n: int, query: Que
         d, p = _with_all_reduce(d, p, model, t, group, n, test.n_prompt)
     if t.approximated:
         d = low_confidence(d, cal)
+    d, p = with_novelty(d, p, cal, model, d.confidence, t.is_moe)
     return at_level(d, rt.level), prefill_at_level(p, rt.level)
 
 
