@@ -77,10 +77,15 @@ def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
 @cache
 def measured_kinds(measured: tuple[str, ...]) -> frozenset[str | None]:
     """The layer kinds of the measured models (catalog entries)."""
-    from tpscalc.catalog import store
+    from tpscalc.catalog import NameNotFoundError, get_model
 
-    by_name = {m.name: m for m in store.models()}
-    return frozenset(kind_of(by_name[n].architecture) for n in measured if n in by_name)
+    kinds: set[str | None] = set()
+    for name in measured:
+        try:
+            kinds.add(kind_of(get_model(name).architecture))
+        except NameNotFoundError:  # a measured model the catalog no longer names
+            continue
+    return frozenset(kinds)
 
 
 def lower_confidence(level: str, tier: Tier) -> str:
