@@ -186,9 +186,9 @@ def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig) -> FitLabel
 def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
                  runtime: Runtime) -> Estimate:
     """`model` on `rig`: the least compressed of the terms' formats all on the GPUs, else the
-    most compressed that fits with offload (or on the CPU), the one that leaves the least in RAM
-    and so runs fastest; formats least compressed first (the most compressed is the quality
-    floor)."""
+    least compressed that fits with offload (or on the CPU): the seed's rule, as on one card
+    (`--prefer speed` or `--min-tps` chooses a more compressed one, report/choice.py); formats
+    least compressed first (the most compressed is the quality floor)."""
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     slots = _slots(rig, query, runtime, terms.compute, terms.vision)
     slots2 = _slots(rig, query, runtime, terms.compute_doubled, terms.vision)
@@ -206,7 +206,7 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
             break
     on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
     offloaded = [t for t in tried if t[3] != "no"]
-    j, lay, p, label = on_gpus[0] if on_gpus else offloaded[-1] if offloaded else tried[-1]
+    j, lay, p, label = on_gpus[0] if on_gpus else offloaded[0] if offloaded else tried[-1]
     return _estimate(model, arch, terms, j, lay, p, label, rig, query, runtime)
 
 
