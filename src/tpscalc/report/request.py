@@ -613,6 +613,8 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
                       "pattern": RAM_TYPE_PATTERN if p.kind == "ram_type" else PCIE_PATTERN}
         else:
             schema = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
+        if schema["type"] == "string" and name not in BLANK_MEANS_DEFAULT:
+            schema["minLength"] = 1  # an empty value is refused (`_value`), so documented so
         out.append({"name": name, "in": "query", "required": False, "description": p.help,
                     "schema": schema})
     return out
