@@ -54,6 +54,8 @@ CLI = (
     ("cli_context_beyond", ["estimate", "--model", "Llama 3-8B", "--gpu", "4090", "--context",
                             "65536"]),
     ("cli_bad_quality", ["model", "StarCoder 2 15B", "--min-quality", "Q9"]),
+    ("cli_model_min_tps", ["model", "Qwen3-32B", "--min-tps", "30", "--search", "rtx 30",
+                           "--brief"]),
 )
 
 

@@ -17,9 +17,10 @@ WORD_MESSAGES = (N_("lossless"), N_("virtually lossless"), N_("near-lossless"),
                  N_("slight loss"), N_("noticeable"), N_("severe"))
 
 BASIS_TEXT = {
-    "fit": "estimated: ln(KLD) linear in bits per weight, model size, MoE, importance matrix "
-           "and legacy type, fitted on {rows} published llama-perplexity --kl-divergence rows "
-           "of {models} models; leave-one-model-out error ×{err} (range: 80 % of those misses)",
+    "fit": "estimated: ln(KLD) linear in bits per weight, with terms for model size, importance "
+           "matrix and legacy type, fitted on {rows} published llama-perplexity --kl-divergence "
+           "rows of {models} models; leave-one-model-out error ×{err} (range: 80 % of those "
+           "misses)",
     "native": "lossless against the release: the lab published the weights in this format "
               "(or this file is at least as precise), so the release itself is the reference",
     "unquantized": "the unquantized weights",

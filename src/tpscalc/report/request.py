@@ -71,7 +71,8 @@ RequestError = EstimateInputError  # bad request input: a message and a `code` f
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
 class Filters(FrozenValue):
-    """Which rows a report shows and in which order; nothing here changes an estimate."""
+    """Which rows a report shows, in which order, and which of the quantizations that fit a row
+    shows (prefer, min_tps); nothing here changes an estimate itself."""
 
     search: str | None = None
     min_memory_gib: float | None = None

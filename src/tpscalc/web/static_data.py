@@ -20,6 +20,7 @@ from typing import Any, get_args
 from tpscalc.catalog import store
 from tpscalc.estimate.types import Confidence, FitLabel
 from tpscalc.i18n import neutral_number, separators, translator
+from tpscalc.report.quality import WORD_MESSAGES, kld_text
 from tpscalc.web import cells
 from tpscalc.web.render import environment, tps_digits
 
@@ -71,6 +72,14 @@ def _prefill(row: dict[str, Any]) -> str | None:
     return _tps(prefill["tokens_per_s"]) if prefill else None
 
 
+def _quality(row: dict[str, Any]) -> list[Any] | None:
+    """[KLD as the server writes it in English (None for a lossless file), words by place]."""
+    q = row.get("quality")
+    if not q:
+        return None
+    return [kld_text(q["kld"]) if q["basis"] == "fit" else None, WORD_MESSAGES.index(q["words"])]
+
+
 def _card_index() -> dict[str, int]:  # not cached: the tests swap the catalog
     return {c.slug: i for i, c in enumerate(store.cards())}
 
@@ -80,21 +89,23 @@ def _model_index() -> dict[str, int]:
 
 
 def model_rows(report: dict[str, Any]) -> list[list[Any]]:
-    """Every row of a model report: [card, decode, needs, quant, fit, short by, prompt speed];
-    decode = [speed, low, high, confidence(, measured)], fit and confidence by place."""
+    """Every row of a model report: [card, decode, needs, quant, fit, short by, prompt speed,
+    quality]; decode = [speed, low, high, confidence(, measured)], fit and confidence by place,
+    quality = [KLD, words by place] (_quality)."""
     index = _card_index()
     return [[index[r["slug"]], _decode(r["decode"]), _gib(r["needs_gib"]), r["quant"],
-             FITS.index(r["fit"]), _gib(r.get("short_by_gib")), _prefill(r)]
+             FITS.index(r["fit"]), _gib(r.get("short_by_gib")), _prefill(r), _quality(r)]
             for r in report.get("rows") or []]
 
 
 def card_rows(report: dict[str, Any]) -> list[list[Any]]:
     """Every row of a card report: [model, decode, needs, approximated, quant, fit, short by,
-    prompt speed]."""
+    prompt speed, quality]."""
     index = _model_index()
     return [[index[r["slug"]], _decode(r["decode"]), _gib(r["needs_gib"]),
              int(bool(r.get("memory_approximated"))), r["quant"], FITS.index(r["fit"]),
-             _gib(r.get("short_by_gib")), _prefill(r)] for r in report.get("rows") or []]
+             _gib(r.get("short_by_gib")), _prefill(r), _quality(r)]
+            for r in report.get("rows") or []]
 
 
 def rows_script(kind: str, report: dict[str, Any]) -> str:
@@ -125,6 +136,7 @@ def dictionary(lang: str) -> dict[str, Any]:
         "previous": tr.gettext("Previous"),
         "next": tr.gettext("Next"),
         "pages": tr.gettext("Pages of the table"),
+        "quality": [tr.gettext(w) for w in WORD_MESSAGES],
     }
     return {"lang": lang, "separators": list(separators(lang)), "words": words,
             "cards": cards, "models": models}

@@ -131,17 +131,23 @@
       }
       return html;
     }
-    function modelRow(r) {  // a card: [card, decode, needs, quant, fit, short by, prompt]
+    function quality(q) {  // [KLD or null, words by place], as the server's quality line
+      if (!q) { return ""; }
+      return ' <span class="quality">' + (q[0] ? "KLD " + esc(num(q[0])) + " · " : "") +
+        esc(words.quality[q[1]]) + "</span>";
+    }
+    function modelRow(r) {  // a card: [card, decode, needs, quant, fit, short by, prompt, quality]
       var c = dict.cards[r[0]];
       return '<tr class="fit-' + esc(words.fits[r[4]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
         '  <td><a href="../cards/' + esc(c[0]) + '.html">' + esc(c[1]) +
         '</a> <span class="vendor">' + esc(c[2]) + "</span></td>\n" +
         '  <td class="n">' + esc(c[3]) + '</td><td class="n">' + esc(c[4]) + "</td>\n" +
         "  <td>" + esc(c[5]) + '</td><td class="n">' + esc(num(r[2])) + "</td>\n" +
-        "  <td>" + esc(r[3] || "—") + "</td><td>" + fit(r[4], r[5]) + "</td>\n" +
+        "  <td>" + esc(r[3] || "—") + quality(r[7]) + "</td><td>" + fit(r[4], r[5]) + "</td>\n" +
         '  <td class="n">' + esc(num(r[6])) + "</td>\n</tr>";
     }
-    function cardRow(r) {  // a model: [model, decode, needs, approximated, quant, fit, short, prompt]
+    function cardRow(r) {  // a model: [model, decode, needs, approximated, quant, fit, short, prompt,
+      // quality]
       var m = dict.models[r[0]];
       return '<tr class="fit-' + esc(words.fits[r[5]]) + '">\n  <td>' + speed(r[1]) + "</td>\n" +
         '  <td><a href="../models/' + esc(m[0]) + '.html">' + esc(m[1]) +
@@ -149,7 +155,7 @@
         '  <td class="n">' + esc(m[3]) + "</td><td>" + esc(m[4]) + "</td>\n" +
         '  <td class="n">' + esc(num(r[2])) + (r[3] ? ' <abbr title="' +
         esc(words.approximated) + '">≈</abbr>' : "") + "</td>\n" +
-        "  <td>" + esc(r[4] || "—") + "</td><td>" + fit(r[5], r[6]) + "</td>\n" +
+        "  <td>" + esc(r[4] || "—") + quality(r[8]) + "</td><td>" + fit(r[5], r[6]) + "</td>\n" +
         '  <td class="n">' + esc(num(r[7])) + "</td>\n</tr>";
     }
     function text(r) {
