@@ -75,7 +75,7 @@ from tpscalc.estimate.calibration import (
     measured_key,
     prefill_family_key,
 )
-from tpscalc.estimate.novelty import TIER_PREFIX, family_of
+from tpscalc.estimate.novelty import TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
     dequant_class,
     device_class,
@@ -776,7 +776,16 @@ def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:
         cal = replace(cal, decode_bands=dec_b, prefill_bands=pre_b)
     return replace(cal, measured=measured_table(obs),
                    measured_models=tuple(sorted({o.model for o in obs})),
+                   measured_kinds=measured_kinds(obs),
                    notes=__doc__.split("\n\n")[1].strip())
+
+
+def measured_kinds(obs: Sequence[Obs]) -> tuple[str, ...]:
+    """The layer kinds (novelty.kind_of) of the models whose rows are fitted."""
+    from tpscalc.catalog import get_model
+
+    kinds = {kind_of(get_model(m).architecture) for m in {o.model for o in obs}}
+    return tuple(sorted(k for k in kinds if k is not None))
 
 
 def to_json(cal: Calibration) -> str:

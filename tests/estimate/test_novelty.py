@@ -56,7 +56,7 @@ def _estimates() -> tuple[DecodeEstimate, PrefillEstimate]:
 def test_a_novel_model_gets_the_wider_band_and_a_lower_label() -> None:
     cal = replace(calibration(), measured_models=MEASURED)
     d, p = _estimates()
-    for name, level in (("Mistral 7B", "low"), ("Llama 2-70B", "medium")):
+    for name, level in (("Mistral 7B", "low"), ("Llama 2-70B", "medium")):  # names: by family
         d2, p2 = with_novelty(d, p, cal, name, "high", moe=False)
         assert p2 is not None
         assert d2.confidence == level
@@ -85,6 +85,7 @@ def test_a_range_is_never_narrowed() -> None:
 def test_the_committed_calibration_holds_the_tier_bands() -> None:
     cal = calibration()
     assert cal.measured_models and "Llama 2-7B" in cal.measured_models
+    assert "dense|full" in cal.measured_kinds and "moe|swa" in cal.measured_kinds
     for bands in (cal.decode_bands, cal.prefill_bands):
         for tier in ("family-out", "novel"):
             assert any(k.startswith(f"{tier}|") for k in bands)

@@ -106,6 +106,8 @@ class Calibration(FrozenValue):
     prefill_power_exponent: float = 0.0
     # The models whose rows were fitted (estimate/novelty.py: how far a model is from them).
     measured_models: tuple[str, ...] = ()
+    # Their layer kinds (novelty.kind_of: "dense|full", "moe|swa", ...).
+    measured_kinds: tuple[str, ...] = ()
     notes: str = ""
 
 
@@ -199,5 +201,6 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
         measured_models=tuple(d.get("measured_models", ())),
+        measured_kinds=tuple(d.get("measured_kinds", ())),
         notes=d.get("notes", ""),
     )

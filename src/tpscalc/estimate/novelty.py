@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import cache
 from typing import Literal, cast
 
 from tpscalc.catalog.schema import Architecture, Model
@@ -58,34 +57,18 @@ def kind_of(arch: Architecture | None) -> str | None:
 
 
 def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
-            kinds: frozenset[str | None] | None = None) -> Tier:
+            kinds: frozenset[str] | tuple[str, ...] = ()) -> Tier:
     """"measured" if the model's own rows were fitted, "family" if a model of its layer kind
-    was (`kinds`: the measured models' kinds; by default looked up in the catalog), else
-    "novel"; a name alone is compared by family name."""
+    was (`kinds`: the measured models' kinds, `Calibration.measured_kinds`), else "novel"; a
+    name alone is compared by family name."""
     name = model if isinstance(model, str) else model.name
     if name in measured:
         return "measured"
     if isinstance(model, str):
         family = family_of(model)
         return "family" if any(family_of(m) == family for m in measured) else "novel"
-    if kinds is None:
-        kinds = measured_kinds(tuple(measured))
     kind = kind_of(model.architecture)
     return "family" if kind is not None and kind in kinds else "novel"
-
-
-@cache
-def measured_kinds(measured: tuple[str, ...]) -> frozenset[str | None]:
-    """The layer kinds of the measured models (catalog entries)."""
-    from tpscalc.catalog import NameNotFoundError, get_model
-
-    kinds: set[str | None] = set()
-    for name in measured:
-        try:
-            kinds.add(kind_of(get_model(name).architecture))
-        except NameNotFoundError:  # a measured model the catalog no longer names
-            continue
-    return frozenset(kinds)
 
 
 def lower_confidence(level: str, tier: Tier) -> str:
@@ -118,7 +101,8 @@ def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
                  ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
     """A model's decode and prompt estimates with the ranges and label of its tier (the decode
     band keyed by the device's decode confidence, the prompt band by its prefill confidence)."""
-    tier = tier_of(model, cal.measured_models) if cal.measured_models else "measured"
+    tier = (tier_of(model, cal.measured_models, cal.measured_kinds) if cal.measured_models
+            else "measured")
     if tier == "measured" or d.measured is not None:
         return d, p
     lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,
