@@ -10,14 +10,14 @@ figures as --no-nested in seconds), predict its rows, compare. Baselines on the 
 the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 (0.55 × bandwidth ÷ (parameters × bytes per parameter)). Prints a Markdown table.
 
-`--protocols` prints the same figures under four ways of holding data out, side by side
-(issue 24): by device (as above), by architecture family (every row of a model family out at
-once: `family_of`), by source (each data file out, then each publication out: `file_of`,
-`publication_of`) and by condition (a device's MoE prompts, a device's MoE decode rows, every
-row at depth >= 16k: `condition_of`). Only the held-out group's rows are predicted by each fold;
-rows of no condition group are not counted under that protocol. The ranges' bands come from the
-committed calibration (optimistic: the bands saw every row) unless `--nested-bands`, which refits
-them without each group (slow: minutes per fold).
+`--protocols` prints the same figures under five ways of holding data out, side by side (issue
+24): by device (as above), by architecture family (every row of a model family out at once:
+`calibrate.by_model_family`), by source (each data file out, then each publication out:
+`file_of`, `publication_of`) and by condition (a device's MoE prompts, a device's MoE decode
+rows, every row at depth >= 16k: `condition_of`). Only the held-out group's rows are predicted
+by each fold; rows of no condition group are not counted under that protocol. The ranges' bands
+come from the committed calibration (optimistic: the bands saw every row) unless
+`--nested-bands`, which refits them without each group (slow: minutes per fold).
 
 Then the scoreboard devices' rows (llama-bench scoreboard rows of all_sources_public.csv on
 devices neither calibration table holds; tools/calibration_data.py), each predicted without
@@ -41,7 +41,13 @@ import calibrate
 from calibration_data import GIB, SET_APART, Obs, load_observations, main_rows
 
 from tpscalc.catalog import get_model
-from tpscalc.estimate.novelty import kind_of, lower_confidence, tier_band, tier_of, widened
+from tpscalc.estimate.novelty import (
+    kind_of,
+    lower_confidence,
+    tier_band,
+    tier_of,
+    widened,
+)
 from tpscalc.estimate.speed_terms import device_class
 
 Row = tuple[Obs, float, float, float, str]
@@ -100,7 +106,7 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
     else:
         full = None if nested else calibrate.bands(obs)
     devices = sorted({o.card.name for o in (*obs, *apart)})
-    _FOLD_ARGS[:] = [obs, apart, nested, full, device_of]
+    _FOLD_ARGS[:] = [obs, apart, nested, full, calibrate.by_device]
     if jobs > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -115,21 +121,6 @@ def lodo(obs: Sequence[Obs], nested: bool, committed_bands: bool = False,
 
 
 _FOLD_ARGS: list = []  # (obs, apart, nested, full bands, group key) for _fold, set by lodo
-
-
-def device_of(o: Obs) -> str | None:
-    """The leave-one-device-out group: the card."""
-    return o.card.name
-
-
-_SIZE = re.compile(r"^(.+?)[- ]\d+(?:\.\d+)?[bBmM]\b")
-
-
-def family_of(o: Obs) -> str | None:
-    """The leave-one-architecture-out group: the model family, the name without its size
-    ("Llama 2-7B" and "Llama 2-13B" -> "Llama 2", "gpt-oss-20b" -> "gpt-oss")."""
-    m = _SIZE.match(o.model)
-    return m.group(1) if m else o.model
 
 
 def file_of(o: Obs) -> str | None:
@@ -165,7 +156,7 @@ def condition_of(o: Obs) -> str | None:
 
 
 PROTOCOLS: dict[str, Callable[[Obs], str | None]] = {
-    "device": device_of, "architecture": family_of, "file": file_of,
+    "device": calibrate.by_device, "architecture": calibrate.by_model_family, "file": file_of,
     "publication": publication_of, "condition": condition_of,
 }
 

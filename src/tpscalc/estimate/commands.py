@@ -5,6 +5,8 @@ what a user pastes to get the memory and speed the answer states.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tpscalc.catalog.schema import Model
 from tpscalc.estimate.runtimes import (
     MLX_BITS,
@@ -12,6 +14,9 @@ from tpscalc.estimate.runtimes import (
     VLLM_GPU_MEMORY_UTILIZATION,
 )
 from tpscalc.estimate.types import Estimate, RunCommand
+
+if TYPE_CHECKING:
+    from tpscalc.estimate.placement import Placement
 
 
 def gguf_file(e: Estimate) -> str:
@@ -32,9 +37,10 @@ def run_command(model: Model, e: Estimate, kv_type: str = "f16") -> RunCommand |
     return build(model, e, kv_type)
 
 
-def _llama_cpp(model: Model, e: Estimate, kv_type: str) -> RunCommand:
-    args = ["llama-server", "-m", gguf_file(e), "-c", str(e.context)]
-    p = e.placement
+def llama_server_args(e: Estimate, file: str, p: Placement | None) -> list[str]:
+    """llama-server's arguments for `e` loading `file`: the context, the placement's layers,
+    tensor split and CPU experts (when placed), flash attention as the test asks."""
+    args = ["-m", file, "-c", str(e.context)]
     if p is not None:
         args += ["-ngl", str(p.n_gpu_layers)]
         if len(p.devices) > 1:
@@ -43,6 +49,11 @@ def _llama_cpp(model: Model, e: Estimate, kv_type: str) -> RunCommand:
             args += ["--n-cpu-moe", str(p.n_cpu_moe)]
     if e.test is None or e.test.flash_attn:
         args += ["-fa", "on"]
+    return args
+
+
+def _llama_cpp(model: Model, e: Estimate, kv_type: str) -> RunCommand:
+    args = ["llama-server", *llama_server_args(e, gguf_file(e), e.placement)]
     if kv_type != "f16":
         args += ["-ctk", kv_type, "-ctv", kv_type]
     return RunCommand("llama.cpp", " ".join(args))

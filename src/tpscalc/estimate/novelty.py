@@ -20,13 +20,12 @@ from dataclasses import replace
 from typing import Literal, cast
 
 from tpscalc.catalog.schema import Architecture, Model
-from tpscalc.estimate.calibration import Band, Calibration
+from tpscalc.estimate.calibration import LEVELS, Band, Calibration
 from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
 
 Tier = Literal["measured", "family", "novel"]
 # The band-key prefix of each tier beyond "measured" (tools/calibrate.py writes them).
 TIER_PREFIX: dict[Tier, str] = {"family": "family-out", "novel": "novel"}
-LEVELS = ("high", "medium", "low")
 # A model family is its name without the size: "Llama 2-13B" -> "Llama 2", "Gemma 3 4B" ->
 # "Gemma 3", "gpt-oss-120b" -> "gpt-oss", "Qwen3-30B-A3B" -> "Qwen3".
 _SIZE = re.compile(r"^(.+?)[- ]\d+(?:\.\d+)?[bBmM]\b")

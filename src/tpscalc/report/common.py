@@ -236,16 +236,10 @@ def placement_json(p: Placement) -> dict[str, Any]:
 def command_json(e: Estimate, p: Placement, model_file: str | None = None) -> dict[str, Any]:
     """The llama-server arguments and ollama options that realise the placement; `-m` names
     model_file (the user's GGUF) when given, else the file name a download would have."""
-    file = (shlex.quote(model_file) if model_file
-            else "-".join(e.model.split()) + f"-{e.quant or 'Q4_K_M'}.gguf")
-    args = ["-m", file, "-c", str(e.context), "-ngl", str(p.n_gpu_layers)]
-    if len(p.devices) > 1:
-        args += ["-ts", ",".join(str(n) for n in p.tensor_split)]
-    if p.n_cpu_moe:
-        args += ["--n-cpu-moe", str(p.n_cpu_moe)]
-    if e.test is None or e.test.flash_attn:
-        args += ["-fa", "on"]
-    return {"llama_server": " ".join(args),
+    from tpscalc.estimate.commands import gguf_file, llama_server_args
+
+    file = shlex.quote(model_file) if model_file else gguf_file(e)
+    return {"llama_server": " ".join(llama_server_args(e, file, p)),
             "ollama": {"num_ctx": e.context, "num_gpu": p.n_gpu_layers}}
 
 
