@@ -136,6 +136,16 @@ def _evaluate_sourced(sm: SourcedModel, rig: Rig | Callable[[], Rig], request: R
     fixed = check_file_request(sm, request, fixed)
     query = query_for_model(sm.model, request.query)
     built = rig if isinstance(rig, Rig) else rig()
+    out = _estimate_out(sm, built, query, fixed, request, model_file, compare, from_file)
+    if built.notes:  # e.g. a chip's variant taken for its name ("M4 Max"): said, not silent
+        out["notes"] = list(built.notes)
+    return out
+
+
+def _estimate_out(sm: SourcedModel, built: Rig, query: Query, fixed: str | None,
+                  request: ReportRequest, model_file: str | None, compare: bool,
+                  from_file: bool) -> dict[str, Any]:
+    """The estimate JSON of `_evaluate_sourced`, before the rig's notes."""
     if not request.serving.is_default:  # many users, or a draft: the serving layer builds on it
         return _serving(sm.model, built, query, fixed, request, sm.sources if from_file else None)
     engine = common.default_engine()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tpscalc.catalog import store
+from tpscalc.catalog import match_card, store
 from tpscalc.catalog.lookup import NameNotFoundError, resolve
 
 # The shared data checkout sits beside the repository (as in CI); absent on a bare machine.
@@ -42,13 +42,36 @@ def test_typed_forms(query: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(("query", "expected"), [
-    ("H100", "H100 SXM5 80 GB"), ("M4 Max", "Apple M4 Max (40-core GPU)"),
-    ("GTX 1650 Max-Q", "GeForce GTX 1650 Max-Q (GDDR6)"),
+    ("H100", "H100 SXM5 80 GB"), ("GTX 1650 Max-Q", "GeForce GTX 1650 Max-Q (GDDR6)"),
 ])
 def test_ambiguous_names_list_candidates(query: str, expected: str) -> None:
     with pytest.raises(NameNotFoundError, match="ambiguous") as err:
         resolve(query, store.cards(), "card")
     assert expected in err.value.suggestions
+
+
+@pytest.mark.parametrize(("query", "base", "others"), [
+    ("M4 Max", "Apple M4 Max (32-core GPU)", ["Apple M4 Max (40-core GPU)"]),
+    ("mac studio m3 ultra", "Apple M3 Ultra (60-core GPU)", ["Apple M3 Ultra (80-core GPU)"]),
+    ("m3 ultra 256gb", "Apple M3 Ultra (60-core GPU)", ["Apple M3 Ultra (80-core GPU)"]),
+])
+def test_variants_of_one_chip_take_the_base_and_name_the_others(
+        query: str, base: str, others: list[str]) -> None:
+    match = match_card(query)
+    assert match.card.name == base
+    assert [c.name for c in match.alternatives] == others
+    note = match.note(query) or ""
+    assert base in note and all(o in note for o in others)
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("m4 max 128gb", "Apple M4 Max (40-core GPU)"),
+    ("m3 ultra 512", "Apple M3 Ultra (80-core GPU)"),
+    ("Apple M4 Max (40-core GPU)", "Apple M4 Max (40-core GPU)"), ("4090", "GeForce RTX 4090"),
+])
+def test_a_name_that_settles_the_variant_has_no_alternatives(query: str, name: str) -> None:
+    match = match_card(query)
+    assert (match.card.name, match.alternatives, match.note(query)) == (name, (), None)
 
 
 def test_unknown_name_lists_close_names() -> None:

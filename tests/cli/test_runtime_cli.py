@@ -21,6 +21,27 @@ def test_ollama_answer_has_its_command() -> None:
     assert data["memory"]["total_gib"] > 0 and data["decode"]["tokens_per_s"] > 0
 
 
+def test_mlx_on_m4_max_is_4bit_and_says_which_m4_max() -> None:
+    result = runner.invoke(app, ["estimate", "--model", "Llama 3.1-8B", "--gpu", "M4 Max",
+                                 "--runtime", "mlx", "--json"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["runtime"], data["quant"], data["gpu"]) == (
+        "mlx", "MLX-4bit", "Apple M4 Max (32-core GPU)")
+    assert data["run"]["command"].startswith("mlx_lm.generate --model mlx-community/")
+    # the name fits two GPU configurations: the answer says which and names the other
+    assert "Apple M4 Max (40-core GPU)" in " ".join(data["notes"])
+    table = runner.invoke(app, ["estimate", "--model", "Llama 3.1-8B", "--gpu", "M4 Max",
+                                "--runtime", "mlx"])
+    assert "Apple M4 Max (40-core GPU)" in table.stdout
+
+
+def test_h100_is_still_ambiguous() -> None:
+    result = runner.invoke(app, ["estimate", "--model", "Llama 3.1-8B", "--gpu", "H100"])
+    assert result.exit_code == 2 and "ambiguous" in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
 def test_mlx_on_a_geforce_is_one_line_and_exit_2() -> None:
     result = runner.invoke(app, ["estimate", "--model", "Llama 3.1-8B", "--gpu", "4090",
                                  "--runtime", "mlx"])

@@ -118,3 +118,24 @@ def test_ollama_on_two_cards_is_ollama_at_its_level() -> None:
     assert e.decode is not None and base.decode is not None
     assert e.decode.tokens_per_s == pytest.approx(base.decode.tokens_per_s * OLLAMA_LEVEL.decode)
     assert "PARAMETER num_gpu" in dict(e.run.settings)["Modelfile"]
+
+
+@pytest.mark.parametrize(("runtime", "card", "default", "more"), [
+    ("mlx", M4_MAX, "MLX-4bit", "MLX-8bit"), ("ollama", "RTX 4090", "Q4_K_M", "Q8_0"),
+])
+def test_a_plain_answer_takes_the_runtimes_default_download(
+        runtime: str, card: str, default: str, more: str) -> None:
+    e = one("Llama 3.1-8B", card, runtime)
+    assert e.fits and e.quant == default and e.run is not None
+    assert dict(e.run.settings)["format"].startswith(default)
+    # the less compressed format fits too: taken when asked, by name or by a quality ceiling
+    asked = one("Llama 3.1-8B", card, runtime, more)
+    assert asked.fits and asked.quant == more and "format" not in dict(asked.run.settings or ())
+    assert one("Llama 3.1-8B", card, runtime, max_quality="Q8_0").quant == more
+
+
+def test_a_default_download_that_does_not_fit_gives_way_to_a_smaller_file() -> None:
+    # Llama 3.1 8B at Q4_K_M (~4.6 GiB) is over a 4 GiB GTX 1650: ollama's ladder goes on down
+    assert not one("Llama 3.1-8B", "GTX 1650", "ollama").fits  # not above the IQ4_XS floor
+    e = one("Llama 3.1-8B", "GTX 1650", "ollama", min_quality="IQ2_XXS")
+    assert e.fits and e.quant not in ("Q4_K_M", "Q8_0")

@@ -5,7 +5,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tpscalc.catalog import store
-from tpscalc.catalog.lookup import NameNotFoundError, resolve
+from tpscalc.catalog.lookup import NameNotFoundError, resolve, resolve_choice
 from tpscalc.catalog.schema import Architecture, Card, Cpu, Model
 
 if TYPE_CHECKING:
@@ -15,6 +15,29 @@ if TYPE_CHECKING:
 def get_card(name: str) -> Card:
     """The card `name` designates ("4090", "RTX 4090", "geforce-rtx-4090", "M2 Max 38-core")."""
     return resolve(name, store.cards(), "card")
+
+
+class CardMatch(NamedTuple):
+    """The card a name designates, and the chip's other variants when the name fits several
+    ("M4 Max": answered for the 32-core GPU, the 40-core one named beside it)."""
+
+    card: Card
+    alternatives: tuple[Card, ...] = ()
+
+    def note(self, typed: str) -> str | None:
+        """One line saying which variant `typed` was taken as and how to pick another."""
+        if not self.alternatives:
+            return None
+        others = ", ".join(f'"{c.name}"' for c in self.alternatives)
+        return (f"{typed.strip()!r} names {len(self.alternatives) + 1} variants of one chip: "
+                f"answered for its base variant, {self.card.name}; for another, name it: "
+                f"{others}")
+
+
+def match_card(name: str) -> CardMatch:
+    """get_card, with the other variants of the chip when `name` fits several (CardMatch)."""
+    card, others = resolve_choice(name, store.cards(), "card")
+    return CardMatch(card, others)
 
 
 class Resolution(NamedTuple):
@@ -111,5 +134,6 @@ def cpu_of_card(card: Card) -> Cpu | None:
     return next((c for c in store.cpus() if card.name in c.cards), None)
 
 
-__all__ = ["Architecture", "Card", "Cpu", "Model", "NameNotFoundError", "Resolution",
-           "cpu_of_card", "get_card", "get_cpu", "get_model", "resolve_model"]
+__all__ = ["Architecture", "Card", "CardMatch", "Cpu", "Model", "NameNotFoundError",
+           "Resolution", "cpu_of_card", "get_card", "get_cpu", "get_model", "match_card",
+           "resolve_model"]

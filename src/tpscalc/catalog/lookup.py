@@ -255,6 +255,18 @@ def _by_memory(q: str, entries: Sequence[T], scored: list[tuple[int, T]]
     return None, narrowed or scored
 
 
+def variants_of_one_chip(entries: Sequence[T]) -> T | None:
+    """The base variant (least memory, bandwidth, compute) when `entries` are all GPU
+    configurations of one system-on-chip, their names the same but for a note ("Apple M4 Max
+    (32-core GPU)" and "(40-core GPU)"); None when they are different cards ("H100 PCIe 80 GB",
+    "H100 SXM5 ...") or different silicon under one name ("GTX 1650 Max-Q (GDDR5)", "(GDDR6)")."""
+    if (len(entries) < 2 or not all(getattr(e, "unified_memory", False) for e in entries)
+            or len({_NOTE.sub("", e.name).lower() for e in entries}) != 1):
+        return None
+    return min(entries, key=lambda e: tuple(getattr(e, f, None) or 0.0 for f in (
+        "memory_gib", "bandwidth_gb_s", "tflops_fp16_dense")))
+
+
 def resolve(
     query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None,
     suggest: bool = True,
@@ -267,6 +279,16 @@ def resolve(
     ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10"). Without `suggest`, an unknown name's error
     lists no close names (a caller that tries other forms first: finding them takes time).
     """
+    return resolve_choice(query, entries, what, strict=strict, suggest=suggest)[0]
+
+
+def resolve_choice(
+    query: str, entries: Sequence[T], what: str = "entry", *, strict: bool | None = None,
+    suggest: bool = True,
+) -> tuple[T, tuple[T, ...]]:
+    """As `resolve`, with the other candidates when a card name is one chip's variants ("M4
+    Max": the 32-core and 40-core GPU): the base variant is taken (variants_of_one_chip) and
+    the others come second, for the answer to name them; () when the name was not ambiguous."""
     q = query.strip()
     if not q:
         raise NameNotFoundError(f"empty {what} name")
@@ -277,7 +299,7 @@ def resolve(
         q = card_query(q)
         exact = _exact_card(q, entries)
         if exact is not None:
-            return exact
+            return exact, ()
     hit, scored = _ranked(q, entries)
     bare = " ".join(_NOTES.sub(" ", q).split())
     if hit is None and not scored and bare and bare != q:
@@ -287,7 +309,11 @@ def resolve(
     if hit is None:
         hit = _pick(scored, strict, sized=what != "model" or size_of(q) is not None)
     if hit is not None:
-        return hit
+        return hit, ()
+    if what == "card":
+        base = variants_of_one_chip([e for _, e in scored])
+        if base is not None:
+            return base, tuple(e for _, e in scored if e is not base)
     if not scored and not suggest:
         raise NameNotFoundError(f"unknown {what} {query!r}")
     if not scored:

@@ -264,6 +264,8 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
 
             for line in serving_lines(r, lang):
                 echo(line)
+        for note in r.get("notes") or ():  # a chip's variant taken for its name ...
+            echo(note)
         if r.get("resolved_as"):  # a repository id, a fine-tune, an ollama tag ...
             from tpscalc.cli.report_run import resolved_line
 

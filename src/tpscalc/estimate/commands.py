@@ -12,6 +12,7 @@ from tpscalc.estimate.runtimes import (
     MLX_BITS,
     SGLANG_MEM_FRACTION,
     VLLM_GPU_MEMORY_UTILIZATION,
+    get_runtime,
 )
 from tpscalc.estimate.types import Estimate, RunCommand
 
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
 def gguf_file(e: Estimate) -> str:
     """The GGUF file name the llama.cpp-family commands load."""
     return "-".join(e.model.split()) + f"-{e.quant or 'Q4_K_M'}.gguf"
+
+
+def _default_note(e: Estimate, more: str) -> tuple[tuple[str, str], ...]:
+    """A settings entry saying that `e`'s format is its runtime's default download, and how to
+    ask for another (`more`); () when it is not."""
+    if e.quant is None or e.quant != get_runtime(e.runtime).default_format:
+        return ()
+    return (("format", f"{e.quant}, {e.runtime}'s default download; {more}"),)
 
 
 def _gpu_layers(e: Estimate) -> int | None:
@@ -77,7 +86,8 @@ def _ollama(model: Model, e: Estimate, kv_type: str) -> RunCommand:
            ("OLLAMA_NUM_PARALLEL", "1"), ("OLLAMA_CONTEXT_LENGTH", str(e.context)))
     serve = " ".join(f"{k}={v}" for k, v in env) + " ollama serve"
     return RunCommand("ollama", f"ollama create {tag} -f Modelfile && ollama run {tag}",
-                      (("serve", serve), ("Modelfile", "\n".join(modelfile))))
+                      (*_default_note(e, "--quant Q8_0 (or --max-quality) for another file"),
+                       ("serve", serve), ("Modelfile", "\n".join(modelfile))))
 
 
 def _lmstudio(model: Model, e: Estimate, kv_type: str) -> RunCommand:
@@ -114,7 +124,8 @@ def _mlx(model: Model, e: Estimate, kv_type: str) -> RunCommand:
         convert = f"mlx_lm.convert --hf-path {repo} -q --q-bits {bits} --q-group-size 64"
     return RunCommand("mlx", f"mlx_lm.generate --model {converted} --max-kv-size {e.context} "
                       '--prompt "..."',
-                      (("convert", convert), ("bits_per_weight", f"{MLX_BITS[quant]:g}")))
+                      (*_default_note(e, "--quant mlx-6bit or mlx-8bit for more bits"),
+                       ("convert", convert), ("bits_per_weight", f"{MLX_BITS[quant]:g}")))
 
 
 def _quant_flags(e: Estimate) -> str:

@@ -267,11 +267,14 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
 
 
 def _ladder(model: Model, query: Query) -> tuple[str, ...]:
-    """The formats to walk: the runtime's, with F16/BF16 on top when the ceiling asks for them
-    (not above a native format: a quantized release has no unquantized file of its own)."""
+    """The formats to walk: the runtime's, from its default format down when no ceiling is
+    asked, with F16/BF16 on top when the ceiling asks for them (not above a native format: a
+    quantized release has no unquantized file of its own)."""
     rt = _rt(query)
     formats = _formats(model, rt)
     ceiling = query.max_quality
+    if ceiling is None and rt.default_format in formats:  # what the runtime downloads first
+        return formats[formats.index(rt.default_format):]
     if ceiling not in ABOVE_LADDER or ceiling is None or _native(model, rt) is not None:
         return formats
     top = ceiling if isinstance(rt, LlamaCpp) else "BF16"  # own formats: BF16

@@ -60,6 +60,10 @@ class Runtime(Protocol):
     label: str  # as people write it
     level: RuntimeLevel
     tensor_parallel: bool  # several GPUs split each layer (vLLM), not the layers (llama.cpp)
+    # The format an answer starts from when no quantization or quality bound is asked: what the
+    # runtime's users download by default (ollama's library tags, mlx-community); None: the
+    # least compressed that fits. More compressed ones still come in when it does not fit.
+    default_format: str | None
 
     def refusal(self, card: Card | None) -> str | None:
         """Why `card` (None: the CPU alone) cannot run this runtime; None when it can."""
@@ -140,6 +144,7 @@ class LlamaCpp:
     label = "llama.cpp"
     level = RuntimeLevel(1.0, 1.0, 1.0, 1.0, 0)  # the calibration is llama.cpp's own
     tensor_parallel = False
+    default_format: str | None = None
 
     def refusal(self, card: Card | None) -> str | None:
         return None

@@ -113,6 +113,9 @@ class Ollama(_GgufRuntime):
     name = "ollama"
     label = "ollama"
     level = OLLAMA_LEVEL
+    # a library model's default tag is its Q4_K_M file ("llama3.1:latest" = 8b-instruct-q4_K_M:
+    # https://ollama.com/library/llama3.1/tags)
+    default_format = "Q4_K_M"
 
     def context_default(self, rig_memory_gib: float, model_limit: int | None) -> int | None:
         return next(ctx for limit, ctx in OLLAMA_CONTEXT_BY_VRAM if rig_memory_gib < limit)
@@ -145,6 +148,7 @@ class _OwnFormats:
     level = VLLM_LEVEL
     tensor_parallel = False
     vendors: tuple[str, ...] = ()
+    default_format: str | None = None
 
     def native_format(self, model: Model) -> str | None:
         return None
@@ -208,6 +212,10 @@ class Mlx(_OwnFormats):
                                        "MLX-4bit": "Q4_K_M", "BF16": "BF16"}
     level = MLX_LEVEL
     vendors = ("Apple",)
+    # `mlx_lm.convert -q` quantizes to 4 bits in groups of 64 unless told otherwise, and the
+    # 4-bit conversions are mlx-community's most downloaded
+    # (https://github.com/ml-explore/mlx-lm/blob/main/mlx_lm/LLMS.md, mlx_lm/utils.py)
+    default_format: str | None = "MLX-4bit"
 
     def formats(self, model: Model) -> tuple[str, ...]:
         return ("MLX-8bit", "MLX-6bit", "MLX-4bit")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card
+from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card, match_card
 from tpscalc.estimate.query import EstimateInputError, Rig
 from tpscalc.report.request import MAX_GPUS, RigOptions, find_cpu, ram_bandwidth_gb_s
 
@@ -35,14 +35,21 @@ def is_rig_text(text: str) -> bool:
 
 def parse_cards(text: str) -> tuple[Card, ...]:
     """The cards a rig text names, in order; () for "none"; unknown names raise."""
+    return parse_rig_text(text)[0]
+
+
+def parse_rig_text(text: str) -> tuple[tuple[Card, ...], tuple[str, ...]]:
+    """The cards a rig text names, and a note for each name taken as one of a chip's variants
+    ("M4 Max": CardMatch.note)."""
     if text.strip().lower() in NO_GPU:
-        return ()
+        return (), ()
     if not text.strip():
-        return (get_card(text),)  # the lookup's own message for an empty name
+        return (get_card(text),), ()  # the lookup's own message for an empty name
     whole = _one_card(text)
     if whole is not None:
-        return (whole,)
+        return (whole,), ()
     cards: list[Card] = []
+    notes: list[str] = []
     for part in text.split("+"):
         part = part.strip()
         if not part:
@@ -52,15 +59,19 @@ def parse_cards(text: str) -> tuple[Card, ...]:
         if not 1 <= count <= MAX_GPUS:
             raise EstimateInputError(f"card count must be 1 to {MAX_GPUS}, not {count}",
                                      "bad_gpus")
-        cards += [get_card(name.strip())] * count
+        matched = match_card(name.strip())
+        cards += [matched.card] * count
+        note = matched.note(name)
+        if note is not None and note not in notes:
+            notes.append(note)
     if len(cards) > MAX_GPUS:
         raise EstimateInputError(f"a rig holds at most {MAX_GPUS} cards", "bad_gpus")
-    return tuple(cards)
+    return tuple(cards), tuple(notes)
 
 
 def build_rig(card: str | Card, options: RigOptions) -> Rig:
     """The rig of `card` (a name, a rig text or a Card) with `options`' RAM and placement."""
-    cards = (card,) if isinstance(card, Card) else parse_cards(card)
+    cards, notes = ((card,), ()) if isinstance(card, Card) else parse_rig_text(card)
     if options.gpus is not None and options.gpus > 1:
         if len(cards) != 1:
             raise EstimateInputError("--gpus takes one card name; write mixed rigs as A + B",
@@ -74,7 +85,7 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
     if (cpu is not None and options.ram_type is not None and options.ram_channels is None
             and options.ram_bandwidth_gb_s is None):  # the channels the CPU takes
         bandwidth = ram_bandwidth_gb_s(options.ram_type, cpu.memory_channels)
-    return Rig(cards, options.ram_gib, bandwidth,
+    return Rig(cards, options.ram_gib, bandwidth, notes=notes,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
                tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu)
 
