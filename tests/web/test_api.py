@@ -162,3 +162,20 @@ def test_estimate_takes_a_runtime(client) -> None:  # type: ignore[no-untyped-de
     refused = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=mlx")
     assert refused.status_code == 400
     assert "MLX runs on Apple" in refused.json()["error"]["message"]
+
+
+def test_estimate_names_the_variant_a_chip_name_was_read_as(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tpscalc.catalog import store
+    from tpscalc.catalog.schema import Card
+
+    # one chip in two GPU configurations (the catalog's Apple M4 Max entries, cut down)
+    chips = tuple(Card(name=f"Apple M4 Max ({cores}-core GPU)", slug=f"apple-m4-max-{cores}",
+                       vendor="Apple", memory_gib=memory, bandwidth_gb_s=bandwidth,
+                       release_date="2024-10-01", kind="unified", unified_memory=True)
+                  for cores, memory, bandwidth in ((32, 36, 410), (40, 128, 546)))
+    monkeypatch.setattr(store, "cards", lambda: chips)
+    body = client.get("/api/v1/estimate?model=tiny-chat-1b&card=M4%20Max&runtime=mlx").json()
+    assert body["gpu"] == "Apple M4 Max (32-core GPU)" and body["quant"] == "MLX-4bit"
+    assert "Apple M4 Max (40-core GPU)" in " ".join(body["notes"])
+    exact = client.get("/api/v1/estimate?model=tiny-chat-1b&card=apple-m4-max-40").json()
+    assert exact["gpu"] == "Apple M4 Max (40-core GPU)" and "notes" not in exact

@@ -141,25 +141,12 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
 
 def _to_fit_lines(r: dict[str, Any], lang: str) -> None:
     """What would make a model that does not fit run, one line each with its speed."""
-    from tpscalc.i18n import format_number, translator
-    from tpscalc.report.common import sig
+    from tpscalc.report.fit_ways import fit_way_texts
 
-    tr = translator(lang)
-    texts = {
-        "quant": tr.gettext("with {quant} (--min-quality IQ2_XXS): {tps} tok/s"),
-        "context": tr.gettext("with a context of {context} tokens: {quant}, {tps} tok/s"),
-        "gpus": tr.gettext("on 2x {card}: {quant}, {tps} tok/s"),
-        "ram": tr.gettext("with {ram} GB of system RAM (part of the model in RAM): {quant}, "
-                          "{tps} tok/s"),
-    }
-    echo(tr.gettext("{model} does not fit on {card}. What would make it fit:").format(
-        model=r["model"], card=r["gpu"]))
-    for way in r["to_fit"]:
-        tps = way["decode_tokens_per_s"]
-        echo("  " + texts[way["change"]].format(
-            quant=way["quant"], card=r["gpu"], tps=sig(tps, lang) if tps else "—",
-            context=format_number(way["context"], lang),
-            ram=format_number(way["ram_gib"] or 0, lang)))
+    heading, lines = fit_way_texts(r, lang)
+    echo(heading)
+    for line in lines:
+        echo("  " + line)
 
 
 def _range_note(r: dict[str, Any], lang: str) -> None:

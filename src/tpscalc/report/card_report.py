@@ -8,11 +8,13 @@ from tpscalc.catalog import get_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.catalog.search import filter_by_text
 from tpscalc.estimate.query import DEFAULT_CONTEXT, Query, context_within_limit
+from tpscalc.estimate.types import Estimate
 from tpscalc.i18n import format_number, translator
 from tpscalc.report import choice, common
 from tpscalc.report.common import Engine, params_text
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
+from tpscalc.report.runtime_faq import fitting_runtimes, runtime_faq
 from tpscalc.report.types import CardReport, ModelRow, Text
 
 
@@ -75,7 +77,17 @@ def build_card_reports(
     rows = [found[i] for i in range(len(models))]
     if request.serving.users_at is not None and rig.is_single_card:
         rows = _with_users(card, rows, query, request.serving.users_at)
-    return [assemble_card_report(card, rows, replace(request, lang=lang)) for lang in languages]
+    big = _biggest(rows)
+    runtimes = () if big is None or big.estimate.quant is None else fitting_runtimes(
+        eng, big.model, rig, replace(query, context=big.estimate.context))
+    return [assemble_card_report(card, rows, replace(request, lang=lang), runtimes)
+            for lang in languages]
+
+
+def _biggest(rows: Sequence[ModelRow]) -> ModelRow | None:
+    """The model with the most parameters among those that fit."""
+    return max((r for r in rows if r.counts), key=lambda r: r.model.parameters_total,
+               default=None)
 
 
 def _with_users(card: Card, rows: Sequence[ModelRow], query: Query, target: float
@@ -99,12 +111,14 @@ def card_report(name: str, request: ReportRequest) -> CardReport:
 
 
 def assemble_card_report(
-    card: Card, rows: Sequence[ModelRow], request: ReportRequest
+    card: Card, rows: Sequence[ModelRow], request: ReportRequest,
+    runtimes: tuple[Estimate, ...] = (),
 ) -> CardReport:
-    """The card report from its evaluated rows (pure)."""
+    """The card report from its evaluated rows and the biggest model's runtime comparison
+    (fitting_runtimes; pure)."""
     f = request.filters
     fit = [r for r in rows if r.counts]
-    biggest = max(fit, key=lambda r: r.model.parameters_total, default=None)
+    biggest = _biggest(rows)
     fastest = max((r for r in fit if r.estimate.decode), key=lambda r: r.tokens_per_s,
                   default=None)
     reading = sum(1 for r in fit if r.tokens_per_s >= common.READING_SPEED_TOKENS_PER_S)
@@ -123,6 +137,7 @@ def assemble_card_report(
         faq=(),
         notes=(),
         models_beyond_limit=beyond,
+        runtimes=runtimes,
     )
     return replace(report, faq=card_faq(report), notes=_notes(request, beyond))
 
@@ -190,7 +205,8 @@ def card_faq(report: CardReport) -> tuple[Text, ...]:
         tps=common.sig(f.tokens_per_s, lang),
         count=report.reading_speed_models,
     )
-    return (Text(q[0], count), Text(q[1], biggest), Text(q[2], fast), *_bigger_or_better(report))
+    return (Text(q[0], count), Text(q[1], biggest), Text(q[2], fast),
+            *runtime_faq(b.model.name, report.runtimes, lang), *_bigger_or_better(report))
 
 
 def _bigger_or_better(report: CardReport) -> tuple[Text, ...]:

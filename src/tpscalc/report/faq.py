@@ -14,6 +14,7 @@ from tpscalc.report import provenance
 from tpscalc.report.common import FIT_WORDS, READING_SPEED_TOKENS_PER_S, gib, params_text, sig
 from tpscalc.report.model_types import Row
 from tpscalc.report.record import flop_text, number_field, text_field
+from tpscalc.report.runtime_faq import runtime_faq
 from tpscalc.report.types import Text
 
 if TYPE_CHECKING:  # the model page's types (the card page does not import this module)
@@ -184,8 +185,9 @@ def notes(s: ModelSummary) -> tuple[str, ...]:
 
 def model_faq(s: ModelSummary) -> tuple[Text, ...]:
     """The FAQ with answers computed from this report's figures."""
-    parts = (_faq_record(s), _faq_running(s), _faq_serving(s), _faq_sizes(s), _faq_quant_16(s),
-             _faq_identity(s))
+    parts = (_faq_record(s), _faq_running(s), _faq_serving(s),
+             runtime_faq(s.model.name, s.runtimes, s.request.lang), _faq_sizes(s),
+             _faq_quant_16(s), _faq_identity(s))
     return tuple(item for part in parts for item in part)
 
 

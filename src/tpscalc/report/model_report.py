@@ -33,6 +33,7 @@ from tpscalc.report.model_types import (
 )
 from tpscalc.report.request import ReportRequest
 from tpscalc.report.rigs import card_rig
+from tpscalc.report.runtime_faq import fitting_runtimes
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
 KV_CONTEXTS = (4096, 32768)  # the "KV cache at 4k vs 32k vs the model's maximum" explanation
@@ -133,12 +134,23 @@ def build_model_reports(
                                         request.filters)
     rows = [Row(c, e) for c, e in zip(cards, estimates, strict=True)]
     summary = _with_kv_points(summarize(model, rows, replace(request, lang=languages[0])), eng)
+    summary = _with_runtimes(summary, eng)
     curve = context_curve(summary, rows, eng)
     depths = tuple(depth_curve(summary, rows, eng))
     serving = _serving_curve(summary)
     return [replace(assemble(replace(summary, request=replace(request, lang=lang)), rows, curve),
                     depth_curve=depths, serving_curve=serving)
             for lang in languages]
+
+
+def _with_runtimes(summary: ModelSummary, eng: Engine) -> ModelSummary:
+    """`summary` with the fastest card's runtime comparison (the FAQ's "which runtime")."""
+    fast = summary.fastest
+    if fast is None or fast.estimate.quant is None:
+        return summary
+    query = replace(summary.request.query, context=fast.estimate.context)
+    return replace(summary, runtimes=fitting_runtimes(
+        eng, summary.model, card_rig(fast.card, summary.request.rig), query))
 
 
 SERVING_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # users at once on the serving chart

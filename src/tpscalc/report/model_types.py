@@ -90,6 +90,8 @@ class ModelSummary(FrozenValue):
     quant_levels: tuple[str, ...]
     by_size: tuple[tuple[int, Row | None, Row | None], ...]  # size, best fit, closest miss
     kv_points: tuple[KvPoint, ...] = ()
+    # the fastest card under every runtime that holds the model there, fastest first
+    runtimes: tuple[Estimate, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -68,3 +68,5 @@ class CardReport(FrozenValue):
     faq: tuple[Text, ...]
     notes: tuple[str, ...]
     models_beyond_limit: int = 0  # models left out: the report's context exceeds their limit
+    # the biggest model it runs under every runtime that holds it here, fastest first
+    runtimes: tuple[Estimate, ...] = ()

@@ -162,7 +162,10 @@ def api_estimate(request: Request) -> dict[str, Any]:
     # the name as given when it is not the catalog's own: the answer says how it was resolved
     named = m.slug if model_name in (m.slug, m.name) else model_name
     # A rig ("2x NAME", "A + B", "none") is resolved by the API; an unknown card in it is a 400.
-    target = card_name if is_rig_text(card_name) else reports.find_card(card_name).slug
+    # A name as typed stays as typed, for the answer to say how it was read ("M4 Max": one of
+    # the chip's GPU configurations, the others named in `notes`).
+    card = None if is_rig_text(card_name) else reports.find_card(card_name)
+    target = card.slug if card is not None and card_name in (card.slug, card.name) else card_name
     try:
         # Every documented field goes through whole (the speed test's depth, n_prompt, n_gen,
         # flash_attn and n_ubatch too), parsed by the same rules as the Python API's.

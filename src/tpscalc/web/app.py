@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tpscalc import __version__
-from tpscalc.web import api, errors, health, openapi, pages
+from tpscalc.web import api, errors, fit_page, health, openapi, pages
 from tpscalc.web.guard import Guard, Limits
 
 
@@ -36,6 +36,7 @@ def create_app(limits: Limits | None = None,
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(fit_page.router)
     app.add_exception_handler(errors.WebError, errors.web_error_handler)
     app.add_exception_handler(StarletteHTTPException, errors.http_error_handler)
     app.add_exception_handler(RequestValidationError, errors.validation_error_handler)

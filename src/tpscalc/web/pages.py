@@ -33,23 +33,14 @@ from tpscalc.report.request import (
     to_query,
 )
 from tpscalc.web import indexes, reports
-from tpscalc.web.errors import WebError
+from tpscalc.web.fit_page import fit_url_maker
 from tpscalc.web.page_cache import cached_html
-from tpscalc.web.params import refuse_other_fields, request_from
+from tpscalc.web.params import check_lang, refuse_other_fields, request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.static_data import dictionary_path, rows_path
 from tpscalc.web.views import brief, model_context
 
 router = APIRouter(include_in_schema=False)
-
-
-def check_lang(lang: str) -> str:
-    """`lang` when the site speaks it, else a 404 naming the languages it does."""
-    if lang not in LANGUAGES:
-        raise WebError(
-            404, "unknown_language", f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}"
-        )
-    return lang
 
 
 def preferred_language(header: str | None) -> str:
@@ -172,6 +163,7 @@ def model_page(
         **{**model_context(report, request.lang),
            **rig_context(report.get("rows") or [], request)},
         **form_options(request, model_context_limit(model)),
+        fit_url=fit_url_maker(request.lang, request, export, model=model.slug),
     )
 
 
@@ -211,7 +203,8 @@ def card_page(
     return render_page(
         request.lang, template, path, export=export, report=report, runtime_refused=refused,
         **paging(report.get("rows") or [], request, path, export, rows_path("card", slug)),
-        **form_options(request)
+        **form_options(request),
+        fit_url=fit_url_maker(request.lang, request, export, card=report["card"]["slug"]),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from tpscalc.i18n import LANGUAGES
 from tpscalc.report.request import (
     PARAM,
     ReportRequest,
@@ -17,6 +18,15 @@ from tpscalc.web.errors import WebError
 
 def _web_error(exc: RequestError) -> WebError:
     return WebError(400, exc.code, str(exc), tuple(exc.suggestions))
+
+
+def check_lang(lang: str) -> str:
+    """`lang` when the site speaks it, else a 404 naming the languages it does."""
+    if lang not in LANGUAGES:
+        raise WebError(
+            404, "unknown_language", f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}"
+        )
+    return lang
 
 
 def request_from(
