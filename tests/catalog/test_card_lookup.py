@@ -42,7 +42,8 @@ def test_typed_forms(query: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(("query", "expected"), [
-    ("H100", "H100 SXM5 80 GB"), ("GTX 1650 Max-Q", "GeForce GTX 1650 Max-Q (GDDR6)"),
+    ("H100", "H100 SXM5 80 GB"), ("M4 Max", "Apple M4 Max (40-core GPU)"),
+    ("GTX 1650 Max-Q", "GeForce GTX 1650 Max-Q (GDDR6)"),
 ])
 def test_ambiguous_names_list_candidates(query: str, expected: str) -> None:
     with pytest.raises(NameNotFoundError, match="ambiguous") as err:
@@ -57,11 +58,19 @@ def test_ambiguous_names_list_candidates(query: str, expected: str) -> None:
 ])
 def test_variants_of_one_chip_take_the_base_and_name_the_others(
         query: str, base: str, others: list[str]) -> None:
+    # resolve (get_card, the calibration's and benchmarks' lookup) lists them; match_card, the
+    # answers' lookup, takes the base one and names the others
     match = match_card(query)
     assert match.card.name == base
     assert [c.name for c in match.alternatives] == others
     note = match.note(query) or ""
     assert base in note and all(o in note for o in others)
+
+
+def test_different_cards_under_one_name_stay_ambiguous_for_answers() -> None:
+    for query in ("H100", "GTX 1650 Max-Q"):
+        with pytest.raises(NameNotFoundError, match="ambiguous"):
+            match_card(query)
 
 
 @pytest.mark.parametrize(("query", "name"), [

@@ -154,10 +154,11 @@ def test_card_names_people_type(typed: str, name: str) -> None:
     assert get_card(typed).name == name
 
 
-def test_mac_studio_m3_ultra_is_its_base_chip_named_with_the_other() -> None:
-    # one chip in two GPU configurations: answered for the base one, the other named
-    # (tests/catalog/test_card_lookup.py checks the note)
-    assert get_card("mac studio m3 ultra").name == "Apple M3 Ultra (60-core GPU)"
+def test_mac_studio_m3_ultra_lists_both_chips() -> None:
+    with pytest.raises(NameNotFoundError, match="ambiguous") as err:
+        get_card("mac studio m3 ultra")
+    assert {"Apple M3 Ultra (60-core GPU)", "Apple M3 Ultra (80-core GPU)"} <= set(
+        err.value.suggestions)
 
 
 @pytest.mark.parametrize(("typed", "first"), [("rtx 4900", "GeForce RTX 4090"),

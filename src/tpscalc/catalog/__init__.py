@@ -35,7 +35,9 @@ class CardMatch(NamedTuple):
 
 
 def match_card(name: str) -> CardMatch:
-    """get_card, with the other variants of the chip when `name` fits several (CardMatch)."""
+    """The card `name` designates, as get_card; where get_card finds it ambiguous only because
+    it fits one chip's GPU configurations ("M4 Max"), the base one with the others named
+    (CardMatch). For answers that say so; the calibration and benchmarks keep get_card."""
     card, others = resolve_choice(name, store.cards(), "card")
     return CardMatch(card, others)
 

@@ -279,7 +279,11 @@ def resolve(
     ("NVIDIA GB10 (DGX Spark)" -> "NVIDIA GB10"). Without `suggest`, an unknown name's error
     lists no close names (a caller that tries other forms first: finding them takes time).
     """
-    return resolve_choice(query, entries, what, strict=strict, suggest=suggest)[0]
+    hit, others = resolve_choice(query, entries, what, strict=strict, suggest=suggest)
+    if others:  # one chip's configurations: only resolve_choice's callers take the base one
+        names = [e.name for e in (hit, *others)]
+        raise NameNotFoundError(f"{what} {query!r} is ambiguous: {', '.join(names)}", names)
+    return hit
 
 
 def resolve_choice(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tpscalc.catalog import NameNotFoundError, get_card, store
+from tpscalc.catalog import NameNotFoundError, match_card, store
 from tpscalc.catalog.schema import Card, Model
 from tpscalc.estimate.query import EstimateInputError, query_for_model
 from tpscalc.report.request import ReportRequest
@@ -46,8 +46,8 @@ def find_model(slug: str) -> Model:
 
 def find_card(slug: str) -> Card:
     """The card with this slug (or a name resolving to one), else WebError 404 with suggestions."""
-    try:
-        return get_card(slug)
+    try:  # "M4 Max": the base GPU configuration (its page names itself; the API's answer
+        return match_card(slug).card  # says so in `notes`)
     except NameNotFoundError as exc:
         raise WebError(404, "unknown_card", str(exc), exc.suggestions) from None
 
