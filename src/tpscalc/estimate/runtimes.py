@@ -35,12 +35,12 @@ MIB = 2**20
 # Fitted by benchmarks/runtime_accuracy.py on data/measured/localmaxxing_public.csv (llmfit's
 # public benchmark cache and community results, AlexsJones/llmfit): the median of measured ÷
 # llama.cpp's estimate for the same work over the decode rows whose model and device the
-# catalog resolves, and the 10th and 90th percentiles of that ratio as the range. ollama: 28
-# rows on 3 devices (leave-one-device-out median error 34 %); MLX: 26 rows on 2 Apple chips
+# catalog resolves, and the 10th and 90th percentiles of that ratio as the range. ollama: 54
+# rows on 5 devices (leave-one-device-out median error 25 %); MLX: 30 rows on 2 Apple chips
 # (10 %); vLLM: 8 rows, all on 2x RTX 3090 in tensor parallel (no device to leave out: thin).
 # Their prompt rows are too few or too short (tens of tokens) to fit a prompt level: 1.0.
-OLLAMA_LEVEL = RuntimeLevel(decode=0.80, prefill=1.0, low=0.32, high=1.17, rows=28)
-MLX_LEVEL = RuntimeLevel(decode=1.28, prefill=1.0, low=1.17, high=1.48, rows=26)
+OLLAMA_LEVEL = RuntimeLevel(decode=0.98, prefill=1.0, low=0.22, high=1.30, rows=54)
+MLX_LEVEL = RuntimeLevel(decode=1.27, prefill=1.0, low=1.17, high=1.48, rows=30)
 VLLM_LEVEL = RuntimeLevel(decode=0.94, prefill=1.0, low=0.87, high=1.33, rows=8)
 # LocalScore (llamafile's benchmark) runs at 0.72-0.79 of llama-bench's decode speed on the same
 # cards (README "LocalScore": the level and ordering check); its midpoint and that range.
