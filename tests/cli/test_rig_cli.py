@@ -170,3 +170,16 @@ def test_here_without_a_gpu_prints_the_machine_and_no_traceback(monkeypatch) -> 
     result = CliRunner().invoke(app, ["here"])
     assert result.exit_code == 0, result.output
     assert "CPU: test CPU (8 cores)" in result.output and "CPU-only" in result.output
+
+
+@pytest.mark.parametrize("ngl", ["99", "999"])
+def test_ngl_beyond_the_layers_means_all_of_them(ngl: str) -> None:
+    """llama.cpp's -ngl 99 / 999 put every layer and the output on the GPU: the same answer as
+    -ngl 33 for a 32-layer model, not a refusal."""
+    args = ("--model", "Llama 3-8B", "--gpu", "RTX 3090", "--ram", "32", "--quant", "Q4_K_M",
+            "--json")
+    given, exact = _run(*args, "--n-gpu-layers", ngl), _run(*args, "--n-gpu-layers", "33")
+    assert given.returncode == 0, given.stderr
+    a, b = json.loads(given.stdout), json.loads(exact.stdout)
+    assert a["placement"]["n_gpu_layers"] == 33 and a["fit"] == b["fit"]
+    assert a["decode"]["tokens_per_s"] == b["decode"]["tokens_per_s"]

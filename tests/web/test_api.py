@@ -162,3 +162,11 @@ def test_estimate_takes_a_runtime(client) -> None:  # type: ignore[no-untyped-de
     refused = client.get("/api/v1/estimate?model=StarCoder 2 15B&card=4090&runtime=mlx")
     assert refused.status_code == 400
     assert "MLX runs on Apple" in refused.json()["error"]["message"]
+
+
+def test_estimate_takes_ngl_999_as_all_layers(client) -> None:
+    """-ngl 999 (llama.cpp: every layer) is not refused; the placement counts the real ones."""
+    body = client.get("/api/v1/estimate", params={**ESTIMATE_BASE, "ram": "64",
+                                                  "n_gpu_layers": "999"})
+    assert body.status_code == 200, body.text
+    assert body.json()["placement"]["n_gpu_layers"] == 41  # StarCoder 2 15B: 40 layers + the output

@@ -236,7 +236,8 @@ PARAMS: tuple[Param, ...] = (
           "Each card's PCIe link as generation x lanes, e.g. 4x16 (default 4x16); bounds the "
           "prompt speed of a partial offload."),
     Param("n_gpu_layers", "n_gpu_layers", "rig", "count",
-          "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit)."),
+          "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit; more than the "
+          "model has, e.g. 99 or 999, means all of them, as in llama.cpp)."),
     Param("n_cpu_moe", "n_cpu_moe", "rig", "count",
           "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe."),
     Param("tensor_split", "tensor_split", "rig", "split",
