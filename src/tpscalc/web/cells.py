@@ -7,7 +7,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ ", "offload": "◐ ", "cpu": "◐ "}
+FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ ", "offload": "◐ ", "cpu": "◐ ",
+             "paging": "◔ "}
 
 
 def speed_cell(decode: Mapping[str, Any] | None, tps: Callable[[Any], str],
