@@ -240,3 +240,20 @@ def test_unified_memory_limit_is_an_input_with_a_per_os_default() -> None:
     assert linux["host"]["gpu_memory_gib"] == [125.0] and linux["fits"] is True
     assert windows["host"]["gpu_memory_gib"] == [96.0] and windows["fits"] is False
     assert given["host"]["gpu_memory_gib"] == [110.0]
+
+
+@pytest.mark.parametrize(("cpu", "bandwidth"), [("Ryzen 7 7840HS", 120.0),
+                                                 ("Ryzen 5 3500", 51.2)])
+def test_common_cpus_are_known_by_name(cpu: str, bandwidth: float) -> None:
+    """Issue 24: "Ryzen 7 7840HS" and "Ryzen 5 3500" were refused; now their memory sets the RAM
+    bandwidth (LPDDR5X-7500 and DDR4-3200, two 64-bit channels each): twice the RAM rate,
+    faster decode on the CPU alone."""
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--cpu", cpu,
+                "--quant", "Q4_K_M", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["gpu"] == f"CPU only ({cpu})" and data["fit"] == "cpu"
+    given = json.loads(_run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--cpu",
+                            cpu, "--quant", "Q4_K_M", "--ram-bandwidth", str(bandwidth),
+                            "--json").stdout)
+    assert given["decode"]["tokens_per_s"] == data["decode"]["tokens_per_s"]

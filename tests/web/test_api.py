@@ -199,3 +199,10 @@ def test_openapi_documents_the_host_options(client) -> None:
     spec = client.get("/openapi.json").json()
     names = {p["name"] for p in spec["paths"]["/api/v1/estimate"]["get"]["parameters"]}
     assert {"os", "ram_headroom", "gpu_memory", "storage_read"} <= names
+
+
+def test_estimate_knows_a_laptop_cpu(client) -> None:
+    body = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B", "gpu": "none",
+                                                  "ram": "64", "cpu": "Ryzen 7 7840HS"})
+    assert body.status_code == 200, body.text
+    assert body.json()["gpu"] == "CPU only (Ryzen 7 7840HS)"

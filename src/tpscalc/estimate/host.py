@@ -27,9 +27,11 @@ OSES = ("linux", "windows", "macos")
 # - windows: Windows 11's own processes take 2-4 GB of an 8 GB machine
 #   (https://windowsforum.com/threads/maximize-performance-understanding-ram-usage-in-windows-11.339807/):
 #   5 GiB in all;
-# - macos: a headless M2 Max idles at about 4 GB (https://github.com/jundot/omlx/issues/1533);
-#   the GPU's share of a Mac's RAM is macOS's own limit (below), this is for the CPU alone.
-RAM_HEADROOM_GIB = {"linux": 3.0, "windows": 5.0, "macos": 4.0}
+# - macos: a headless M2 Max idles at about 4 GB of 64 (https://github.com/jundot/omlx/issues/1533),
+#   but a 16 GB M3 ran LLaMA-7B F16 (12.6 GiB) on its CPU at RAM speed
+#   (XiongjieDai/GPU-Benchmarks-on-LLM-Inference, benchmarks/cpu_rows.py): macOS compresses and
+#   pages out the rest, so 3 GiB; the GPU's share of a Mac's RAM is macOS's own limit (below).
+RAM_HEADROOM_GIB = {"linux": 3.0, "windows": 5.0, "macos": 3.0}
 # Reading the evicted pages of a memory-mapped GGUF back, GB/s: page faults read in the kernel's
 # read-around chunks, far from a drive's sequential figure. An assumption: a laptop NVMe read
 # through the page cache by 8 threads gave 1.65 GB/s (1.37 direct;
