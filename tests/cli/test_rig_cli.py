@@ -257,3 +257,17 @@ def test_common_cpus_are_known_by_name(cpu: str, bandwidth: float) -> None:
                             cpu, "--quant", "Q4_K_M", "--ram-bandwidth", str(bandwidth),
                             "--json").stdout)
     assert given["decode"]["tokens_per_s"] == data["decode"]["tokens_per_s"]
+
+
+def test_input_rows_take_the_host_columns(tmp_path: Path) -> None:
+    path = tmp_path / "host.csv"
+    path.write_text("model,gpu,quant,ram_gib,n_cpu_moe,os,ram_headroom_gib,storage_read_gb_s\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,windows,,\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,,0.5,\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,,,4\n")
+    done = _run("--input", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    win, lean, fast = json.loads(done.stdout)
+    assert win["host"]["os"] == "windows" and win["fit"] == "paging"
+    assert lean["host"]["ram_headroom_gib"] == 0.5 and lean["fit"] == "offload"
+    assert fast["host"]["paging"]["storage_read_gb_s"] == 4

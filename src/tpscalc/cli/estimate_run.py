@@ -21,7 +21,8 @@ CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gp
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
 OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
                     "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "cpu", "pcie",
-                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp")
+                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp",
+                    "os", "ram_headroom_gib", "gpu_memory_gib", "storage_read_gb_s")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
