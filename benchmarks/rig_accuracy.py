@@ -91,10 +91,9 @@ def _rtx2080(scenario: str, model: str, quant: str, measured: float,
              placement: dict[str, int]) -> Case:
     """A row of llmfit PRs 774/775: an RTX 2080 8 GB and an i9-10900X with quad-channel DDR4
     "~102 GB/s" (4 × DDR4-3200 is 102.4 GB/s), 62 GB RAM, llama-server at 4k context; with
-    --n-cpu-moe every layer is on the GPU (-ngl 99 there: the layers and the output)."""
+    --n-cpu-moe every layer is on the GPU (-ngl 99 there, as run: the layers and the output)."""
     if "n_cpu_moe" in placement:
-        layers = get_model(model).architecture.num_layers  # type: ignore[union-attr]
-        placement = {**placement, "n_gpu_layers": layers + 1}
+        placement = {**placement, "n_gpu_layers": 99}
     given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in placement.items())
     return Case(scenario, f"RTX 2080 + 4ch DDR4, {model} {quant}, {given}",
                 _rig(("GeForce RTX 2080",), 62, 102.4, **placement), model, quant, 128,
@@ -183,7 +182,7 @@ def memory_rows() -> list[tuple[str, str, float, float]]:
         assert arch is not None
         rig = Rig(tuple(get_card(c) for c in case.cards), 1024, 100,  # type: ignore[misc]
                   n_cpu_moe=case.n_cpu_moe,
-                  n_gpu_layers=arch.num_layers + 1 if case.n_cpu_moe else None)
+                  n_gpu_layers=99 if case.n_cpu_moe else None)  # -ngl 99: all layers
         e = engine.estimate(model, rig, Query(context=case.context, kv_type=case.kv_type,
                                               n_ubatch=case.n_ubatch,
                                               flash_attn=case.flash_attn), case.quant)

@@ -32,3 +32,16 @@ def test_the_engine_package_is_a_plain_package() -> None:
     import tpscalc.estimate
 
     assert not callable(tpscalc.estimate)
+
+
+def test_evaluate_takes_the_host_options() -> None:
+    """The Python API parses the same host fields (by name or attribute name) as the CLI."""
+    from tpscalc import api
+
+    out = api.evaluate("Qwen3-30B-A3B", "GeForce GTX 1650 SUPER", "Q4_K_S", ram=16,
+                       n_cpu_moe=48, os="windows", storage_read_gb_s=3.0)
+    assert out["fit"] == "paging" and out["host"]["os"] == "windows"
+    assert out["host"]["paging"]["storage_read_gb_s"] == 3.0
+    roomy = api.evaluate("Qwen3-30B-A3B", "GeForce GTX 1650 SUPER", "Q4_K_S", ram=16,
+                         n_cpu_moe=48, ram_headroom_gib=0)
+    assert roomy["fit"] == "offload" and roomy["host"]["usable_ram_gib"] == 16

@@ -36,7 +36,7 @@ from tpscalc.report.request import (
     parse_request,
     parse_tokens,
 )
-from tpscalc.report.rigs import build_rig, is_rig_text
+from tpscalc.report.rigs import build_rig, host_json, is_rig_text
 from tpscalc.report.serialize import report_json
 from tpscalc.report.types import CardReport
 from tpscalc.sources import SourcedModel, SourceError
@@ -154,6 +154,9 @@ def _estimate_out(sm: SourcedModel, built: Rig, query: Query, fixed: str | None,
         result = choice.rechoose_one(sm.model, result, query, request.filters,
                                      lambda q: engine.estimate(sm.model, built, q, None))
     out = estimate_json(common.within_measured_confidence(result), model_file)
+    held = host_json(built, result)
+    if held is not None:  # which OS, headroom and GPU share the answer assumed
+        out["host"] = held
     out["quality"] = quality_json(sm.model, result.quant)
     if compare and fixed is None and result.fits:  # which runtime is fastest on this pair
         same = replace(query, context=result.context)

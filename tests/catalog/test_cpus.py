@@ -85,3 +85,25 @@ def test_a_stated_bandwidth_far_from_the_derived_one_is_refused() -> None:
            "memory_bandwidth_gb_s": "120"}
     with pytest.raises(ValueError, match="is not 89.6"):
         build_cpus._memory(row)
+
+
+@pytest.mark.parametrize(("typed", "name", "memory", "channels"), [
+    ("Ryzen 7 7840HS", "Ryzen 7 7840HS", "LPDDR5X-7500", 2),  # Phoenix laptops
+    ("AMD Ryzen 5 3500", "Ryzen 5 3500", "DDR4-3200", 2),
+    ("Ryzen AI 9 HX 370", "Ryzen AI 9 HX 370", "LPDDR5X-7500", 2),
+    ("8700G", "Ryzen 7 8700G", "DDR5-5200", 2),
+    ("Intel Core i7-13700H", "Core i7-13700H", "LPDDR5X-6400", 2),
+    ("i9-14900HX", "Core i9-14900HX", "DDR5-5600", 2),
+    ("Core Ultra 9 285H", "Core Ultra 9 285H", "LPDDR5X-8400", 2),
+])
+def test_laptop_and_desktop_cpus_people_run_llms_on(typed: str, name: str, memory: str,
+                                                     channels: int) -> None:
+    """Issue 24: common laptop and desktop CPUs by name, with their memory and channels."""
+    cpu = get_cpu(typed)
+    assert (cpu.name, cpu.memory_type, cpu.memory_channels) == (name, memory, channels)
+
+
+def test_monolithic_chips_have_no_derived_fabric_limit() -> None:
+    """An APU has no CCD link: no read limit is derived for it (chiplet parts have one)."""
+    assert get_cpu("Ryzen 7 7840HS").cpu_read_gb_s is None
+    assert get_cpu("Ryzen 5 3500").cpu_read_gb_s == pytest.approx(32 * 1.6 * 0.879, abs=0.01)

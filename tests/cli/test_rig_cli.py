@@ -54,7 +54,7 @@ def test_input_rows_with_rigs(tmp_path: Path) -> None:
     ("--gpu", "3x RTX 9999", "--ram", "64"),
     ("--gpu", "RTX 4090", "--ram", "0"),
     ("--gpu", "RTX 4090", "--ram", "-8"),
-    ("--gpu", "RTX 4090", "--n-gpu-layers", "500"),
+    ("--gpu", "RTX 4090", "--n-gpu-layers", "-1"),
     ("--gpu", "2x RTX 3090", "--tensor-split", "1,2,3"),
     ("--gpu", "none"),
 ])
@@ -170,3 +170,104 @@ def test_here_without_a_gpu_prints_the_machine_and_no_traceback(monkeypatch) -> 
     result = CliRunner().invoke(app, ["here"])
     assert result.exit_code == 0, result.output
     assert "CPU: test CPU (8 cores)" in result.output and "CPU-only" in result.output
+
+
+@pytest.mark.parametrize("ngl", ["99", "999"])
+def test_ngl_beyond_the_layers_means_all_of_them(ngl: str) -> None:
+    """llama.cpp's -ngl 99 / 999 put every layer and the output on the GPU: the same answer as
+    -ngl 33 for a 32-layer model, not a refusal."""
+    args = ("--model", "Llama 3-8B", "--gpu", "RTX 3090", "--ram", "32", "--quant", "Q4_K_M",
+            "--json")
+    given, exact = _run(*args, "--n-gpu-layers", ngl), _run(*args, "--n-gpu-layers", "33")
+    assert given.returncode == 0, given.stderr
+    a, b = json.loads(given.stdout), json.loads(exact.stdout)
+    assert a["placement"]["n_gpu_layers"] == 33 and a["fit"] == b["fit"]
+    assert a["decode"]["tokens_per_s"] == b["decode"]["tokens_per_s"]
+
+
+MUST_SHOW = ("--model", "Qwen3-30B-A3B", "--gpu", "GeForce GTX 1650 SUPER", "--ram", "16",
+             "--n-cpu-moe", "48", "--json")
+
+
+def test_experts_beyond_the_ram_left_by_the_os_page() -> None:
+    """Issue 24: 16 GiB of RAM less the OS's headroom cannot hold 48 layers of Qwen3-30B-A3B's
+    experts; the answer says it pages, what it assumed, and a storage-bound speed far below
+    the plain offload's (the same rig with RAM to spare)."""
+    done = _run(*MUST_SHOW)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["fit"] == "paging" and data["decode"]["bound"] == "storage"
+    hostinfo = data["host"]
+    assert hostinfo["os"] == "linux" and hostinfo["os_assumed"] is True
+    assert hostinfo["usable_ram_gib"] == 16 - hostinfo["ram_headroom_gib"]
+    paging = hostinfo["paging"]
+    assert paging["cpu_part_gib"] > paging["resident_gib"] == hostinfo["usable_ram_gib"]
+    assert paging["storage_read_assumed"] is True and "pages" in paging["note"]
+    roomy = json.loads(_run(*MUST_SHOW[:5], "64", *MUST_SHOW[6:], "--quant",
+                            data["quant"]).stdout)
+    assert roomy["fit"] == "offload" and roomy["host"]["paging"] is None
+    assert data["decode"]["tokens_per_s"] < 0.6 * roomy["decode"]["tokens_per_s"]
+    assert data["decode"]["low"] < 0.2 * roomy["decode"]["tokens_per_s"]
+
+
+def test_os_headroom_and_storage_read_are_inputs() -> None:
+    base = json.loads(_run(*MUST_SHOW).stdout)
+    win = json.loads(_run(*MUST_SHOW, "--os", "windows").stdout)
+    fast = json.loads(_run(*MUST_SHOW, "--storage-read", "6").stdout)
+    lean = json.loads(_run(*MUST_SHOW, "--ram-headroom", "0.5").stdout)
+    assert win["host"]["ram_headroom_gib"] > base["host"]["ram_headroom_gib"]
+    assert win["decode"]["tokens_per_s"] < base["decode"]["tokens_per_s"]
+    assert fast["host"]["paging"]["storage_read_gb_s"] == 6
+    assert fast["decode"]["tokens_per_s"] > base["decode"]["tokens_per_s"]
+    assert lean["fit"] == "offload" and lean["host"]["os_assumed"] is True
+
+
+@pytest.mark.parametrize("args", [("--os", "beos"), ("--ram-headroom", "-1"),
+                                  ("--storage-read", "0"), ("--gpu-memory", "0")])
+def test_bad_host_options_end_with_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    done = _run(*MUST_SHOW, *args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len((done.stderr + done.stdout).strip().splitlines()) == 1
+
+
+def test_unified_memory_limit_is_an_input_with_a_per_os_default() -> None:
+    """Strix Halo: 125 GiB for the GPU on Linux (the GTT limit raised), 96 on Windows (Variable
+    Graphics Memory), and what --gpu-memory says; the answer states the share used."""
+    args = ("--model", "Qwen3-235B-A22B", "--gpu", "Ryzen AI Max+ 395", "--quant", "Q3_K_M",
+            "--json")
+    linux, windows = (json.loads(_run(*args, "--os", o).stdout) for o in ("linux", "windows"))
+    given = json.loads(_run(*args, "--gpu-memory", "110").stdout)
+    assert linux["host"]["gpu_memory_gib"] == [125.0] and linux["fits"] is True
+    assert windows["host"]["gpu_memory_gib"] == [96.0] and windows["fits"] is False
+    assert given["host"]["gpu_memory_gib"] == [110.0]
+
+
+@pytest.mark.parametrize(("cpu", "bandwidth"), [("Ryzen 7 7840HS", 120.0),
+                                                 ("Ryzen 5 3500", 51.2)])
+def test_common_cpus_are_known_by_name(cpu: str, bandwidth: float) -> None:
+    """Issue 24: "Ryzen 7 7840HS" and "Ryzen 5 3500" were refused; now their memory sets the RAM
+    bandwidth (LPDDR5X-7500 and DDR4-3200, two 64-bit channels each): twice the RAM rate,
+    faster decode on the CPU alone."""
+    done = _run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--cpu", cpu,
+                "--quant", "Q4_K_M", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["gpu"] == f"CPU only ({cpu})" and data["fit"] == "cpu"
+    given = json.loads(_run("--model", "Llama 3.1-8B", "--gpu", "none", "--ram", "32", "--cpu",
+                            cpu, "--quant", "Q4_K_M", "--ram-bandwidth", str(bandwidth),
+                            "--json").stdout)
+    assert given["decode"]["tokens_per_s"] == data["decode"]["tokens_per_s"]
+
+
+def test_input_rows_take_the_host_columns(tmp_path: Path) -> None:
+    path = tmp_path / "host.csv"
+    path.write_text("model,gpu,quant,ram_gib,n_cpu_moe,os,ram_headroom_gib,storage_read_gb_s\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,windows,,\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,,0.5,\n"
+                    "Qwen3-30B-A3B,GeForce GTX 1650 SUPER,Q4_K_S,16,48,,,4\n")
+    done = _run("--input", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    win, lean, fast = json.loads(done.stdout)
+    assert win["host"]["os"] == "windows" and win["fit"] == "paging"
+    assert lean["host"]["ram_headroom_gib"] == 0.5 and lean["fit"] == "offload"
+    assert fast["host"]["paging"]["storage_read_gb_s"] == 4

@@ -9,9 +9,11 @@ from dataclasses import replace
 import pytest
 
 from tpscalc.catalog import get_card, get_model
-from tpscalc.estimate import engine
+from tpscalc.estimate import engine, host
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
+
+GIB = 2**30
 
 
 def rig(*cards: str, ram: float | None = None, bw: float | None = None, **kw: object) -> Rig:
@@ -50,8 +52,25 @@ def test_llama_8b_on_the_cpu_alone() -> None:
 
 
 def test_too_little_ram_does_not_fit() -> None:
+    """A dense 40 GiB model on 16 GiB of RAM would re-read every weight from storage each
+    token (its scan misses every page under LRU; llama.cpp PR 711): "does not fit"."""
     e = engine.estimate(get_model("Llama 3.3 70B"), Rig((), 16, 96), Query(), "Q4_K_M")
     assert e.fit == "no" and not e.fits and e.short_by_gib and e.short_by_gib > 20
+    assert e.short_by_gib == pytest.approx(e.memory.total_gib - 16 + host.RAM_HEADROOM_GIB["linux"],
+                                           abs=1)
+
+
+def test_ram_headroom_is_what_the_cpu_part_cannot_have() -> None:
+    """A CPU part that fits 32 GiB but not 32 less the headroom given pages; with less
+    headroom it is a plain offload, as fast as the RAM allows."""
+    m, c = get_model("Qwen3-30B-A3B"), get_card("GeForce GTX 1650 SUPER")
+    tight = engine.estimate(m, Rig((c,), 20, ram_headroom_gib=8, n_cpu_moe=48), Query(),
+                            "Q4_K_S")
+    roomy = engine.estimate(m, Rig((c,), 20, ram_headroom_gib=1, n_cpu_moe=48), Query(),
+                            "Q4_K_S")
+    assert tight.fit == "paging" and roomy.fit == "offload" and roomy.paging is None
+    assert tight.decode and roomy.decode
+    assert tight.decode.tokens_per_s < 0.7 * roomy.decode.tokens_per_s
 
 
 def test_a_single_card_without_ram_keeps_the_single_card_path() -> None:
@@ -88,9 +107,13 @@ def test_no_device_and_no_ram_is_refused() -> None:
         Rig(())
 
 
-def test_more_gpu_layers_than_the_model_has_is_refused() -> None:
-    with pytest.raises(EstimateInputError, match="80 layers"):
-        engine.estimate(get_model("Llama 3.3 70B"), rig("RTX 4090", n_gpu_layers=82), Query())
+def test_more_gpu_layers_than_the_model_has_mean_all_of_them() -> None:
+    """llama.cpp clamps -ngl to the layers and the output: 82 or 999 on an 80-layer model is 81."""
+    m = get_model("Llama 3.3 70B")
+    given = [engine.estimate(m, rig("RTX 4090", n_gpu_layers=n), Query(), "Q4_K_M")
+             for n in (81, 82, 999)]
+    assert {e.placement.n_gpu_layers for e in given if e.placement} == {81}
+    assert len({(e.fit, e.short_by_gib) for e in given}) == 1
 
 
 @pytest.mark.parametrize(("model", "cards", "ram"), [

@@ -245,3 +245,12 @@ def test_the_dmi_note_says_why_for_root_and_others(is_root: bool, says: str) -> 
                is_root=is_root)
     dmi = [n for n in m.notes if "RAM bandwidth unknown" in n]
     assert len(dmi) == 1 and says in dmi[0]
+
+
+def test_here_plans_with_the_ram_the_os_and_programs_hold_now() -> None:
+    """The recorded machine has 64 GiB with 40 available: the rig keeps the 24 in use as its
+    RAM headroom (a measurement, said in a note) and the OS this process runs on."""
+    m = _detect()
+    assert m.rig is not None and m.rig.ram_headroom_gib == 24 and m.rig.usable_ram_gib == 40
+    assert any("RAM headroom 24.0 GiB" in n for n in m.notes)
+    assert m.rig.os in (None, "linux", "windows", "macos")

@@ -179,3 +179,47 @@ def test_estimate_names_the_variant_a_chip_name_was_read_as(client, monkeypatch)
     assert "Apple M4 Max (40-core GPU)" in " ".join(body["notes"])
     exact = client.get("/api/v1/estimate?model=tiny-chat-1b&card=apple-m4-max-40").json()
     assert exact["gpu"] == "Apple M4 Max (40-core GPU)" and "notes" not in exact
+
+
+def test_estimate_takes_ngl_999_as_all_layers(client) -> None:
+    """-ngl 999 (llama.cpp: every layer) is not refused; the placement counts the real ones."""
+    body = client.get("/api/v1/estimate", params={**ESTIMATE_BASE, "ram": "64",
+                                                  "n_gpu_layers": "999"})
+    assert body.status_code == 200, body.text
+    assert body.json()["placement"]["n_gpu_layers"] == 41  # StarCoder 2 15B: 40 layers + the output
+
+
+def test_estimate_states_the_host_it_assumed(client) -> None:
+    """The RAM a model's CPU part may take is the RAM less the OS's headroom: a given headroom
+    that leaves too little for StarCoder 2 15B's dense CPU part makes it "does not fit" (every
+    token would re-read it from storage), and the answer says which OS and headroom it used."""
+    base = {"model": "StarCoder 2 15B", "gpu": "geforce-gtx-1650", "ram": "20",
+            "quant": "q4_k_m"}
+    roomy = client.get("/api/v1/estimate", params={**base, "ram_headroom": "0"}).json()
+    short = client.get("/api/v1/estimate", params={**base, "ram_headroom": "16",
+                                                   "os": "windows"}).json()
+    assert roomy["fit"] == "offload" and roomy["host"]["usable_ram_gib"] == 20
+    assert roomy["host"]["os"] == "linux" and roomy["host"]["os_assumed"] is True
+    assert short["fit"] == "no" and short["host"]["usable_ram_gib"] == 4
+    assert short["host"]["os"] == "windows" and short["host"]["os_assumed"] is False
+
+
+@pytest.mark.parametrize(("params", "code"), [
+    ({"os": "beos"}, "bad_os"), ({"ram_headroom": "-2"}, "bad_memory"),
+    ({"storage_read": "0"}, "bad_storage_read"), ({"gpu_memory": "0"}, "bad_gpu_memory")])
+def test_estimate_rejects_bad_host_options(client, params: dict[str, str], code: str) -> None:
+    response = client.get("/api/v1/estimate", params={**ESTIMATE_BASE, "ram": "64", **params})
+    assert response.status_code == 400 and response.json()["error"]["code"] == code
+
+
+def test_openapi_documents_the_host_options(client) -> None:
+    spec = client.get("/openapi.json").json()
+    names = {p["name"] for p in spec["paths"]["/api/v1/estimate"]["get"]["parameters"]}
+    assert {"os", "ram_headroom", "gpu_memory", "storage_read"} <= names
+
+
+def test_estimate_knows_a_laptop_cpu(client) -> None:
+    body = client.get("/api/v1/estimate", params={"model": "StarCoder 2 15B", "gpu": "none",
+                                                  "ram": "64", "cpu": "Ryzen 7 7840HS"})
+    assert body.status_code == 200, body.text
+    assert body.json()["gpu"] == "CPU only (Ryzen 7 7840HS)"

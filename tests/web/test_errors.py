@@ -83,7 +83,8 @@ RIG_ERRORS = [
     "/api/v1/estimate?model=starcoder-2-15b&gpu=3x%20rtx-9999&ram=64",
     "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&ram=0",
     "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&ram=-1",
-    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&n_gpu_layers=500",
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&n_gpu_layers=-1",
+    "/api/v1/estimate?model=starcoder-2-15b&gpu=geforce-rtx-4090&ram=64&os=beos",
 ]
 
 

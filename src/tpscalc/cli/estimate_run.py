@@ -21,7 +21,8 @@ CSV_COLUMNS = ("model", "card", "quant", "context", "backend", "kv_type")  # "gp
 # Optional columns beyond those: text_only and llama-bench's -p -n -d -fa -ub.
 OPTIONAL_COLUMNS = ("text_only", "n_prompt", "n_gen", "depth", "flash_attn", "n_ubatch",
                     "ram_gib", "ram_bandwidth_gb_s", "ram_type", "ram_channels", "cpu", "pcie",
-                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp")
+                    "n_gpu_layers", "n_cpu_moe", "gpus", "parallel", "users_at", "draft", "mtp",
+                    "os", "ram_headroom_gib", "gpu_memory_gib", "storage_read_gb_s")
 
 
 # Python's csv module refuses longer fields; the message below says so in one line.
@@ -139,6 +140,22 @@ def _rig_line(r: dict[str, Any], lang: str) -> str:
                        layers=r["placement"]["n_gpu_layers"])
 
 
+def _paging_line(host: dict[str, Any], lang: str) -> str:
+    """What a paging answer assumed: the RAM left after the OS, the storage rate, in `lang`."""
+    from tpscalc.i18n import format_number, translator
+
+    pg = host["paging"]
+    text = translator(lang).gettext(
+        "Pages from storage: {part} GiB in system RAM, {resident} GiB of it usable after the "
+        "{os} headroom of {headroom} GiB (--os, --ram-headroom); each token re-reads about "
+        "{read} GiB at {rate} GB/s (--storage-read)")
+    return text.format(part=format_number(pg["cpu_part_gib"], lang, 1),
+                       resident=format_number(pg["resident_gib"], lang, 1), os=host["os"],
+                       headroom=format_number(host["ram_headroom_gib"], lang, 1),
+                       read=format_number(pg["read_per_token_gib"], lang, 2),
+                       rate=format_number(pg["storage_read_gb_s"], lang, 1))
+
+
 def _to_fit_lines(r: dict[str, Any], lang: str) -> None:
     """What would make a model that does not fit run, one line each with its speed."""
     from tpscalc.report.fit_ways import fit_way_texts
@@ -244,6 +261,8 @@ def _print_rows(results: list[dict[str, Any]], lang: str) -> None:
             echo(_runtime_line(r, lang))
         elif r.get("command") and r.get("quant"):  # a rig: the settings that realise it
             echo(_rig_line(r, lang))
+        if (r.get("host") or {}).get("paging"):
+            echo(_paging_line(r["host"], lang))
         if len(r.get("runtimes") or []) > 1:
             echo(_runtimes_line(r["runtimes"], lang))
         if r.get("serving") or r.get("speculative"):

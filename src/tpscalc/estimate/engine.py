@@ -281,15 +281,6 @@ def _ladder(model: Model, query: Query) -> tuple[str, ...]:
     return formats if top in formats else (top, *formats)
 
 
-def _check_rig(model: Model, rig: Rig) -> None:
-    """A user placement the model can take (no more GPU layers than it has, plus the output)."""
-    n = (model.architecture or mem.approx_architecture(model.parameters_total)).num_layers
-    for given, what in ((rig.n_gpu_layers, "n_gpu_layers"), (rig.n_cpu_moe, "n_cpu_moe")):
-        if given is not None and given > n + 1:
-            raise EstimateInputError(f"{what} is {given}, but {model.name} has {n} layers "
-                                     f"(-ngl {n + 1} with the output layer)", f"bad_{what}")
-
-
 def _with_placement(model: Model, e: Estimate, rig: Rig, query: Query) -> Estimate:
     """A single-card estimate that fits, with the placement and command that realise it."""
     if not e.fits or e.quant is None or e.placement is not None:
@@ -315,7 +306,6 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
     # The placement search and its types load here: a one-card answer needs none of them.
     from tpscalc.estimate.rig_engine import estimate_rig
 
-    _check_rig(model, rig)
     if rig.is_one_card and not alone_tried:
         alone = estimate(model, Rig.of(rig.devices[0]), query, quant, placed=False)
         if alone.fits:  # a single card's answer fits only all on the card

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from tpscalc.catalog.frozen import FrozenValue
+from tpscalc.estimate import host
 from tpscalc.estimate.bench import SpeedTestError, speed_test
 from tpscalc.estimate.types import SpeedTest
 
@@ -230,16 +231,28 @@ class Rig(FrozenValue):
     # The host's CPU (its cores, fabric and memory: cpu_speed.py); None: unknown, the CPU's
     # share of a token then reads RAM at a stated efficiency (rig_engine.RAM_EFFICIENCY).
     cpu: Cpu | None = None
+    # The host's OS (host.OSES; None: host.default_os), the RAM it keeps, GiB (None: the OS's
+    # default), and the rate a CPU part too big for the rest pages from storage, GB/s.
+    os: str | None = None
+    ram_headroom_gib: float | None = None
+    storage_read_gb_s: float | None = None
 
     def __post_init__(self) -> None:
+        if self.os is not None and self.os not in host.OSES:
+            raise EstimateInputError(f"unknown os {self.os!r}; use one of "
+                                     f"{', '.join(host.OSES)}", "bad_os")
         if not self.devices and self.ram_gib is None:
             raise EstimateInputError("a rig needs at least one device, or system RAM (--ram) "
                                      "to run on the CPU", "bad_rig")
         for value, what in ((self.ram_gib, "ram"), (self.ram_bandwidth_gb_s, "ram_bandwidth"),
-                            (self.pcie_gb_s, "pcie")):
+                            (self.pcie_gb_s, "pcie"), (self.storage_read_gb_s, "storage_read")):
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise EstimateInputError(f"{what} must be more than 0, not {value:g}",
                                          f"bad_{what}")
+        headroom = self.ram_headroom_gib
+        if headroom is not None and not (math.isfinite(headroom) and headroom >= 0):
+            raise EstimateInputError(f"ram_headroom must be 0 or more, not {headroom:g}",
+                                     "bad_ram_headroom")
         for count, what in ((self.n_gpu_layers, "n_gpu_layers"), (self.n_cpu_moe, "n_cpu_moe")):
             if count is not None and count < 0:
                 raise EstimateInputError(f"{what} must be 0 or more, not {count}", f"bad_{what}")
@@ -249,6 +262,27 @@ class Rig(FrozenValue):
             raise EstimateInputError(
                 f"tensor_split needs one share (0 or more) per GPU ({len(self.devices)})",
                 "bad_tensor_split")
+
+    @property
+    def host_os(self) -> str:
+        """The OS given, else the one assumed for these devices (host.default_os)."""
+        return self.os or host.default_os(self.devices)
+
+    @property
+    def headroom_gib(self) -> float:
+        """RAM the OS and other processes keep, GiB (given, else the OS's default)."""
+        return host.ram_headroom_gib(self.host_os, self.ram_headroom_gib)
+
+    @property
+    def usable_ram_gib(self) -> float | None:
+        """System RAM a model's CPU part may take, GiB; None when the RAM is not known."""
+        return None if self.ram_gib is None else host.usable_ram_gib(self.ram_gib,
+                                                                     self.headroom_gib)
+
+    @property
+    def storage_gb_s(self) -> float:
+        """The rate a paging CPU part is re-read at, GB/s (given, else the stated default)."""
+        return self.storage_read_gb_s or host.DEFAULT_STORAGE_READ_GB_S
 
     @property
     def is_one_card(self) -> bool:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tpscalc.catalog.schema import Architecture, Model
-from tpscalc.estimate import cpu_speed, speed
+from tpscalc.estimate import cpu_speed, host, speed
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
 from tpscalc.estimate.calibration import Calibration
@@ -48,6 +48,7 @@ from tpscalc.estimate.types import (
     Estimate,
     FitLabel,
     MemoryBreakdown,
+    Paging,
     PrefillEstimate,
 )
 from tpscalc.estimate.weights import role_bytes, weights_bytes
@@ -170,17 +171,33 @@ def _user(rig: Rig) -> UserPlacement:
     return UserPlacement(rig.n_gpu_layers, rig.n_cpu_moe, rig.tensor_split)
 
 
-def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig) -> FitLabel:
+def _label(p: Placement, doubled: Callable[[], Placement], rig: Rig,
+           lay: _Layout) -> FitLabel:
     """The fit of `p`; `doubled` places the model at twice the context (asked for only when `p`
     is all on the GPUs: comfortable if that still is)."""
-    if not p.fits:
-        return "no"
+    if not p.fits:  # the GPUs hold their share and only the RAM is short: it may page
+        return "paging" if _pages(p, rig, lay) else "no"
     if not rig.devices:
         return "cpu"
     if p.cpu_layers or p.cpu_expert_layers:
         return "offload"
     p2 = doubled()
     return "comfortable" if p2.fits and not (p2.cpu_layers or p2.cpu_expert_layers) else "tight"
+
+
+def _pages(p: Placement, rig: Rig, lay: _Layout) -> bool:
+    """Whether `p` fails only for the RAM and still runs paging (host.CpuPart.pages): llama.cpp
+    keeps its CPU part memory-mapped from the file, the kernel re-reading what it evicts."""
+    return (rig.ram_gib is not None and all(d.fits for d in p.devices)
+            and _cpu_part(lay, p, 0.0, rig).pages())
+
+
+def _usable_ram_bytes(rig: Rig) -> float | None:
+    """The RAM a placement may fill, bytes: the RAM less the OS's headroom; None when unknown
+    or on a unified-memory machine (the RAM is the GPU's pool there: no offload)."""
+    if rig.usable_ram_gib is None or any(c.unified_memory for c in rig.devices):
+        return None
+    return rig.usable_ram_gib * GIB
 
 
 def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
@@ -192,21 +209,21 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
     arch = model.architecture or mem.approx_architecture(model.parameters_total)
     slots = _slots(rig, query, runtime, terms.compute, terms.vision)
     slots2 = _slots(rig, query, runtime, terms.compute_doubled, terms.vision)
-    # On a unified-memory machine (Apple, Strix Halo) the RAM is the GPU's pool: no offload.
-    unified = any(c.unified_memory for c in rig.devices)
-    ram = None if rig.ram_gib is None or unified else rig.ram_gib * GIB
+    ram = _usable_ram_bytes(rig)
     tried = []
     for j, q in enumerate(terms.quants):
         lay = _shared_layout(arch, terms, j, query, False)
         p = place(lay.model, slots, ram, _user(rig))
         doubled = _shared_layout(arch, terms, j, query, True).model
-        label = _label(p, functools.partial(place, doubled, slots2, ram, _user(rig)), rig)
+        label = _label(p, functools.partial(place, doubled, slots2, ram, _user(rig)), rig, lay)
         tried.append((j, lay, p, label))
         if label in ("comfortable", "tight"):
             break
     on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
-    offloaded = [t for t in tried if t[3] != "no"]
-    j, lay, p, label = on_gpus[0] if on_gpus else offloaded[0] if offloaded else tried[-1]
+    offloaded = [t for t in tried if t[3] in ("offload", "cpu")]
+    # paging only when nothing fits the RAM: the most compressed, the least to re-read
+    paging = [t for t in tried if t[3] == "paging"][-1:]
+    j, lay, p, label = (on_gpus or offloaded or paging or tried[-1:])[0]
     return _estimate(model, arch, terms, j, lay, p, label, rig, query, runtime)
 
 
@@ -241,8 +258,8 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
     name = rig.name
     if label == "no":
         short = sum(max(0.0, d.total_bytes + d.margin_bytes - d.usable_bytes) for d in p.devices)
-        if rig.ram_gib is not None:
-            short += max(0.0, p.cpu_weights_bytes + p.cpu_kv_bytes - rig.ram_gib * GIB)
+        if rig.usable_ram_gib is not None:
+            short += max(0.0, p.cpu_weights_bytes + p.cpu_kv_bytes - rig.usable_ram_gib * GIB)
         return Estimate(model.name, name, None, query.context, backend, memory,
                         _usable_gib(rig), False, "no", None, None,
                         round(short / GIB, 2), query.test, placement=p,
@@ -265,11 +282,13 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
                     True, label, decode if model.generates else None, prefill, None,
                     query.test, held, placement=p,
-                    offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name)
+                    offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
+                    paging=(_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
+                            if label == "paging" else None))
 
 
 def _usable_gib(rig: Rig) -> float:
-    return sum(c.usable_memory_gib for c in rig.devices) + (rig.ram_gib or 0.0)
+    return sum(c.usable_memory_gib for c in rig.devices) + (rig.usable_ram_gib or 0.0)
 
 
 def _device_reads(lay: _Layout, p: Placement) -> list[float]:
@@ -298,7 +317,8 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: 
     own calibrated rate (the single card's functions), the CPU's part, the split's cost."""
     n = lay.model.n_layers
     kv_read = t.kv_decode
-    terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0}
+    terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0,
+                                 "storage": 0.0}
     used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
             if d.layers or r > 0]
     gpu_fast = gpu_slow = 0.0
@@ -316,15 +336,14 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: 
         gpu_slow = sum(1.0 / e.low for e in ests)
         confidence = min((e.confidence for e in ests), key=_CONFIDENCE_ORDER.index)
         gpu_bound = min(ests, key=lambda e: e.tokens_per_s).bound  # the slowest device's
-    cpu_read = (p.cpu_layers * (lay.read - lay.output_read) / n
-                + p.cpu_expert_layers * lay.expert_read_per_layer
-                + (0.0 if p.output_on_gpu else lay.output_read)
-                + kv_read * p.cpu_layers / n)
+    part = _cpu_part(lay, p, kv_read, rig)
+    cpu_read = part.read
     stages = len(used) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
         rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
+        terms["storage"] = part.paged_per_token() / (rig.storage_gb_s * 1e9)
     split = MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
     terms["overhead"] += split
     seconds = sum(terms.values())
@@ -333,14 +352,43 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: 
     if bound == "bandwidth":  # the GPUs' share decides: what decided it on them
         bound = gpu_bound
     # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
-    # CPU terms (assumed, not calibrated) at the rig band; the split cost as fitted.
-    host = seconds - terms["bandwidth"] - split
-    if host > 0:
+    # CPU terms (assumed, not calibrated) at the rig band; the split cost as fitted; paging
+    # from as estimated (the fast end) to every CPU byte re-read each token (the slow end).
+    storage = terms["storage"]
+    host_s = seconds - terms["bandwidth"] - split - storage
+    if host_s > 0:
         confidence = "low"
-    if stages == 1 and host <= 0:  # one device alone: its own estimate, as on one card
+    if stages == 1 and host_s <= 0:  # one device alone: its own estimate, as on one card
         return ests[0]
-    return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host / _BAND[0]),
-                          1.0 / (gpu_fast + split + host / _BAND[1]), confidence, bound)
+    worst = cpu_read / (rig.storage_gb_s * 1e9) if storage > 0 else 0.0
+    return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host_s / _BAND[0] + worst),
+                          1.0 / (gpu_fast + split + host_s / _BAND[1] + storage), confidence,
+                          bound)
+
+
+def _cpu_part(lay: _Layout, p: Placement, kv_read: float, rig: Rig) -> host.CpuPart:
+    """The bytes `p` leaves in system RAM, read per token and stored, and the RAM left to them
+    (unbounded when the RAM is not known: nothing pages)."""
+    n = lay.model.n_layers
+    read = (p.cpu_layers * (lay.read - lay.output_read) / n
+            + p.cpu_expert_layers * lay.expert_read_per_layer
+            + (0.0 if p.output_on_gpu else lay.output_read)
+            + kv_read * p.cpu_layers / n)
+    expert_layers = p.cpu_layers + p.cpu_expert_layers
+    expert_read = expert_layers * lay.expert_read_per_layer
+    expert_stored = expert_layers * lay.model.expert_bytes
+    stored = p.cpu_weights_bytes + p.cpu_kv_bytes - p.embedding_bytes
+    ram = _usable_ram_bytes(rig)
+    resident = math.inf if ram is None else ram - p.embedding_bytes
+    return host.CpuPart(read - expert_read, expert_read, stored - expert_stored, expert_stored,
+                        resident)
+
+
+def _paging(part: host.CpuPart, p: Placement, rig: Rig) -> Paging:
+    """What a paging estimate rests on, GiB and GB/s (the answer states it)."""
+    return Paging(round((p.cpu_weights_bytes + p.cpu_kv_bytes) / GIB, 3),
+                  round(rig.usable_ram_gib or 0.0, 3),
+                  round(part.paged_per_token() / GIB, 3), rig.storage_gb_s)
 
 
 # A rig's RAM bandwidth when neither it nor the CPU is given: dual-channel DDR4-3200
@@ -364,11 +412,17 @@ def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query:
              cal: Calibration) -> PrefillEstimate | None:
     test = query.test
     prompt = test.n_prompt
+    passes = math.ceil(prompt / test.n_ubatch)
+    # a paging CPU part: each micro-batch reads every CPU weight, the evicted ones from storage
+    paged = (passes * _cpu_part(lay, p, t.kv_decode, rig).paged_per_pass()
+             / (rig.storage_gb_s * 1e9))
     if not rig.devices:
         rate = CPU_TFLOPS * 1e12 if rig.cpu is None else cpu_speed.prefill_flops(rig.cpu)
-        seconds = prompt * t.flops_per_token / rate
+        compute = prompt * t.flops_per_token / rate
+        seconds = compute + paged
         tps = prompt / seconds
-        return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds, "compute")
+        return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds,
+                               "storage" if paged > compute else "compute")
     # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
     # to the main GPU); each device does its share of the terms at its own rate.
     n = lay.model.n_layers
@@ -385,16 +439,16 @@ def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query:
     known = [e for e in ests if e is not None]
     if len(known) < len(ests):
         return None
-    passes = math.ceil(prompt / test.n_ubatch)
     moved = p.cpu_weights_bytes - p.embedding_bytes
     link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
-    pcie = passes * moved / (link * 1e9) if moved > 0 else 0.0
+    pcie = passes * moved / (link * 1e9) + paged if moved > 0 else 0.0
     if len(known) == 1 and pcie <= 0:  # one device alone: its own estimate, as on one card
         return known[0]
     compute = sum(prompt / e.tokens_per_s for e in known)
     seconds = compute + pcie
     slowest = max(known, key=lambda e: prompt / e.tokens_per_s).bound
-    bound: Bound = "pcie" if pcie > compute else slowest
+    bound: Bound = ("storage" if paged > max(compute, pcie - paged)
+                    else "pcie" if pcie > compute else slowest)
     slow = sum(prompt / e.low for e in known) + pcie / _BAND[0]
     fast = sum(prompt / e.high for e in known) + pcie / _BAND[1]
     return PrefillEstimate(prompt / seconds, prompt / slow, prompt / fast, seconds, bound)

@@ -11,10 +11,12 @@ if TYPE_CHECKING:
 
 Confidence = Literal["high", "medium", "low"]
 # ram_bandwidth, cpu_fabric, cpu_compute: the CPU's share of a token, read from RAM at the RAM's
-# bandwidth, at what the CPU complex can read, or at what its cores compute (cpu_speed.py)
+# bandwidth, at what the CPU complex can read, or at what its cores compute (cpu_speed.py);
+# storage: a CPU part larger than the usable RAM re-read from the GGUF file (host.py)
 Bound = Literal["bandwidth", "compute", "overhead", "ram_bandwidth", "pcie", "cpu_fabric",
-                "cpu_compute"]
-FitLabel = Literal["comfortable", "tight", "offload", "cpu", "no"]
+                "cpu_compute", "storage"]
+# paging: runs, but its CPU part exceeds the RAM left to it and pages from storage (host.py)
+FitLabel = Literal["comfortable", "tight", "offload", "cpu", "paging", "no"]
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
 
 
@@ -87,6 +89,17 @@ class RunCommand(FrozenValue):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class Paging(FrozenValue):
+    """A CPU part larger than the RAM left to it (fit "paging"): what stays resident, GiB, and
+    what each token re-reads from the GGUF file, GiB, at the storage rate assumed, GB/s."""
+
+    cpu_part_gib: float  # the weights and KV cache in system RAM
+    resident_gib: float  # the RAM left to them (the RAM less the OS's headroom)
+    read_per_token_gib: float  # re-read from storage per generated token
+    storage_read_gb_s: float
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Estimate(FrozenValue):
     """One model on one card at one quantization and context length."""
 
@@ -111,3 +124,4 @@ class Estimate(FrozenValue):
     tensor_parallel: int = 1  # GPUs each layer is split across (vLLM, SGLang); 1: none
     refusal: str | None = None  # why the runtime cannot run on this rig (nothing estimated)
     run: RunCommand | None = None  # the command that realises it (a single answer's)
+    paging: Paging | None = None  # fit "paging": what pages from storage

@@ -126,9 +126,26 @@ def detect(*, nvml: Nvml | None = _SYSTEM_DEFAULT, sysfs_root: Path = Path("/"),
         notes.append(f"CPU {system.cpu!r} is not in the CPU table: answered with the "
                      f"{cpu.p_cores} cores found at the fitted per-core rate, "
                      f"{cpu.p_clock_ghz:g} GHz ({cpu.note}).")
-    rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw, cpu=cpu)
+    os_name, headroom = _host(system)
+    if headroom is not None:
+        notes.append(f"RAM headroom {headroom:.1f} GiB: what the OS and other programs use now "
+                     "(--ram-headroom to plan for another moment).")
+    rig = (Rig(devices, ram_gib=system.ram_gib, ram_bandwidth_gb_s=ram_bw, cpu=cpu,
+               os=os_name, ram_headroom_gib=headroom)
            if devices or system.ram_gib else None)
     return Machine(tuple(found), system, ram_bw, rig, tuple(notes))
+
+
+_OS_NAMES = {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}
+
+
+def _host(system: SystemInfo) -> tuple[str | None, float | None]:
+    """This machine's OS as the estimate names it (None: another) and the RAM its OS and other
+    programs hold now, GiB (None when the available RAM is unknown)."""
+    os_name = _OS_NAMES.get(system.os.split(" ", 1)[0]) if system.os else None
+    if not (system.ram_gib and system.ram_available_gib):
+        return os_name, None
+    return os_name, round(max(0.0, system.ram_gib - system.ram_available_gib), 2)
 
 
 def _read(path: Path) -> str:

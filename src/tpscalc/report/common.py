@@ -33,6 +33,7 @@ FIT_LABELS: dict[str, str] = {
     "tight": N_("Tight"),
     "offload": N_("Offload to RAM"),
     "cpu": N_("CPU only"),
+    "paging": N_("Pages from storage"),
     "no": N_("Does not fit"),
 }
 # The same, inside a sentence ("The fit is {fit}.").
@@ -41,6 +42,8 @@ FIT_WORDS: dict[str, str] = {
     "tight": N_("tight"),
     "offload": N_("partial, with the rest offloaded to system RAM"),
     "cpu": N_("CPU only, in system RAM"),
+    "paging": N_("partial, with more in system RAM than it can hold: the rest pages from "
+                 "storage"),
     "no": N_("no"),
 }
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.estimate.batched import MAX_PARALLEL
+from tpscalc.estimate.host import DEFAULT_STORAGE_READ_GB_S, OSES, RAM_HEADROOM_GIB
 from tpscalc.estimate.query import (
     ABOVE_LADDER,
     BACKENDS,
@@ -100,6 +101,10 @@ class RigOptions(FrozenValue):
     ram_channels: int | None = None  # memory channels populated (default 2 with ram_type)
     pcie: str | None = None  # each card's PCIe link, "4x16" (generation × lanes)
     cpu: str | None = None  # the host's CPU as the user names it ("7950X"), resolved by rigs.py
+    os: str | None = None  # the host's OS (estimate/host.py OSES); None: assumed per device
+    ram_headroom_gib: float | None = None  # RAM the OS keeps (None: the OS's default)
+    gpu_memory_gib: float | None = None  # GiB each GPU may use (None: the card's, the OS's share)
+    storage_read_gb_s: float | None = None  # a paging CPU part's re-read rate (None: default)
 
     @cached_property  # asked once per card of a model report
     def is_default(self) -> bool:
@@ -232,11 +237,28 @@ PARAMS: tuple[Param, ...] = (
           "The host's CPU, e.g. \"Ryzen 9 7950X\" (its cores, fabric and memory bound the CPU's "
           "share of a token; without --ram-bandwidth, the RAM bandwidth of the memory it "
           "takes). Default: unknown, RAM read at 65 % of its bandwidth."),
+    Param("os", "os", "rig", "choice",
+          "The host's operating system: linux, windows or macos (default: macos with an Apple "
+          "chip, else linux); sets the RAM it keeps and a unified-memory GPU's share.", OSES),
+    Param("ram_headroom", "ram_headroom_gib", "rig", "gib",
+          "RAM the OS and other programs keep, GiB (default by OS: "
+          + ", ".join(f"{k} {v:g}" for k, v in RAM_HEADROOM_GIB.items())
+          + "); the model's CPU part gets the rest, and pages from storage beyond it.",
+          aliases=("ram_headroom_gib",)),
+    Param("gpu_memory", "gpu_memory_gib", "rig", "gib",
+          "GiB each GPU may use (default: a card's memory; a unified-memory chip's share as its "
+          "OS allows: macOS's wired limit, Strix Halo 3/4 on Windows, all but the headroom on "
+          "Linux).", aliases=("gpu_memory_gib",)),
+    Param("storage_read", "storage_read_gb_s", "rig", "rate",
+          f"Storage read rate, GB/s, for a CPU part larger than the RAM left to it (default "
+          f"{DEFAULT_STORAGE_READ_GB_S:g}, an NVMe read through page faults).",
+          aliases=("storage_read_gb_s",)),
     Param("pcie", "pcie", "rig", "pcie",
           "Each card's PCIe link as generation x lanes, e.g. 4x16 (default 4x16); bounds the "
           "prompt speed of a partial offload."),
     Param("n_gpu_layers", "n_gpu_layers", "rig", "count",
-          "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit)."),
+          "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit; more than the "
+          "model has, e.g. 99 or 999, means all of them, as in llama.cpp)."),
     Param("n_cpu_moe", "n_cpu_moe", "rig", "count",
           "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe."),
     Param("tensor_split", "tensor_split", "rig", "split",
@@ -263,10 +285,12 @@ CARD_REPORT_PARAMS = ("context", "min_quality", "max_quality", "backend", "kv_ty
                       "search", "all", "sort", "lang", *CHOICE_PARAMS, "runtime",
                       "users_at")
 SPEED_TEST_PARAMS = ("depth", "n_prompt", "n_gen", "flash_attn", "n_ubatch")
+HOST_PARAMS = ("os", "ram_headroom", "gpu_memory", "storage_read")  # what the OS leaves
 RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
-              "n_gpu_layers", "n_cpu_moe", "tensor_split")
+              "n_gpu_layers", "n_cpu_moe", "tensor_split", *HOST_PARAMS)
 # the CLI's model and card commands
-REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie")
+REPORT_RIG_PARAMS = ("gpus", "ram", "ram_bandwidth", "ram_type", "ram_channels", "cpu", "pcie",
+                     *HOST_PARAMS)
 # The model and card reports with a rig around the card: the CLI's commands and the JSON API.
 MODEL_RIG_REPORT_PARAMS = MODEL_REPORT_PARAMS + REPORT_RIG_PARAMS
 CARD_RIG_REPORT_PARAMS = CARD_REPORT_PARAMS + REPORT_RIG_PARAMS
@@ -510,6 +534,8 @@ def parse_request(raw: Mapping[str, object], allowed: tuple[str, ...] | None = N
     rig_values = {k: v for k, v in values["rig"].items() if v is not None}
     if rig_values.get("ram_gib") == 0:
         raise RequestError("ram must be more than 0 GiB", "bad_ram")
+    if rig_values.get("gpu_memory_gib") == 0:
+        raise RequestError("gpu_memory must be more than 0 GiB", "bad_gpu_memory")
     if not 1 <= rig_values.get("gpus", 1) <= MAX_GPUS:
         raise RequestError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
     if not 1 <= rig_values.get("ram_channels", 1) <= MAX_RAM_CHANNELS:
@@ -590,7 +616,7 @@ def openapi_parameters(names: tuple[str, ...]) -> list[dict[str, Any]]:
             schema = {"type": "boolean", "default": True}
         elif p.kind == "page":
             schema = {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}
-        elif p.kind == "gib" and p.name in ("max_memory", "ram"):
+        elif p.kind == "gib" and p.name in ("max_memory", "ram", "gpu_memory"):
             schema = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_MEMORY_GIB}
         elif p.kind == "gib":
             schema = {"type": "number", "minimum": 0, "maximum": MAX_MEMORY_GIB}

@@ -4,9 +4,12 @@ only. A unified-memory chip (Apple, Strix Halo, GB10) brings its own CPU when no
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card, match_card
+from tpscalc.estimate import host
 from tpscalc.estimate.query import EstimateInputError, Rig
+from tpscalc.estimate.types import Estimate
 from tpscalc.report.request import MAX_GPUS, RigOptions, find_cpu, ram_bandwidth_gb_s
 
 # "2x 3090": compiled on first use (re's cache). At most two digits: a longer number is part of
@@ -79,6 +82,7 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
         if options.gpus > MAX_GPUS:
             raise EstimateInputError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
         cards = cards * options.gpus
+    cards = tuple(with_gpu_memory(c, options) for c in cards)
     cpu = find_cpu(options.cpu) if options.cpu else next(
         (c for c in map(cpu_of_card, cards) if c is not None), None)
     bandwidth = options.bandwidth_gb_s
@@ -87,7 +91,54 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
         bandwidth = ram_bandwidth_gb_s(options.ram_type, cpu.memory_channels)
     return Rig(cards, options.ram_gib, bandwidth, notes=notes,
                n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
-               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu)
+               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu,
+               os=options.os, ram_headroom_gib=options.ram_headroom_gib,
+               storage_read_gb_s=options.storage_read_gb_s)
+
+
+def with_gpu_memory(card: Card, options: RigOptions) -> Card:
+    """`card` with the memory its GPU may use under `options`: gpu_memory when given (at most
+    the card's own), else a unified-memory chip's share under the OS (and headroom) given;
+    the catalog's card, whose share is its default OS's, when neither is."""
+    if options.gpu_memory_gib is not None:
+        gib: float | None = min(options.gpu_memory_gib, card.memory_gib)
+    elif card.unified_memory and (options.os or options.ram_headroom_gib is not None):
+        gib = host.unified_gpu_gib(card, options.os or host.default_os((card,)),
+                                   options.ram_headroom_gib)
+    else:
+        gib = None
+    if gib is None or gib <= 0 or abs(gib - card.usable_memory_gib) < 1e-9:
+        return card
+    return card.model_copy(update={"gpu_memory_fraction": gib / card.memory_gib})
+
+
+def host_json(rig: Rig, e: Estimate) -> dict[str, Any] | None:
+    """What the host left to the model and which figures were assumed: the OS, its RAM
+    headroom, the RAM and GPU memory usable, and, for a paging answer, what pages; None for a
+    discrete card without system RAM (nothing of the host's in the answer)."""
+    if rig.ram_gib is None and not any(c.unified_memory for c in rig.devices):
+        return None
+    out: dict[str, Any] = {
+        "os": rig.host_os, "os_assumed": rig.os is None,
+        "ram_gib": rig.ram_gib, "ram_headroom_gib": rig.headroom_gib,
+        "usable_ram_gib": rig.usable_ram_gib,
+        "gpu_memory_gib": [round(c.usable_memory_gib, 2) for c in rig.devices],
+        "paging": None}
+    pg = e.paging
+    assumed = " (assumed; storage_read sets it)" if rig.storage_read_gb_s is None else ""
+    if pg is not None:
+        out["paging"] = {
+            "cpu_part_gib": pg.cpu_part_gib, "resident_gib": pg.resident_gib,
+            "read_per_token_gib": pg.read_per_token_gib,
+            "storage_read_gb_s": pg.storage_read_gb_s,
+            "storage_read_assumed": rig.storage_read_gb_s is None,
+            "note": (f"pages: the {pg.cpu_part_gib:.1f} GiB in system RAM exceed the "
+                     f"{pg.resident_gib:.1f} GiB left after the OS's {rig.headroom_gib:g} GiB "
+                     f"({rig.host_os}{', assumed' if rig.os is None else ''}); each token "
+                     f"re-reads about {pg.read_per_token_gib:.2f} GiB from storage at "
+                     f"{pg.storage_read_gb_s:g} GB/s{assumed}; the slow end of the range "
+                     "re-reads every byte the CPU reads")}
+    return out
 
 
 def card_rig(card: Card, options: RigOptions) -> Rig:

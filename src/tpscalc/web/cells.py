@@ -7,7 +7,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ ", "offload": "◐ ", "cpu": "◐ "}
+FIT_ICONS = {"comfortable": "✓✓ ", "tight": "✓ ", "offload": "◐ ", "cpu": "◐ ",
+             "paging": "◔ "}
 
 
 def speed_cell(decode: Mapping[str, Any] | None, tps: Callable[[Any], str],
@@ -46,7 +47,7 @@ def fit_cell(
     if short_by:
         short = gettext("short by %(gib)s GiB") % {"gib": gib(short_by)}
         html += f'<span class="short">{escape(short)}</span>'
-    if split and fit == "offload":
+    if split and fit in ("offload", "paging"):
         html += f'<span class="split">{escape(split_text(split, gettext))}</span>'
     return Markup(html)
 

@@ -23,6 +23,7 @@ LABELS: dict[str, str] = {
     "pcie": N_("PCIe bound"),
     "cpu_fabric": N_("CPU read-bandwidth bound"),
     "cpu_compute": N_("CPU compute bound"),
+    "storage": N_("storage-read bound"),
     "speed": N_("speed"),
     "size": N_("size"),
     "date": N_("date"),
