@@ -288,7 +288,8 @@ def _recent(shared: Path, recs: list[dict[str, Any]], llmfit: list[dict[str, Any
     hand = recent_models.load_hand()
     joined = [recent_models.join(g, idx, configs, hand) for g in sel.groups]
     folders = [_sources(shared)["aiconfigurator"], HF_CONFIGS]
-    natives = [recent_models.native_format(g, folders) for g in sel.groups]
+    hand_natives = load_natives()
+    natives = [recent_models.native_format(g, folders, hand_natives) for g in sel.groups]
     out = []
     for g, j, (fmt, basis, shown_by) in zip(sel.groups, joined, natives):
         rec = recent_models.record(g, rules, basis, shown_by)

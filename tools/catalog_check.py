@@ -8,13 +8,16 @@ Counts every model as sourced / derived / approximated (tpscalc.catalog.sourcing
 - a model (that writes text) without a context limit from a source;
 - a model published from 2026 on that is neither sourced/derived nor flagged with a reason;
 - a regression against tools/data/catalog_check_baseline.json: more approximated models, fewer
-  sourced ones, more models without a context limit than the baseline allows.
+  sourced ones, more models without a context limit than the baseline allows;
+- a model listed as missing (tools/data/missing_models.csv, each with its reason and printed
+  with what its repository id resolves to) that has become a catalog model.
 
 Run: python tools/catalog_check.py [--write-baseline]
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
@@ -27,6 +30,7 @@ from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.catalog.sourcing import sourcing
 
 BASELINE_FILE = Path(__file__).resolve().parent / "data" / "catalog_check_baseline.json"
+MISSING_FILE = Path(__file__).resolve().parent / "data" / "missing_models.csv"
 ACTIVE_TOLERANCE = 0.15  # |active / (n × 10^9) - 1| allowed for a name's "A<n>B"
 ACTIVE_IN_NAME = re.compile(r"(?i)(?:^|[-_ ])A(\d+(?:\.\d+)?)B(?=$|[-_ ])")
 KV_CONTEXT = 32768  # tokens the KV per token is measured at
@@ -131,6 +135,33 @@ def check(models: tuple[Model, ...] | list[Model],
     return rep
 
 
+def load_missing(path: Path = MISSING_FILE) -> list[dict[str, str]]:
+    """tools/data/missing_models.csv: the models the catalog does not hold, with why."""
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def missing_lines(rows: list[dict[str, str]], hf_repos: set[str]) -> tuple[list[str], list[str]]:
+    """(one line per missing model: its reason and what its repository id resolves to now;
+    failures: a listed repository that has become a catalog model's own)."""
+    from tpscalc.catalog import hf_index
+
+    lines, failures = [], []
+    for r in rows:
+        repo = r["repo"]
+        if repo and repo.lower() in hf_repos:
+            failures.append(f"{r['name']}: listed as missing, but {repo} is a catalog model")
+            continue
+        found = hf_index.find_repo(repo) if repo else None
+        if found is None:
+            now = f"{repo or 'no repository'}: not resolved"
+        else:
+            base = hf_index.catalog_name(found.slug) or "no catalog model"
+            now = f"{repo}: resolves ({found.kind}) to {base}"
+        lines.append(f"{r['name']} ({now}): {r['reason']}")
+    return lines, failures
+
+
 def regressions(rep: Report, baseline: dict[str, Any]) -> list[str]:
     """What got worse than the committed baseline."""
     out = []
@@ -173,12 +204,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"without a context limit from a source: {len(rep.without_context)}")
     for line in rep.known:
         print(f"known {line}")
+    missing, missing_failures = missing_lines(
+        load_missing(), {(m.hf_repo or "").lower() for m in models() if m.hf_repo})
+    print(f"not in the catalog (tools/data/missing_models.csv): {len(missing)}")
+    for line in missing:
+        print(f"missing {line}")
     if args.write_baseline:
         baseline = baseline_of(rep, baseline.get("known", {}))
         BASELINE_FILE.write_text(json.dumps(baseline, indent=1, ensure_ascii=False) + "\n",
                                  encoding="utf-8")
         print(f"wrote {BASELINE_FILE}")
-    bad = rep.failures + regressions(rep, baseline)
+    bad = rep.failures + regressions(rep, baseline) + missing_failures
     for line in bad:
         print(f"FAIL {line}")
     print("catalog check: " + ("failed" if bad else "passed"))

@@ -15,7 +15,8 @@ Rules, in order:
    first dense layers, linear-attention layers for the families in
    archsources.LLMFIT_UNEXPRESSED) is never a disagreement and never a guess: when the catalog
    took such a source without the fact, the model is flagged approximated (`unexpressed`).
-2. A value set by the hand map (overrides citing a config.json) is the hand map's: it resolves
+2. A value set by the hand map (overrides citing a config.json; for a recent model, a "hand" row
+   of tools/data/recent_architectures.csv) is the hand map's: it resolves
    any disagreement with a source of lower trust, and with a higher one only when its note cites
    the config it was read from (a URL).
 3. Otherwise the more trusted source wins: verbatim config.json > litgpt, MLC > llmfit list >
@@ -36,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import archsources
+import recent_models
 from matching import MapRow, load_map
 
 from tpscalc.catalog.schema import Architecture
@@ -199,10 +201,23 @@ def _md_table(rows: Iterable[tuple[str, ...]], head: tuple[str, ...]) -> list[st
     return lines
 
 
+def _recent_row(arch: Architecture,
+                recent_hand: dict[str, recent_models.HandArch]) -> MapRow | None:
+    """A recent model's hand-typed architecture (tools/data/recent_architectures.csv, target
+    "hand") as a hand-map row: its facts settle a disagreement as the hand map's do."""
+    if not arch.source.startswith("hand:"):
+        return None
+    h = recent_hand.get(arch.source.split(":", 1)[1].lower())
+    if h is None or h.target != "hand":
+        return None
+    return MapRow(target=arch.source, overrides=h.overrides, note=h.note)
+
+
 def report(shared: Path) -> tuple[str, int]:
     """The markdown report and the number of unresolved disagreements."""
     doc = json.loads(MODELS_FILE.read_text(encoding="utf-8"))
     hand = load_map(MAP_FILE)
+    recent_hand = recent_models.load_hand()
     cands = load_candidates(shared)
     per_model: list[tuple[str, ...]] = []
     found: list[Disagreement] = []
@@ -211,7 +226,7 @@ def report(shared: Path) -> tuple[str, int]:
         if not m.get("architecture"):
             continue
         arch = Architecture.model_validate(m["architecture"])
-        row = hand.get(m["name"])
+        row = hand.get(m["name"]) or _recent_row(arch, recent_hand)
         srcs = field_sources(arch, row)
         from_hand = sorted(f for f, s in srcs.items() if s.startswith("hand map"))
         per_model.append((m["name"], arch.source, ", ".join(from_hand) or "–",

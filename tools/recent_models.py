@@ -86,7 +86,8 @@ RECENT_UNEXPRESSED: dict[str, tuple[str, ...]] = {
     "olmo_hybrid": ("linear_attention_layers",), "olmo3": ("sliding_window",),
 }
 # DeepSeek-V4 caches a 128-token sliding window plus compressed KV at the per-layer
-# `compress_ratios` (config.json): the converters model the window only.
+# `compress_ratios` (config.json): modelled from those ratios (estimate/layers.py
+# compressed_kv_values); a model of the family without them (llmfit's facts) is flagged.
 COMPRESSED_ATTENTION = frozenset({"deepseek_v4", "deepseek_v41"})
 UNKNOWN_LAYOUT = "attention_layout"  # a family this repository does not model
 NO_ARCH = "no architecture in llmfit's list"
@@ -289,7 +290,7 @@ def _flags(arch: Architecture, family: str, from_llmfit: bool) -> Architecture:
         extra = RECENT_UNEXPRESSED.get(family, ())
         if not extra and family not in PLAIN_FAMILIES and not arch.unexpressed:
             extra = (UNKNOWN_LAYOUT,)
-    if family in COMPRESSED_ATTENTION:
+    if family in COMPRESSED_ATTENTION and not arch.compress_ratios:
         extra += ("compressed_attention",)
     missing = tuple(dict.fromkeys(arch.unexpressed + extra))
     return arch.model_copy(update={"unexpressed": missing}) if missing != arch.unexpressed else arch
@@ -431,9 +432,11 @@ def native_from_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str, str]:
+def native_format(g: Group, config_folders: list[Path],
+                  hand: dict[str, tuple[str, str]] | None = None) -> tuple[str | None, str, str]:
     """(llama.cpp file type, basis, repository) of a model released quantized, else
-    (None, "", ""). Basis: one of NATIVE_BASES."""
+    (None, "", ""). Basis: one of NATIVE_BASES. `hand`: tools/data/native_formats.csv (repository
+    in lower case → (file type, basis)), for a release whose config.json the build lacks."""
     e = g.primary
     repo, org = str(e["name"]), str(e["name"]).split("/", 1)[0]
     if QAT_Q4_0.search(repo):  # quantization-aware training for Q4_0: Q4_0 keeps its quality
@@ -444,6 +447,10 @@ def native_format(g: Group, config_folders: list[Path]) -> tuple[str | None, str
         found = native_from_config(load_config(r, config_folders) or {})
         if found is not None:
             return found[0], found[1], r
+    for r in g.repos:
+        if r.lower() in (hand or {}):
+            fmt, basis = (hand or {})[r.lower()]
+            return fmt, basis, r
     own_fp8 = [r for r, fmts in g.copies if "FP8" in fmts and r.split("/", 1)[0] == org]
     if own_fp8:
         return "Q8_0", "fp8_repo", own_fp8[0]

@@ -113,7 +113,6 @@ def test_sliding_window_kv_is_computed_where_a_config_states_it() -> None:
 
 @pytest.mark.parametrize(("name", "word"), [
     ("gemma-4-12B", "sliding-window"), ("Qwen3.8-2.4T-A95B", "linear attention"),
-    ("DeepSeek-V4-Flash", "compressed attention"),
 ])
 def test_an_unstated_pattern_is_flagged_with_its_reason(name: str, word: str) -> None:
     from tpscalc import api
@@ -196,3 +195,19 @@ def test_a_newer_epoch_csv_takes_over_a_model(tmp_path: Path) -> None:
     assert sel.skipped["zai-org/GLM-5"].startswith("already in Epoch AI's data")
     assert sel.cutoff == "2026-02-11" and sel.since == "2025-12-01"
     assert "GLM-4.7-Flash" in names  # before the new last record, but Epoch still lacks it
+
+
+def test_deepseek_v4_compressed_kv_is_computed_from_its_ratios() -> None:
+    """The config's compress_ratios are modelled, so V4-Flash is no longer approximated."""
+    arch = get_model("DeepSeek-V4-Flash").architecture
+    assert arch is not None and arch.compress_ratios and not arch.approximated
+
+
+@pytest.mark.parametrize("name", ["Mistral-Small-4-119B-2603", "Leanstral-1.5-119B-A6B"])
+def test_mistral_small_4_is_latent_attention_with_a_shared_expert(name: str) -> None:
+    """mistral4 (transformers Mistral4Config): MLA of rank 256 + rope 64, 128 experts top-4 + 1
+    shared; its KV cache at 32k is 36 layers x 320 values x 2 bytes per token: 0.70 GiB."""
+    arch = get_model(name).architecture
+    assert arch is not None and not arch.approximated
+    assert (arch.kv_lora_rank, arch.qk_rope_head_dim, arch.num_shared_experts) == (256, 64, 1)
+    assert LLAMA_CPP.kv_cache_bytes(arch, 32768, "f16") == 36 * 32768 * 320 * 2

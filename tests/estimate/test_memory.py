@@ -80,6 +80,18 @@ def test_moe_changes_nothing_in_the_kv_cache() -> None:
     assert kv_cache_bytes(moe, 8192) == kv_cache_bytes(LLAMA2_7B, 8192)
 
 
+def test_compressed_attention_adds_its_entries_beyond_the_window() -> None:
+    """DeepSeek-V4 (compress_ratios): every layer keeps the window; a ratio-r layer adds one
+    entry of head_dim per r tokens, the ratio-4 layers the indexer's key of index_head_dim too."""
+    base = Architecture(num_layers=4, hidden_size=1024, num_attention_heads=8, num_kv_heads=1,
+                        head_dim=512, vocab_size=1000, sliding_window=128,
+                        sliding_window_layers=4)
+    ratios = base.model_copy(update={"compress_ratios": (0, 4, 128, 4), "index_head_dim": 128})
+    ctx = 8192
+    extra = 2 * (ctx // 4) * (512 + 128) + (ctx // 128) * 512  # values, F16: 2 bytes each
+    assert kv_cache_bytes(ratios, ctx) - kv_cache_bytes(base, ctx) == extra * 2
+
+
 def test_mla_caches_the_latent_not_the_heads() -> None:
     arch = arch_of("DeepSeek-R1")
     assert kv_cache_bytes(arch, 1000) == 61 * 1000 * (512 + 64) * 2

@@ -30,7 +30,10 @@ def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
 
 
 # DeepSeek-V4's indexer keys are cached on its ratio-4 layers (the compressed sparse attention),
-# not on the heavily compressed ratio-128 ones (DeepSeek-V4 report: CSA and HCA layers).
+# not on the heavily compressed ratio-128 ones (DeepSeek-V4 report: CSA and HCA layers). Every
+# layer keeps the 128-token window; a layer of ratio 4 builds a compressor and a C4 indexer, one
+# of ratio 128 a compressor only, one of ratio 0 neither (sglang's MQALayer, configs in
+# python/sglang/srt/configs/deepseek_v4.py: window_size 128, index_head_dim 128, v_head_dim 512).
 INDEXED_RATIO = 4
 
 

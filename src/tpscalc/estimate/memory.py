@@ -11,7 +11,7 @@ from functools import cache
 
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
-from tpscalc.estimate.layers import is_linear_attention_layer, layer_heads
+from tpscalc.estimate.layers import compressed_kv_values, is_linear_attention_layer, layer_heads
 from tpscalc.estimate.types import MemoryBreakdown
 
 GIB = 2**30
@@ -81,7 +81,8 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
     of experts changes nothing. Encoder-only models do not generate: no cache. An
     encoder-decoder caches its decoder's self-attention (num_layers counts the decoder blocks);
     llama.cpp recomputes the cross-attention K/V from the encoder output each step, which it
-    keeps in host memory (see `encoder_output_bytes`).
+    keeps in host memory (see `encoder_output_bytes`). Compressed attention (DeepSeek-V4's
+    `compress_ratios`) adds its compressed entries beyond the window (layers.compressed_kv_values).
     """
     if not arch.generates:
         return 0
@@ -93,7 +94,8 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
         swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
     cells = full_layers * context_tokens + swa_layers * swa_cells
     per_cell, recurrent = _kv_constants(arch, kv_type)
-    return round(cells * per_cell) + recurrent
+    compressed = compressed_kv_values(arch, context_tokens) * kv_bytes_per_element(kv_type)
+    return round(cells * per_cell + compressed) + recurrent
 
 
 # (id(arch), kv_type) -> (arch, bytes per cached token and attention layer, recurrent state
