@@ -163,19 +163,24 @@ def _fewest(ok: Callable[[Ints], Bools], active: Bools, hi: Ints) -> Ints:
 
 
 def place_many(layouts: Sequence[ModelLayout], usable: Floats, buffer: Floats,
-               ram: Floats) -> Placed:
-    """placement.place(layouts[i], the slots of row i, ram[i]) for every row (NaN RAM: None)."""
+               ram: Floats, search: Bools | None = None) -> Placed:
+    """placement.place(layouts[i], the slots of row i, ram[i]) for every row (NaN RAM: None).
+
+    search: the rows that may move weights to the RAM when they do not fit the GPUs (default:
+    those with RAM); any other row is placed as without RAM, its RAM still counted in `fits`
+    (a caller that knows an offload answer already asks only whether all fits the GPUs)."""
     m = _columns(layouts)
     n, zeros = m.n, np.zeros(len(layouts), dtype=np.int64)
     counts, ok = _counts(m, usable, buffer, n, zeros, True)
     experts, output, used = zeros.copy(), np.ones(len(layouts), dtype=bool), buffer
-    stuck = ~ok & np.isnan(ram)
+    may_move = ~np.isnan(ram) if search is None else search & ~np.isnan(ram)
+    stuck = ~ok & ~may_move
     if stuck.any():  # nothing may move: all layers as split, whether they fit or not
         split, split_ok = _counts(m, usable, buffer, n, zeros, False)
         alone = np.zeros_like(split)
         alone[:, 0] = n
         counts[stuck] = np.where(split_ok[:, None], split, alone)[stuck]
-    offload = ~ok & ~np.isnan(ram)
+    offload = ~ok & may_move
     if offload.any():
         grown = buffer.copy()
         grown[:, 0] = grown[:, 0] + m.offload_buffer

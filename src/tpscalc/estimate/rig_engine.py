@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import cpu_speed, speed
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
@@ -204,10 +205,20 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
         tried.append((j, lay, p, label))
         if label in ("comfortable", "tight"):
             break
+    j, lay, p, label = pick(tried)
+    speeds = device_speeds([(terms, terms.quants[j], lay, p, rig)], query, calibration())[0]
+    return estimate_placed(model, arch, terms, j, lay, p, label, rig, query, runtime, speeds)
+
+
+T = TypeVar("T")
+
+
+def pick(tried: Sequence[tuple[int, _Layout, T, FitLabel]]) -> tuple[int, _Layout, T, FitLabel]:
+    """Of the formats tried in order, the one a rig runs: the first all on the GPUs, else the
+    first that fits with offload, else the last tried (it does not fit)."""
     on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
     offloaded = [t for t in tried if t[3] != "no"]
-    j, lay, p, label = on_gpus[0] if on_gpus else offloaded[0] if offloaded else tried[-1]
-    return _estimate(model, arch, terms, j, lay, p, label, rig, query, runtime)
+    return on_gpus[0] if on_gpus else offloaded[0] if offloaded else tried[-1]
 
 
 def gpu_placement(model: Model, terms: ModelTerms, rig: Rig, query: Query,
@@ -231,9 +242,61 @@ def _memory(terms: ModelTerms, j: int, p: Placement) -> MemoryBreakdown:
     return mem.breakdown(float(terms.weights[j]), kv, buffers, vision, terms.approximated)
 
 
-def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
-              p: Placement, label: FitLabel, rig: Rig, query: Query,
-              runtime: Runtime) -> Estimate:
+@dataclass(frozen=True)
+class DeviceSpeeds:
+    """One placed row's device estimates: decode on each device that holds part of the model,
+    prefill on each that runs part of the prompt (None where its TFLOPS are unknown)."""
+
+    decode: list[DecodeEstimate]
+    prefill: list[PrefillEstimate | None]
+
+
+def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
+                  cal: Calibration) -> list[DeviceSpeeds]:
+    """Each row's (terms, format, layout, placement, rig) device estimates, from one
+    speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
+    device its share of the terms at its own calibrated rate (the single card's functions)."""
+    dec: list[tuple[Card, float, float, int, float, float, bool, str]] = []
+    pre: list[tuple[Card, float, float, float, float, float, float, bool]] = []
+    spans = []
+    for t, q, lay, p, rig in rows:
+        n = lay.model.n_layers
+        used = [(c, d.layers, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
+                if d.layers or r > 0]
+        dec += [(c, r, t.kv_decode * s, k, t.params_active * s, t.attention_decode * s,
+                 t.is_moe, q) for c, k, r in used for s in (k / n,)]
+        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+        # to the main GPU); each device does its share.
+        counts = [d.layers for d in p.devices]
+        if counts:
+            counts[0] += p.cpu_layers
+        shares = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
+        pre += [(c, t.flops_per_token * s, lay.weights * s, t.attention_prefill * s,
+                 t.expert_params * s, t.expert_batch, t.expert_gemms * s,
+                 q not in ("F16", "BF16", "F32")) for c, s in shares]
+        spans.append((len(used), len(shares)))
+    test = query.test
+    decode = speed.decode_estimates(
+        [x[1] for x in dec], [x[2] for x in dec], [x[3] for x in dec], [x[0] for x in dec],
+        query.backend, cal, is_moe=[x[6] for x in dec], params_read=[x[4] for x in dec],
+        quant=[x[7] for x in dec], attention_flops=[x[5] for x in dec]) if dec else []
+    prefill = speed.prefill_estimates(
+        [x[1] for x in pre], test.n_prompt, [x[0] for x in pre], query.backend, cal,
+        weights_bytes=[x[2] for x in pre], quantized=[x[7] for x in pre], ubatch=test.n_ubatch,
+        attention_flops_per_token=[x[3] for x in pre], expert_params=[x[4] for x in pre],
+        expert_batch=[x[5] for x in pre], expert_gemms=[x[6] for x in pre],
+        flash_attn=test.flash_attn) if pre else []
+    out, i, k = [], 0, 0
+    for nd, npf in spans:
+        out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
+        i, k = i + nd, k + npf
+    return out
+
+
+def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
+                    p: Placement, label: FitLabel, rig: Rig, query: Query, runtime: Runtime,
+                    speeds: DeviceSpeeds) -> Estimate:
+    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
@@ -249,10 +312,10 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
                         offload_share=round(p.offload_share(lay.weights), 3),
                         runtime=runtime.name)
     cal = calibration()
-    decode = _decode(terms, q, lay, p, rig, query, cal)
+    decode = _decode(terms, q, lay, p, rig, cal, speeds.decode)
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
-    prefill = _prefill(terms, q, lay, p, rig, query, cal)
+    prefill = _prefill(terms, lay, p, rig, query, speeds.prefill)
     # a model nobody measured: the range of its tier (novelty.py), a lower label
     decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
                                    terms.is_moe)
@@ -292,25 +355,17 @@ def _device_reads(lay: _Layout, p: Placement) -> list[float]:
     return out[::-1]
 
 
-def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
-            cal: Calibration) -> DecodeEstimate:
-    """The time of a token as the sum of its stages: each device's share of the terms at its
-    own calibrated rate (the single card's functions), the CPU's part, the split's cost."""
+def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Calibration,
+            ests: list[DecodeEstimate]) -> DecodeEstimate:
+    """The time of a token as the sum of its stages: each device's share (`ests`, those of
+    device_speeds), the CPU's part, the split's cost."""
     n = lay.model.n_layers
     kv_read = t.kv_decode
     terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0}
-    used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
-            if d.layers or r > 0]
     gpu_fast = gpu_slow = 0.0
     confidence: Confidence = "low"
     gpu_bound: Bound = "bandwidth"
-    if used:
-        shares = [d.layers / n for _, d, _ in used]
-        ests = speed.decode_estimates(
-            [r for _, _, r in used], [kv_read * s for s in shares], [d.layers for _, d, _ in used],
-            [c for c, _, _ in used], query.backend, cal, is_moe=t.is_moe,
-            params_read=[t.params_active * s for s in shares], quant=q,
-            attention_flops=[t.attention_decode * s for s in shares])
+    if ests:
         terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
         gpu_fast = sum(1.0 / e.high for e in ests)
         gpu_slow = sum(1.0 / e.low for e in ests)
@@ -320,7 +375,7 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: 
                 + p.cpu_expert_layers * lay.expert_read_per_layer
                 + (0.0 if p.output_on_gpu else lay.output_read)
                 + kv_read * p.cpu_layers / n)
-    stages = len(used) + (1 if cpu_read > 0 else 0)
+    stages = len(ests) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
         rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
@@ -360,8 +415,10 @@ def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
     return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
-def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
-             cal: Calibration) -> PrefillEstimate | None:
+def _prefill(t: ModelTerms, lay: _Layout, p: Placement, rig: Rig, query: Query,
+             ests: list[PrefillEstimate | None]) -> PrefillEstimate | None:
+    """The prompt's time: each device's share (`ests`, those of device_speeds) and, with
+    layers in RAM, the copies of their weights over the link."""
     test = query.test
     prompt = test.n_prompt
     if not rig.devices:
@@ -369,19 +426,6 @@ def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query:
         seconds = prompt * t.flops_per_token / rate
         tps = prompt / seconds
         return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds, "compute")
-    # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-    # to the main GPU); each device does its share of the terms at its own rate.
-    n = lay.model.n_layers
-    counts = [d.layers for d in p.devices]
-    counts[0] += p.cpu_layers
-    rows = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
-    ests = speed.prefill_estimates(
-        [t.flops_per_token * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
-        cal, weights_bytes=[lay.weights * s for _, s in rows],
-        quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch,
-        attention_flops_per_token=[t.attention_prefill * s for _, s in rows],
-        expert_params=[t.expert_params * s for _, s in rows], expert_batch=t.expert_batch,
-        expert_gemms=[t.expert_gemms * s for _, s in rows], flash_attn=test.flash_attn)
     known = [e for e in ests if e is not None]
     if len(known) < len(ests):
         return None
