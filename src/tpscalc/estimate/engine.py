@@ -326,14 +326,26 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
     return estimate_rig(model, terms, rig, query, rt)
 
 
-def _rig_terms(model: Model, query: Query, quant: str | None) -> _ModelTerms:
-    """The terms a rig walks: of `quant`, else of the ladder within the query's bounds."""
+_Bounds = dict[tuple[tuple[str, ...], str | None], tuple[int | None, int | None]]
+
+
+def _rig_terms(model: Model, query: Query, quant: str | None,
+               bounds: _Bounds | None = None) -> _ModelTerms:
+    """The terms a rig walks: of `quant`, else of the ladder within the query's bounds.
+    `bounds`: the bounds found so far by (ladder, native format), the rest of what they hang on
+    being the query (a report's models share a few ladders)."""
     rt = _rt(query)
     if quant is not None:
         return _terms(model, [_quant_name(quant, rt)], query)
     ladder = _ladder(model, query)
     if len(ladder) > 1:
-        top, bottom = _bounds(model, ladder, query)
+        key = (ladder, _native(model, rt))
+        found = None if bounds is None else bounds.get(key)
+        if found is None:
+            found = _bounds(model, ladder, query)
+            if bounds is not None:
+                bounds[key] = found
+        top, bottom = found
         ladder = ladder[top or 0: None if bottom is None else bottom + 1]
     return _terms(model, ladder, query)
 
@@ -347,12 +359,13 @@ def _on_rigs(models: Sequence[Model], rigs: Sequence[Rig], query: Query) -> list
     if rt.tensor_parallel:
         return [_on_rig(m, r, query, None, alone_tried=True) for m, r in zip(models, rigs)]
     made: dict[int, _ModelTerms] = {}
+    bounds: _Bounds = {}
     rows = []
     for m, r in zip(models, rigs, strict=True):
         _check_rig(m, r)
         t = made.get(id(m))
         if t is None:
-            t = made[id(m)] = _rig_terms(m, query, None)
+            t = made[id(m)] = _rig_terms(m, query, None, bounds)
         rows.append((m, t, r))
     return estimate_rigs(rows, query, rt)
 

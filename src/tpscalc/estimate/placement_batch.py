@@ -10,8 +10,10 @@ A test compares every row with placement.place. Pure: arrays in, arrays out.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -69,19 +71,23 @@ class Placed:
     cpu_kv: Floats
     fits: Bools
 
+    @functools.cached_property
+    def _lists(self) -> tuple[list[Any], ...]:
+        """The arrays as Python lists of Python numbers, made once for every row read."""
+        return tuple(a.tolist() for a in (
+            self.counts, self.weights, self.kv, self.buffer, self.usable, self.cpu_layers,
+            self.cpu_expert_layers, self.cpu_weights, self.cpu_kv, self.output_on_gpu,
+            self.fits))
+
     def placement(self, i: int, names: Sequence[str]) -> Placement:
         """Row i as placement.place returns it, the devices named `names`."""
-        devices = tuple(DevicePlacement(name, int(c), float(w), float(k), float(b), float(u),
-                                        MARGIN_BYTES)
-                        for name, c, w, k, b, u in zip(
-                            names, self.counts[i].tolist(), self.weights[i].tolist(),
-                            self.kv[i].tolist(), self.buffer[i].tolist(),
-                            self.usable[i].tolist(), strict=True))
+        counts, weights, kv, buffer, usable, cpu, experts, cpu_w, cpu_kv, out, fits = self._lists
+        devices = tuple(DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
+                        for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
+                                                       buffer[i], usable[i], strict=True))
         m = self.layouts[i]
-        return Placement(devices, int(self.cpu_layers[i]), int(self.cpu_expert_layers[i]),
-                         float(self.cpu_weights[i]), float(self.cpu_kv[i]),
-                         bool(self.output_on_gpu[i]), m.n_layers, bool(self.fits[i]),
-                         m.embedding_bytes)
+        return Placement(devices, cpu[i], experts[i], cpu_w[i], cpu_kv[i], out[i], m.n_layers,
+                         fits[i], m.embedding_bytes)
 
 
 def _proportional(total: Ints, weights: Floats) -> Ints:
@@ -110,17 +116,20 @@ def _proportional(total: Ints, weights: Floats) -> Ints:
     return counts
 
 
+_MOST_LAYERS = 2.0**40  # more layers than any room holds: keeps the float-to-int cast exact
+
+
 def _take(wanted: Ints, cost: Floats, room: Floats) -> Ints:
     """placement._take on every row: how many of `wanted` layers of `cost` fit in `room`."""
-    direct = (wanted <= 0) | (room == np.inf) | (cost <= 0)
-    safe_cost = np.where(cost > 0, cost, 1.0)
-    safe_room = np.where(np.isfinite(room), room, 0.0)
-    most = np.floor_divide(safe_room, safe_cost)
-    t = np.minimum(wanted, np.clip(most, -1, np.iinfo(np.int64).max // 2).astype(np.int64))
+    if (cost <= 0).any() or (room == np.inf).any():  # placement._take's other branches
+        direct = (wanted <= 0) | (room == np.inf) | (cost <= 0)
+        t = _take(wanted, np.where(direct, 1.0, cost), np.where(direct, 0.0, room))
+        return np.where(direct, np.maximum(0, wanted), t)
+    most = np.minimum(np.floor_divide(room, cost), _MOST_LAYERS).astype(np.int64)
+    t = np.minimum(wanted, most)
     while (over := (t > 0) & (t * cost > room)).any():
         t = t - over
-    t = np.where(room < cost, 0, t)
-    return np.where(direct, np.maximum(0, wanted), t)
+    return np.where((room < cost) | (wanted <= 0), 0, t)
 
 
 def _counts(m: _Layouts, usable: Floats, buffer: Floats, gpu_layers: Ints, experts: Ints,
