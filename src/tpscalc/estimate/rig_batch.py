@@ -35,6 +35,7 @@ from tpscalc.estimate.types import Estimate, FitLabel
 Row = tuple[Model, ModelTerms, Rig]
 _Tried = tuple[int, _Layout, tuple[Placed, int], FitLabel]
 NO_SPEEDS = DeviceSpeeds([], [])  # a row that does not fit runs nowhere
+_LABELS: tuple[FitLabel, ...] = ("no", "offload", "comfortable", "tight")
 
 
 def estimate_rigs(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate]:
@@ -102,12 +103,11 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
                                 True).model for x in k], usable[at[k]], buffer2[at[k]],
                 ram[at[k]])
             roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
-        for x, i in enumerate(looking):
-            label: FitLabel = ("no" if not placed.fits[x] else "offload" if not on_gpus[x]
-                               else "comfortable" if roomy[x] else "tight")
-            tried[i].append((j, lays[x], (placed, x), label))
-            search[i] &= label != "offload"
-        looking = [i for x, i in enumerate(looking) if not on_gpus[x]]
+        labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
+        for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
+            tried[i].append((j, lays[x], (placed, x), _LABELS[k]))
+        search[at[labels == 1]] = False
+        looking = [i for i, done in zip(looking, on_gpus.tolist(), strict=True) if not done]
         j += 1
     return _estimates(rows, [pick(t) for t in tried], query, runtime)
 

@@ -256,36 +256,56 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
     """Each row's (terms, format, layout, placement, rig) device estimates, from one
     speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
     device its share of the terms at its own calibrated rate (the single card's functions)."""
-    dec: list[tuple[Card, float, float, int, float, float, bool, str]] = []
-    pre: list[tuple[Card, float, float, float, float, float, float, bool]] = []
+    d_cards: list[Card] = []
+    d_read, d_kv, d_layers, d_params, d_attention = [], [], [], [], []
+    d_moe: list[bool] = []
+    d_quant: list[str] = []
+    p_cards: list[Card] = []
+    p_flops, p_weights, p_attention, p_experts, p_batch, p_gemms = [], [], [], [], [], []
+    p_quantized: list[bool] = []
     spans = []
     for t, q, lay, p, rig in rows:
         n = lay.model.n_layers
-        used = [(c, d.layers, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
-                if d.layers or r > 0]
-        dec += [(c, r, t.kv_decode * s, k, t.params_active * s, t.attention_decode * s,
-                 t.is_moe, q) for c, k, r in used for s in (k / n,)]
+        used = 0
+        for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
+            if d.layers or r > 0:
+                s = d.layers / n
+                used += 1
+                d_cards.append(c)
+                d_read.append(r)
+                d_kv.append(t.kv_decode * s)
+                d_layers.append(d.layers)
+                d_params.append(t.params_active * s)
+                d_attention.append(t.attention_decode * s)
+                d_moe.append(t.is_moe)
+                d_quant.append(q)
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
         # to the main GPU); each device does its share.
-        counts = [d.layers for d in p.devices]
-        if counts:
-            counts[0] += p.cpu_layers
-        shares = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
-        pre += [(c, t.flops_per_token * s, lay.weights * s, t.attention_prefill * s,
-                 t.expert_params * s, t.expert_batch, t.expert_gemms * s,
-                 q not in ("F16", "BF16", "F32")) for c, s in shares]
-        spans.append((len(used), len(shares)))
+        shares = 0
+        quantized = q not in ("F16", "BF16", "F32")
+        for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
+            k = d.layers + (p.cpu_layers if i == 0 else 0)
+            if k:
+                s = k / n
+                shares += 1
+                p_cards.append(c)
+                p_flops.append(t.flops_per_token * s)
+                p_weights.append(lay.weights * s)
+                p_attention.append(t.attention_prefill * s)
+                p_experts.append(t.expert_params * s)
+                p_batch.append(t.expert_batch)
+                p_gemms.append(t.expert_gemms * s)
+                p_quantized.append(quantized)
+        spans.append((used, shares))
     test = query.test
     decode = speed.decode_estimates(
-        [x[1] for x in dec], [x[2] for x in dec], [x[3] for x in dec], [x[0] for x in dec],
-        query.backend, cal, is_moe=[x[6] for x in dec], params_read=[x[4] for x in dec],
-        quant=[x[7] for x in dec], attention_flops=[x[5] for x in dec]) if dec else []
+        d_read, d_kv, d_layers, d_cards, query.backend, cal, is_moe=d_moe, params_read=d_params,
+        quant=d_quant, attention_flops=d_attention) if d_cards else []
     prefill = speed.prefill_estimates(
-        [x[1] for x in pre], test.n_prompt, [x[0] for x in pre], query.backend, cal,
-        weights_bytes=[x[2] for x in pre], quantized=[x[7] for x in pre], ubatch=test.n_ubatch,
-        attention_flops_per_token=[x[3] for x in pre], expert_params=[x[4] for x in pre],
-        expert_batch=[x[5] for x in pre], expert_gemms=[x[6] for x in pre],
-        flash_attn=test.flash_attn) if pre else []
+        p_flops, test.n_prompt, p_cards, query.backend, cal, weights_bytes=p_weights,
+        quantized=p_quantized, ubatch=test.n_ubatch, attention_flops_per_token=p_attention,
+        expert_params=p_experts, expert_batch=p_batch, expert_gemms=p_gemms,
+        flash_attn=test.flash_attn) if p_cards else []
     out, i, k = [], 0, 0
     for nd, npf in spans:
         out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
