@@ -22,9 +22,9 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import cpu_speed, speed
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
@@ -251,61 +251,59 @@ class DeviceSpeeds:
     prefill: list[PrefillEstimate | None]
 
 
+class _Columns:
+    """The rows of the speed calls: each device's share of a model's terms, in order."""
+
+    def __init__(self) -> None:
+        self.decode: dict[str, list[Any]] = {k: [] for k in (
+            "cards", "read", "kv", "layers", "params", "attention", "moe", "quant")}
+        self.prefill: dict[str, list[Any]] = {k: [] for k in (
+            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized")}
+
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took."""
+        n, dec, pre = lay.model.n_layers, self.decode, self.prefill
+        used = shares = 0
+        for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
+            if d.layers or r > 0:
+                s, used = d.layers / n, used + 1
+                for key, value in (("cards", c), ("read", r), ("kv", t.kv_decode * s),
+                                   ("layers", d.layers), ("params", t.params_active * s),
+                                   ("attention", t.attention_decode * s), ("moe", t.is_moe),
+                                   ("quant", q)):
+                    dec[key].append(value)
+        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+        # to the main GPU); each device does its share.
+        quantized = q not in ("F16", "BF16", "F32")
+        for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
+            if k := d.layers + (p.cpu_layers if i == 0 else 0):
+                s, shares = k / n, shares + 1
+                for key, value in (("cards", c), ("flops", t.flops_per_token * s),
+                                   ("weights", lay.weights * s),
+                                   ("attention", t.attention_prefill * s),
+                                   ("experts", t.expert_params * s), ("batch", t.expert_batch),
+                                   ("gemms", t.expert_gemms * s), ("quantized", quantized)):
+                    pre[key].append(value)
+        return used, shares
+
+
 def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
                   cal: Calibration) -> list[DeviceSpeeds]:
     """Each row's (terms, format, layout, placement, rig) device estimates, from one
     speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
     device its share of the terms at its own calibrated rate (the single card's functions)."""
-    d_cards: list[Card] = []
-    d_read, d_kv, d_layers, d_params, d_attention = [], [], [], [], []
-    d_moe: list[bool] = []
-    d_quant: list[str] = []
-    p_cards: list[Card] = []
-    p_flops, p_weights, p_attention, p_experts, p_batch, p_gemms = [], [], [], [], [], []
-    p_quantized: list[bool] = []
-    spans = []
-    for t, q, lay, p, rig in rows:
-        n = lay.model.n_layers
-        used = 0
-        for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
-            if d.layers or r > 0:
-                s = d.layers / n
-                used += 1
-                d_cards.append(c)
-                d_read.append(r)
-                d_kv.append(t.kv_decode * s)
-                d_layers.append(d.layers)
-                d_params.append(t.params_active * s)
-                d_attention.append(t.attention_decode * s)
-                d_moe.append(t.is_moe)
-                d_quant.append(q)
-        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-        # to the main GPU); each device does its share.
-        shares = 0
-        quantized = q not in ("F16", "BF16", "F32")
-        for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
-            k = d.layers + (p.cpu_layers if i == 0 else 0)
-            if k:
-                s = k / n
-                shares += 1
-                p_cards.append(c)
-                p_flops.append(t.flops_per_token * s)
-                p_weights.append(lay.weights * s)
-                p_attention.append(t.attention_prefill * s)
-                p_experts.append(t.expert_params * s)
-                p_batch.append(t.expert_batch)
-                p_gemms.append(t.expert_gemms * s)
-                p_quantized.append(quantized)
-        spans.append((used, shares))
-    test = query.test
+    columns = _Columns()
+    spans = [columns.add(*row) for row in rows]
+    d, f, test = columns.decode, columns.prefill, query.test
     decode = speed.decode_estimates(
-        d_read, d_kv, d_layers, d_cards, query.backend, cal, is_moe=d_moe, params_read=d_params,
-        quant=d_quant, attention_flops=d_attention) if d_cards else []
+        d["read"], d["kv"], d["layers"], d["cards"], query.backend, cal, is_moe=d["moe"],
+        params_read=d["params"], quant=d["quant"],
+        attention_flops=d["attention"]) if d["cards"] else []
     prefill = speed.prefill_estimates(
-        p_flops, test.n_prompt, p_cards, query.backend, cal, weights_bytes=p_weights,
-        quantized=p_quantized, ubatch=test.n_ubatch, attention_flops_per_token=p_attention,
-        expert_params=p_experts, expert_batch=p_batch, expert_gemms=p_gemms,
-        flash_attn=test.flash_attn) if p_cards else []
+        f["flops"], test.n_prompt, f["cards"], query.backend, cal, weights_bytes=f["weights"],
+        quantized=f["quantized"], ubatch=test.n_ubatch, attention_flops_per_token=f["attention"],
+        expert_params=f["experts"], expert_batch=f["batch"], expert_gemms=f["gemms"],
+        flash_attn=test.flash_attn) if f["cards"] else []
     out, i, k = [], 0, 0
     for nd, npf in spans:
         out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
