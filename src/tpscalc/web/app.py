@@ -81,7 +81,9 @@ def warm_up() -> None:
     cards = store.cards()
     if cards:
         reports.card_report_bytes(cards[0].slug, ReportRequest())
-        reports.card_builder()(cards[0], parse_request({"gpus": "2", "ram": "64"},
+    discrete = next((c for c in cards if not c.unified_memory), None)
+    if discrete is not None:  # a rig of two: every model walks the placement search
+        reports.card_builder()(discrete, parse_request({"gpus": "2", "ram": "64"},
                                                        CARD_RIG_REPORT_PARAMS))
     for lang in LANGUAGES:
         env = environment(lang)
