@@ -176,8 +176,9 @@ def place_many(layouts: Sequence[ModelLayout], usable: Floats, buffer: Floats,
     """placement.place(layouts[i], the slots of row i, ram[i]) for every row (NaN RAM: None).
 
     search: the rows that may move weights to the RAM when they do not fit the GPUs (default:
-    those with RAM); any other row is placed as without RAM, its RAM still counted in `fits`
-    (a caller that knows an offload answer already asks only whether all fits the GPUs)."""
+    those with RAM); a row with RAM left out is placed as without it and, when --fit cannot
+    put it all on the GPUs, does not fit (a caller that knows an offload answer already asks
+    only whether all fits the GPUs)."""
     m = _columns(layouts)
     n, zeros = m.n, np.zeros(len(layouts), dtype=np.int64)
     counts, ok = _counts(m, usable, buffer, n, zeros, True)
@@ -209,11 +210,12 @@ def place_many(layouts: Sequence[ModelLayout], usable: Floats, buffer: Floats,
         none = rest & (c < 0)
         counts[none] = 0
         output[none] = False
-    return _built(layouts, m, counts, experts, output, used, usable, ram)
+    return _built(layouts, m, counts, experts, output, used, usable, ram,
+                  stuck & ~np.isnan(ram))
 
 
 def _built(layouts: Sequence[ModelLayout], m: _Layouts, counts: Ints, experts: Ints,
-           output: Bools, buffer: Floats, usable: Floats, ram: Floats) -> Placed:
+           output: Bools, buffer: Floats, usable: Floats, ram: Floats, refused: Bools) -> Placed:
     """placement._build on every row: bytes per device and in RAM, and whether it all fits."""
     weights = np.zeros(counts.shape)
     end = m.n.copy()
@@ -232,4 +234,4 @@ def _built(layouts: Sequence[ModelLayout], m: _Layouts, counts: Ints, experts: I
     ram_ok = np.isnan(ram) | (cpu_weights + cpu_kv <= ram)
     device_ok = weights + kv + buffer + MARGIN_BYTES <= usable + 1e-6
     return Placed(layouts, counts, experts, output, weights, kv, buffer, usable, cpu_layers,
-                  expert_layers, cpu_weights, cpu_kv, ram_ok & device_ok.all(axis=1))
+                  expert_layers, cpu_weights, cpu_kv, ram_ok & device_ok.all(axis=1) & ~refused)
