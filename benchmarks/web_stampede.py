@@ -40,7 +40,9 @@ end
 PAGES = (("cold model page", "/en/models/starcoder-2-15b?context=8192"),
          ("cold model API", "/api/v1/models/qwen3-8b?context=16384"),
          ("cold card page", "/en/cards/geforce-rtx-4090?context=8192"),
-         ("cold rig page", "/en/models/qwen3-8b?gpus=2&ram=64"))
+         ("cold rig page", "/en/models/qwen3-8b?gpus=2&ram=64"),
+         ("cold rig card", "/en/cards/geforce-rtx-4090?ram=39"),
+         ("cold rig API", "/api/v1/models/ether0?gpus=2&ram=64"))
 
 
 def main() -> None:

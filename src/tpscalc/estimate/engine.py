@@ -311,19 +311,55 @@ def _on_rig(model: Model, rig: Rig, query: Query, quant: str | None,
         if alone.fits:  # a single card's answer fits only all on the card
             return alone
     rt = _rt(query)
-    if quant is not None:
-        terms = _terms(model, [_quant_name(quant, rt)], query)
-    else:
-        ladder = _ladder(model, query)
-        if len(ladder) > 1:
-            top, bottom = _bounds(model, ladder, query)
-            ladder = ladder[top or 0: None if bottom is None else bottom + 1]
-        terms = _terms(model, ladder, query)
+    terms = _rig_terms(model, query, quant)
     if rt.tensor_parallel and len(rig.devices) > 1:
         from tpscalc.estimate.tensor_parallel import estimate_tp
 
         return estimate_tp(model, terms, rig, query, rt)
     return estimate_rig(model, terms, rig, query, rt)
+
+
+_Bounds = dict[tuple[tuple[str, ...], str | None], tuple[int | None, int | None]]
+
+
+def _rig_terms(model: Model, query: Query, quant: str | None,
+               bounds: _Bounds | None = None) -> _ModelTerms:
+    """The terms a rig walks: of `quant`, else of the ladder within the query's bounds.
+    `bounds`: the bounds found so far by (ladder, native format), the rest of what they hang on
+    being the query (a report's models share a few ladders)."""
+    rt = _rt(query)
+    if quant is not None:
+        return _terms(model, [_quant_name(quant, rt)], query)
+    ladder = _ladder(model, query)
+    if len(ladder) > 1:
+        key = (ladder, _native(model, rt))
+        found = None if bounds is None else bounds.get(key)
+        if found is None:
+            found = _bounds(model, ladder, query)
+            if bounds is not None:
+                bounds[key] = found
+        top, bottom = found
+        ladder = ladder[top or 0: None if bottom is None else bottom + 1]
+    return _terms(model, ladder, query)
+
+
+def _on_rigs(models: Sequence[Model], rigs: Sequence[Rig], query: Query) -> list[Estimate]:
+    """_on_rig(models[i], rigs[i], query, None) for every row whose card alone was tried where
+    that applies: each model's terms made once, the rows placed together (rig_batch)."""
+    from tpscalc.estimate.rig_batch import estimate_rigs  # the placement search, when asked
+
+    rt = _rt(query)
+    if rt.tensor_parallel:
+        return [_on_rig(m, r, query, None, alone_tried=True) for m, r in zip(models, rigs)]
+    made: dict[int, _ModelTerms] = {}
+    bounds: _Bounds = {}
+    rows = []
+    for m, r in zip(models, rigs, strict=True):
+        t = made.get(id(m))
+        if t is None:
+            t = made[id(m)] = _rig_terms(m, query, None, bounds)
+        rows.append((m, t, r))
+    return estimate_rigs(rows, query, rt)
 
 
 def estimate(model: Model, rig: Rig, query: Query, quant: str | None = None, *,
@@ -374,21 +410,32 @@ def _on_mixed_rigs(model: Model, rigs: Sequence[Rig], query: Query) -> list[Esti
         for i, e in zip(alone_at, alone, strict=True):
             if e.fits or rigs[i].is_single_card:
                 out[i] = e
-    return [e if e is not None else _on_rig(model, r, query, None, alone_tried=r.is_one_card)
-            for e, r in zip(out, rigs)]
+    left = [i for i, e in enumerate(out) if e is None]
+    for i, e in zip(left, _on_rigs([model] * len(left), [rigs[i] for i in left], query),
+                    strict=True):
+        out[i] = e
+    return [e for e in out if e is not None]
 
 
 def estimate_models_on_rig(models: Sequence[Model], rig: Rig, query: Query) -> list[Estimate]:
     """Every model in `models` on `rig`, in the order of `models` (vectorised over the models
     that share a ladder: a model offered in its native format has its own)."""
+    rt = _rt(query)
     if rig.is_one_card and not rig.is_single_card:  # the card alone first, then the RAM
         alone = estimate_models_on_rig(models, Rig.of(rig.devices[0]), query)
-        return [e if e.fits
-                else _on_rig(m, rig, query, None, alone_tried=True)
-                for m, e in zip(models, alone, strict=True)]
+        if rt is not LLAMA_CPP:
+            return [e if e.fits else _on_rig(m, rig, query, None, alone_tried=True)
+                    for m, e in zip(models, alone, strict=True)]
+        left = [i for i, e in enumerate(alone) if not e.fits]
+        done = list(alone)
+        for i, e in zip(left, _on_rigs([models[i] for i in left], [rig] * len(left), query),
+                        strict=True):
+            done[i] = e
+        return done
     if not rig.is_single_card:
-        return [estimate(m, rig, query, placed=False) for m in models]
-    rt = _rt(query)
+        if rt is not LLAMA_CPP:
+            return [estimate(m, rig, query, placed=False) for m in models]
+        return _on_rigs(models, [rig] * len(models), query)
     if rt is not LLAMA_CPP:
         return _modelsfor_runtime(models, rig, query, rt)
     groups: dict[tuple[tuple[str, ...], str | None], list[int]] = {}

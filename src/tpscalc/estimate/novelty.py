@@ -55,6 +55,25 @@ def kind_of(arch: Architecture | None) -> str | None:
     return f"{ffn}|{attention}"
 
 
+# id(model) -> (model, measured, kinds, its tier): a report asks the tier of one model on every
+# card; the objects are kept so an id is never reused. Emptied when full.
+_TIERS: dict[int, tuple[Model, object, object, Tier]] = {}
+TIERS_MEMO_SIZE = 4096
+
+
+def _model_tier(model: Model, cal: Calibration) -> Tier:
+    """tier_of(model, cal's measured models and kinds), memoised."""
+    held = _TIERS.get(id(model))
+    if held is not None and held[0] is model and held[1] is cal.measured_models \
+            and held[2] is cal.measured_kinds:
+        return held[3]
+    tier = tier_of(model, cal.measured_models, cal.measured_kinds)
+    if len(_TIERS) >= TIERS_MEMO_SIZE:
+        _TIERS.clear()
+    _TIERS[id(model)] = (model, cal.measured_models, cal.measured_kinds, tier)
+    return tier
+
+
 def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
             kinds: frozenset[str] | tuple[str, ...] = ()) -> Tier:
     """"measured" if the model's own rows were fitted, "family" if a model of its layer kind
@@ -100,8 +119,9 @@ def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
                  ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
     """A model's decode and prompt estimates with the ranges and label of its tier (the decode
     band keyed by the device's decode confidence, the prompt band by its prefill confidence)."""
-    tier = (tier_of(model, cal.measured_models, cal.measured_kinds) if cal.measured_models
-            else "measured")
+    tier = ("measured" if not cal.measured_models
+            else tier_of(model, cal.measured_models) if isinstance(model, str)
+            else _model_tier(model, cal))
     if tier == "measured" or d.measured is not None:
         return d, p
     lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,

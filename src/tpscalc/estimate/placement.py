@@ -136,7 +136,9 @@ def _proportional(total: int, weights: Sequence[float]) -> list[int]:
 
     Counted per device rather than per layer: the layers before boundary b are the i with
     i / total < b, i.e. the first ceil(b × total) (checked against the exact comparison)."""
-    s = sum(weights)
+    s = 0.0
+    for w in weights:  # in order, as placement_batch adds them (sum() compensates on 3.12+)
+        s += w
     counts = [0] * len(weights)
     if total <= 0 or s <= 0:
         return counts
@@ -155,10 +157,11 @@ def _proportional(total: int, weights: Sequence[float]) -> list[int]:
     return counts
 
 
-def _layer_cost(m: ModelLayout, index: int, experts_on_cpu: int) -> float:
-    """GPU bytes of layer `index` (its KV included); experts out when index < experts_on_cpu."""
-    weights = m.layer_bytes - (m.expert_bytes if index < experts_on_cpu else 0.0)
-    return weights + m.kv_per_layer_bytes
+def device_weights_bytes(m: ModelLayout, first: int, end: int, experts_on_cpu: int) -> float:
+    """Weights of layers first..end-1 on a GPU, bytes: those below `experts_on_cpu` without
+    their experts. One product per kind, so that placement_batch gets the same float."""
+    light = max(0, min(experts_on_cpu, end) - first)
+    return light * (m.layer_bytes - m.expert_bytes) + (end - first - light) * m.layer_bytes
 
 
 def _assign(m: ModelLayout, slots: Sequence[DeviceSlot], gpu_layers: int, experts_on_cpu: int,
@@ -224,8 +227,7 @@ def _build(m: ModelLayout, slots: Sequence[DeviceSlot], counts: Sequence[int],
     layer = m.n_layers
     for d in range(len(slots) - 1, -1, -1):
         first = layer - counts[d]
-        weights = sum(_layer_cost(m, i, experts_on_cpu) - m.kv_per_layer_bytes
-                      for i in range(first, layer))
+        weights = device_weights_bytes(m, first, layer, experts_on_cpu)
         if d == len(slots) - 1 and output_on_gpu:
             weights += m.gpu_output_bytes
         devices.append(DevicePlacement(slots[d].name, counts[d], weights,

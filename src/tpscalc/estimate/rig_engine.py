@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import cpu_speed, host, speed
@@ -219,12 +220,23 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
         tried.append((j, lay, p, label))
         if label in ("comfortable", "tight"):
             break
+    j, lay, p, label = pick(tried)
+    speeds = device_speeds([(terms, terms.quants[j], lay, p, rig)], query, calibration())[0]
+    return estimate_placed(model, arch, terms, j, lay, p, label, rig, query, runtime, speeds)
+
+
+T = TypeVar("T")
+
+
+def pick(tried: Sequence[tuple[int, _Layout, T, FitLabel]]) -> tuple[int, _Layout, T, FitLabel]:
+    """Of the formats tried in order, the one a rig runs: the first all on the GPUs, else the
+    first that fits with offload, else the last that pages (the least to re-read), else the
+    last tried (it does not fit)."""
     on_gpus = [t for t in tried if t[3] in ("comfortable", "tight")]
     offloaded = [t for t in tried if t[3] in ("offload", "cpu")]
     # paging only when nothing fits the RAM: the most compressed, the least to re-read
     paging = [t for t in tried if t[3] == "paging"][-1:]
-    j, lay, p, label = (on_gpus or offloaded or paging or tried[-1:])[0]
-    return _estimate(model, arch, terms, j, lay, p, label, rig, query, runtime)
+    return (on_gpus or offloaded or paging or tried[-1:])[0]
 
 
 def gpu_placement(model: Model, terms: ModelTerms, rig: Rig, query: Query,
@@ -248,9 +260,79 @@ def _memory(terms: ModelTerms, j: int, p: Placement) -> MemoryBreakdown:
     return mem.breakdown(float(terms.weights[j]), kv, buffers, vision, terms.approximated)
 
 
-def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
-              p: Placement, label: FitLabel, rig: Rig, query: Query,
-              runtime: Runtime) -> Estimate:
+@dataclass(frozen=True)
+class DeviceSpeeds:
+    """One placed row's device estimates: decode on each device that holds part of the model,
+    prefill on each that runs part of the prompt (None where its TFLOPS are unknown)."""
+
+    decode: list[DecodeEstimate]
+    prefill: list[PrefillEstimate | None]
+
+
+class _Columns:
+    """The rows of the speed calls: each device's share of a model's terms, in order."""
+
+    def __init__(self) -> None:
+        self.decode: dict[str, list[Any]] = {k: [] for k in (
+            "cards", "read", "kv", "layers", "params", "attention", "moe", "quant")}
+        self.prefill: dict[str, list[Any]] = {k: [] for k in (
+            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized")}
+
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took."""
+        n, dec, pre = lay.model.n_layers, self.decode, self.prefill
+        used = shares = 0
+        for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
+            if d.layers or r > 0:
+                s, used = d.layers / n, used + 1
+                for key, value in (("cards", c), ("read", r), ("kv", t.kv_decode * s),
+                                   ("layers", d.layers), ("params", t.params_active * s),
+                                   ("attention", t.attention_decode * s), ("moe", t.is_moe),
+                                   ("quant", q)):
+                    dec[key].append(value)
+        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+        # to the main GPU); each device does its share.
+        quantized = q not in ("F16", "BF16", "F32")
+        for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
+            if k := d.layers + (p.cpu_layers if i == 0 else 0):
+                s, shares = k / n, shares + 1
+                for key, value in (("cards", c), ("flops", t.flops_per_token * s),
+                                   ("weights", lay.weights * s),
+                                   ("attention", t.attention_prefill * s),
+                                   ("experts", t.expert_params * s), ("batch", t.expert_batch),
+                                   ("gemms", t.expert_gemms * s), ("quantized", quantized)):
+                    pre[key].append(value)
+        return used, shares
+
+
+def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
+                  cal: Calibration) -> list[DeviceSpeeds]:
+    """Each row's (terms, format, layout, placement, rig) device estimates, from one
+    speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
+    device its share of the terms at its own calibrated rate (the single card's functions)."""
+    columns = _Columns()
+    spans = [columns.add(*row) for row in rows]
+    d, f, test = columns.decode, columns.prefill, query.test
+    decode = speed.decode_estimates(
+        d["read"], d["kv"], d["layers"], d["cards"], query.backend, cal, is_moe=d["moe"],
+        params_read=d["params"], quant=d["quant"],
+        attention_flops=d["attention"]) if d["cards"] else []
+    prefill = speed.prefill_estimates(
+        f["flops"], test.n_prompt, f["cards"], query.backend, cal, weights_bytes=f["weights"],
+        quantized=f["quantized"], ubatch=test.n_ubatch, attention_flops_per_token=f["attention"],
+        expert_params=f["experts"], expert_batch=f["batch"], expert_gemms=f["gemms"],
+        flash_attn=test.flash_attn) if f["cards"] else []
+    out, i, k = [], 0, 0
+    for nd, npf in spans:
+        out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
+        i, k = i + nd, k + npf
+    return out
+
+
+def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
+                    p: Placement, label: FitLabel, rig: Rig, query: Query, runtime: Runtime,
+                    speeds: DeviceSpeeds) -> Estimate:
+    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
@@ -266,10 +348,10 @@ def _estimate(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: 
                         offload_share=round(p.offload_share(lay.weights), 3),
                         runtime=runtime.name)
     cal = calibration()
-    decode = _decode(terms, q, lay, p, rig, query, cal)
+    decode = _decode(terms, q, lay, p, rig, cal, speeds.decode)
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
-    prefill = _prefill(terms, q, lay, p, rig, query, cal)
+    prefill = _prefill(terms, lay, p, rig, query, speeds.prefill)
     # a model nobody measured: the range of its tier (novelty.py), a lower label
     decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
                                    terms.is_moe)
@@ -311,26 +393,17 @@ def _device_reads(lay: _Layout, p: Placement) -> list[float]:
     return out[::-1]
 
 
-def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
-            cal: Calibration) -> DecodeEstimate:
-    """The time of a token as the sum of its stages: each device's share of the terms at its
-    own calibrated rate (the single card's functions), the CPU's part, the split's cost."""
-    n = lay.model.n_layers
+def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Calibration,
+            ests: list[DecodeEstimate]) -> DecodeEstimate:
+    """The time of a token as the sum of its stages: each device's share (`ests`, those of
+    device_speeds), the CPU's part, the split's cost."""
     kv_read = t.kv_decode
     terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0,
                                  "storage": 0.0}
-    used = [(c, d, r) for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p))
-            if d.layers or r > 0]
     gpu_fast = gpu_slow = 0.0
     confidence: Confidence = "low"
     gpu_bound: Bound = "bandwidth"
-    if used:
-        shares = [d.layers / n for _, d, _ in used]
-        ests = speed.decode_estimates(
-            [r for _, _, r in used], [kv_read * s for s in shares], [d.layers for _, d, _ in used],
-            [c for c, _, _ in used], query.backend, cal, is_moe=t.is_moe,
-            params_read=[t.params_active * s for s in shares], quant=q,
-            attention_flops=[t.attention_decode * s for s in shares])
+    if ests:
         terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
         gpu_fast = sum(1.0 / e.high for e in ests)
         gpu_slow = sum(1.0 / e.low for e in ests)
@@ -338,7 +411,7 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: 
         gpu_bound = min(ests, key=lambda e: e.tokens_per_s).bound  # the slowest device's
     part = _cpu_part(lay, p, kv_read, rig)
     cpu_read = part.read
-    stages = len(used) + (1 if cpu_read > 0 else 0)
+    stages = len(ests) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
         rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
@@ -408,8 +481,10 @@ def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
     return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
-def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
-             cal: Calibration) -> PrefillEstimate | None:
+def _prefill(t: ModelTerms, lay: _Layout, p: Placement, rig: Rig, query: Query,
+             ests: list[PrefillEstimate | None]) -> PrefillEstimate | None:
+    """The prompt's time: each device's share (`ests`, those of device_speeds) and, with
+    layers in RAM, the copies of their weights over the link."""
     test = query.test
     prompt = test.n_prompt
     passes = math.ceil(prompt / test.n_ubatch)
@@ -423,19 +498,6 @@ def _prefill(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query:
         tps = prompt / seconds
         return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds,
                                "storage" if paged > compute else "compute")
-    # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-    # to the main GPU); each device does its share of the terms at its own rate.
-    n = lay.model.n_layers
-    counts = [d.layers for d in p.devices]
-    counts[0] += p.cpu_layers
-    rows = [(c, k / n) for c, k in zip(rig.devices, counts) if k]
-    ests = speed.prefill_estimates(
-        [t.flops_per_token * s for _, s in rows], prompt, [c for c, _ in rows], query.backend,
-        cal, weights_bytes=[lay.weights * s for _, s in rows],
-        quantized=q not in ("F16", "BF16", "F32"), ubatch=test.n_ubatch,
-        attention_flops_per_token=[t.attention_prefill * s for _, s in rows],
-        expert_params=[t.expert_params * s for _, s in rows], expert_batch=t.expert_batch,
-        expert_gemms=[t.expert_gemms * s for _, s in rows], flash_attn=test.flash_attn)
     known = [e for e in ests if e is not None]
     if len(known) < len(ests):
         return None

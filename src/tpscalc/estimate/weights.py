@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
@@ -385,13 +385,21 @@ def role_bytes(arch: Architecture, ftype: str) -> dict[str, float]:
     ftype = canonical_ftype(ftype)
     s = _shape(arch, ftype, None)
     out = {"embedding": 0.0, "output": 0.0, "experts": 0.0}
-    for t in tensor_inventory(arch):
-        if t.layer is None:
-            role = "embedding" if t.name == "token_embd" else "output"
-        elif t.name.endswith("_exps"):
-            role = "experts"
-        else:
-            continue
+    for role, t in _placed_apart(arch):
         # no attn_v-like tensor is typed here, so their running count (i_wv) does not matter
         out[role] += tensor_bytes(t, _tensor_type(ftype, t, s, 0, 1))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _placed_apart(arch: Architecture) -> tuple[tuple[str, TensorSpec], ...]:
+    """The tensors role_bytes types, with their role, in the inventory's order. Kept per
+    model: a rig report asks each model's roles at several formats, one format for every model
+    at a time, and the whole inventory is kept for the last few models only."""
+    out = []
+    for t in tensor_inventory(arch):
+        if t.layer is None:
+            out.append(("embedding" if t.name == "token_embd" else "output", t))
+        elif t.name.endswith("_exps"):
+            out.append(("experts", t))
+    return tuple(out)

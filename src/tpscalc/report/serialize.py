@@ -50,9 +50,11 @@ def model_json(model: Model) -> dict[str, Any]:
     }
 
 
-def row_json(row: Row, model: Model | None = None) -> dict[str, Any]:
+def row_json(row: Row, model: Model | None = None,
+             qualities: dict[str | None, Any] | None = None) -> dict[str, Any]:
     """One table row: the card, what it needs, the quantization, fit and speeds (and, given
-    the model, the quantization's quality)."""
+    the model, the quantization's quality; `qualities`: those made so far, by quantization,
+    which the rows of one model share)."""
     c, e = row.card, row.estimate
     out: dict[str, Any] = {
         "gpu": c.name,
@@ -71,7 +73,12 @@ def row_json(row: Row, model: Model | None = None) -> dict[str, Any]:
         "prefill": prefill_json(e),
     } | rig_row_json(e)
     if model is not None:
-        out["quality"] = quality_json(model, e.quant)
+        if qualities is None:
+            out["quality"] = quality_json(model, e.quant)
+        else:
+            if e.quant not in qualities:
+                qualities[e.quant] = quality_json(model, e.quant)
+            out["quality"] = qualities[e.quant]
     if not e.fits:
         out["short_by_gib"] = e.short_by_gib
     return out
@@ -86,6 +93,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
     s, q, f = report.summary, report.summary.request.query, report.summary.request.filters
     fastest = s.fastest
     tr = translator(s.request.lang)
+    qualities: dict[str | None, Any] = {}
     return {
         "model": model_json(s.model),
         "context": q.context,
@@ -120,7 +128,7 @@ def model_report_json(report: ModelReport) -> dict[str, Any]:
         ),
         "prefer": f.prefer,
         "min_tps": f.min_tps,
-        "rows": [row_json(r, s.model) for r in report.rows],
+        "rows": [row_json(r, s.model, qualities) for r in report.rows],
         "fastest_ten": [row_json(r) for r in s.fastest_ten],
         "smallest_cards": [row_json(r) for r in s.smallest_cards],
         "by_size": [

@@ -68,13 +68,25 @@ def app_from_env() -> FastAPI:
 
 
 def warm_up() -> None:
-    """Load what the first report loads lazily (the catalog, the calibration, the report
-    modules: ~1.5 s) by building one, so that the first requests of a fresh worker do not all
-    wait on it at once and overflow the queue into 503s."""
+    """Load what the first requests load lazily, so that they do not all wait on it at once
+    and overflow the queue into 503s: the catalog, the calibration and the report modules
+    (~1.5 s), by building one report; numpy, the placement search and every model's placement
+    tables (a first rig page took 4-7 s), by building a rig report that is not kept; and the
+    page templates of every language, compiled."""
     from tpscalc.catalog import store
-    from tpscalc.report.request import ReportRequest
+    from tpscalc.i18n import LANGUAGES
+    from tpscalc.report.request import CARD_RIG_REPORT_PARAMS, ReportRequest, parse_request
     from tpscalc.web import reports
+    from tpscalc.web.render import environment
 
     cards = store.cards()
     if cards:
         reports.card_report_bytes(cards[0].slug, ReportRequest())
+    discrete = next((c for c in cards if not c.unified_memory), None)
+    if discrete is not None:  # a rig of two: every model walks the placement search
+        reports.card_builder()(discrete, parse_request({"gpus": "2", "ram": "64"},
+                                                       CARD_RIG_REPORT_PARAMS))
+    for lang in LANGUAGES:
+        env = environment(lang)
+        for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
+            env.get_template(name)

@@ -2,26 +2,26 @@
 holds (If-None-Match), gzip when it accepts gzip (a model report is ~220 kB, ~20 kB gzipped).
 
 The compressed copy of a body is made once and kept (keyed by the body's digest), so a hot
-report costs one gzip, not one per request.
+report costs one gzip, not one per request; made single-flight (web/cache.py), so the requests
+that waited on a cold report's build do not each compress it when it lands (a rig report is
+~1.2 MB: 200 of them at once was seconds of CPU, and 503s).
 """
 from __future__ import annotations
 
 import gzip
 import hashlib
-from collections import OrderedDict
-from threading import Lock
 
 from starlette.requests import Request
 from starlette.responses import Response
+
+from tpscalc.web.cache import ByteLRU
 
 # Bodies under this size go as they are (gzip's header and a round trip through it cost more
 # than the bytes saved; Starlette's GZipMiddleware uses 500 too).
 MIN_GZIP_BYTES = 500
 GZIP_LEVEL = 6  # zlib's default: within ~3 % of level 9's size at a third of its time
-_KEPT = 256  # compressed bodies kept (a few MB: one per hot report)
-
-_gzipped: OrderedDict[str, bytes] = OrderedDict()
-_lock = Lock()
+KEPT_BYTES = 16 * 2**20  # compressed bodies kept: ~20-150 kB each, one per hot report
+_GZIPPED = ByteLRU(KEPT_BYTES)
 
 
 def etag_of(body: bytes) -> str:
@@ -31,17 +31,8 @@ def etag_of(body: bytes) -> str:
 
 def _gzip_of(tag: str, body: bytes) -> bytes:
     """`body` gzipped, made once per tag and kept (least recently used dropped first)."""
-    with _lock:
-        kept = _gzipped.get(tag)
-        if kept is not None:
-            _gzipped.move_to_end(tag)
-            return kept
-    packed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
-    with _lock:
-        _gzipped[tag] = packed
-        while len(_gzipped) > _KEPT:
-            _gzipped.popitem(last=False)
-    return packed
+    return _GZIPPED.get_or_make(tag, lambda: gzip.compress(body, compresslevel=GZIP_LEVEL,
+                                                           mtime=0))
 
 
 def _accepts_gzip(request: Request) -> bool:
