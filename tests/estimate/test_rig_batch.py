@@ -83,3 +83,18 @@ def test_estimate_rigs_is_estimate_rig_on_every_row(gpus: int, ram: float | None
         fits.add(got.fit)
     assert "no" in fits or ram is not None
     assert len(fits) >= 2
+
+
+def test_estimate_rigs_pages_where_estimate_rig_does() -> None:
+    """A MoE whose experts overflow the usable RAM pages on both paths (the batch hands the
+    rows where nothing fits back to estimate_rig when they may page)."""
+    query = Query()
+    moe = [m for m in store.models() if m.parameters_active and m.parameters_total
+           and 20e9 < m.parameters_total < 40e9 and m.parameters_active < 0.2 * m.parameters_total]
+    cards = [c for c in store.cards() if 3.5 < c.usable_memory_gib < 8 and not c.unified_memory]
+    rows = [(m, engine._rig_terms(m, query, None), Rig((c,), 16.0))
+            for m in moe[:6] for c in cards[:4]]
+    batched = estimate_rigs(rows, query, LLAMA_CPP)
+    for (m, terms, rig), got in zip(rows, batched, strict=True):
+        assert got == estimate_rig(m, terms, rig, query, LLAMA_CPP), (m.name, rig.name)
+    assert "paging" in {e.fit for e in batched}

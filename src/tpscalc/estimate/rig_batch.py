@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
@@ -51,10 +52,20 @@ def estimate_rigs(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[E
             out[i] = estimate_rig(model, terms, rig, query, runtime)
     for at in groups.values():
         for i, e in zip(at, _group([rows[i] for i in at], query, runtime), strict=True):
-            # nothing fits: the scalar path says whether it pages (only the RAM short)
-            pages = e.fit == "no" and rows[i][2].ram_gib is not None
-            out[i] = estimate_rig(*rows[i], query, runtime) if pages else e
+            out[i] = estimate_rig(*rows[i], query, runtime) if _may_page(e, rows[i]) else e
     return [e for e in out if e is not None]
+
+
+def _may_page(e: Estimate, row: Row) -> bool:
+    """Whether a row where nothing fits may still page (rig_engine._pages), so the scalar path
+    must say: only a MoE's experts page, and at least host.MIN_RESIDENT_SHARE of the CPU part
+    stays in the usable RAM, so its smallest format is at most the GPUs plus RAM / that share."""
+    _, terms, rig = row
+    ram = _usable_ram_bytes(rig)
+    if e.fit != "no" or ram is None or not terms.is_moe or not terms.weights:
+        return False
+    gpus = sum(c.usable_memory_gib for c in rig.devices) * GIB
+    return min(terms.weights) <= gpus + ram / host.MIN_RESIDENT_SHARE
 
 
 def _arch(model: Model) -> Architecture:
