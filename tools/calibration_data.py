@@ -39,12 +39,20 @@ EXTRA_MODELS = {
     "gpt-oss 20B": "gpt-oss-20b", "gpt-oss 120B": "gpt-oss-120b",
     "qwen3moe 30B.A3B": "Qwen3-30B-A3B", "qwen2 7B": "Qwen2.5-Coder-7B",
     "gemma3 4B": "Gemma 3 4B", "llama 7B Q4_0 [llama-2-7b": "Llama 2-7B",
+    # 2026 architectures, llama-bench's labels (arch, size) as kyuz0's toolboxes print them; the
+    # two Qwen3.5 / Qwen3.6 models of a size share one architecture in the catalog.
+    "gemma4 26B.A4B": "gemma-4-26B-A4B", "gemma4 31B": "gemma-4-31B",
+    "qwen35moe 35B.A3B": "Qwen3.6-35B-A3B", "qwen35moe 122B.A10B": "Qwen3.5-122B-A10B",
+    "qwen35 27B": "Qwen3.6-27B", "deepseek2 30B.A3B": "GLM-4.7-Flash",
+    "minimax-m2 230B.A10B": "MiniMax-M2.7",
+    "nemotron_h_moe 31B.A3.5B": "NVIDIA-Nemotron-3-Nano-30B-A3B",
 }
 
 
 # Extra-CSV GPU labels (as written by their sources) -> catalog names; unlisted ones are skipped.
 EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
-              "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell"}
+              "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
+              "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)"}
 
 
 @dataclass(frozen=True)
