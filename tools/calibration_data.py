@@ -46,13 +46,20 @@ EXTRA_MODELS = {
     "qwen35 27B": "Qwen3.6-27B", "deepseek2 30B.A3B": "GLM-4.7-Flash",
     "minimax-m2 230B.A10B": "MiniMax-M2.7",
     "nemotron_h_moe 31B.A3.5B": "NVIDIA-Nemotron-3-Nano-30B-A3B",
+    # visorcraft/strix-halo-llm-perf names its models in words, not llama-bench labels.
+    "Llama 3.2 3B": "Llama 3.2 3B", "Llama 2 7B": "Llama 2-7B",
+    "Qwen2.5-Coder 7B": "Qwen2.5-Coder-7B", "Qwen2.5 14B": "Qwen2.5-14B",
+    "Qwen2.5 32B": "Qwen2.5-32B", "Qwen3 30B-A3B": "Qwen3-30B-A3B",
+    "Llama 3.1 70B": "Llama 3.1-70B", "Qwen3-235B-A22B": "Qwen3-235B-A22B",
+    "MiniMax M2.5": "MiniMax-M2.5",
 }
 
 
 # Extra-CSV GPU labels (as written by their sources) -> catalog names; unlisted ones are skipped.
 EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
-              "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)"}
+              "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
+              "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX"}
 
 
 @dataclass(frozen=True)
@@ -324,6 +331,12 @@ def _bench_test(m: re.Match[str]) -> tuple[str, float, int, int]:
     return "prefill", prompt_mean_context(n, depth), n, depth
 
 
+def _all_layers(ngl: str) -> bool:
+    """True when a row's llama-bench -ngl put every layer on the GPU: empty (the default, 99)
+    or any count from 99 up (llama.cpp caps -ngl at the model's layers)."""
+    return ngl == "" or (ngl.isdigit() and int(ngl) >= 99)
+
+
 def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re.Match[str]]]:
     """The rows of llamacpp_extra_calibration.csv run on one GPU with every layer on it, each
     with its parsed test name (tg/pp, tokens, depth)."""
@@ -332,7 +345,7 @@ def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re
         if (
             r["n_gpus"] != "1"
             or r["offload_notes"]
-            or r["ngl"] not in ("99", "")
+            or not _all_layers(r["ngl"])
             or r["split_mode"] not in ("none", "")
             or not m
         ):
