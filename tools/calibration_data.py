@@ -32,7 +32,9 @@ EXTRA_CSV = MEASURED / "llamacpp_extra_calibration.csv"
 PUBLIC_CSV = MEASURED / "all_sources_public.csv"
 GIB = 2**30
 # Quant names as llama-bench prints them -> llama.cpp file-type names.
-QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4"}
+QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4",
+                 "Q2_K - MEDIUM": "Q2_K", "Q3_K - SMALL": "Q3_K_S", "Q3_K - MEDIUM": "Q3_K_M",
+                 "Q5_K - MEDIUM": "Q5_K_M", "Q5_K - SMALL": "Q5_K_S", "IQ3_XS - 3.3 BPW": "IQ3_XS"}
 UNQUANTIZED = {"F16", "BF16", "F32"}
 # Extra-CSV model labels (llama-bench's "arch size" plus the file) -> names in our catalog.
 EXTRA_MODELS = {
@@ -52,6 +54,15 @@ EXTRA_MODELS = {
     "Qwen2.5 32B": "Qwen2.5-32B", "Qwen3 30B-A3B": "Qwen3-30B-A3B",
     "Llama 3.1 70B": "Llama 3.1-70B", "Qwen3-235B-A22B": "Qwen3-235B-A22B",
     "MiniMax M2.5": "MiniMax-M2.5",
+    # Wesley-Jakob-Gilbert/Intel-Arc-GPU-Benchmarks: llama-bench labels, the file's model name in
+    # brackets where the label fits several models.
+    "llama 8B": "Llama 3.1-8B", "llama 70B": "Llama 3.1-70B", "qwen3 8B": "Qwen3-8B",
+    "qwen3 14B": "Qwen3-14B", "qwen3 32B": "Qwen3-32B", "gemma3 12B": "Gemma 3 12B",
+    "gemma3 27B": "Gemma 3 27B", "glm4 32B": "GLM-4-32B-0414",
+    "nemotron_h 9B": "NVIDIA-Nemotron-Nano-9B-v2",
+    "phi3 14B Q4_K - Medium [Phi-4": "Phi-4",
+    "qwen2 14B Q4_K - Medium [DeepSeek-R1-Distill-Qwen": "DeepSeek-R1-Distill-Qwen-14B",
+    "llama 13B Q4_K - Medium [Mistral Small 3.2": "Mistral Small 3.2",
 }
 
 
@@ -59,7 +70,8 @@ EXTRA_MODELS = {
 EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
               "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
-              "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX"}
+              "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
+              "Intel Arc Pro B70": "Arc Pro B70"}
 
 
 @dataclass(frozen=True)
