@@ -33,8 +33,9 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.rig_engine import HOP_US, RAM_EFFICIENCY
 
 MEASURED = ROOT / "data" / "measured"  # the repository's copy of ../shared/data/measured
-MODELS = {"Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B", "LLaMA-1-7B": "LLaMA-7B",
-          "LLaMA-1-13B": "LLaMA-13B", "LLaMA-1-30B": "LLaMA-33B", "LLaMA-1-65B": "LLaMA-65B"}
+MODELS = {"Llama-2-7B": "Llama 2-7B", "Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B",
+          "LLaMA-1-7B": "LLaMA-7B", "LLaMA-1-13B": "LLaMA-13B", "LLaMA-1-30B": "LLaMA-33B",
+          "LLaMA-1-65B": "LLaMA-65B"}
 DEVICES = {"NVIDIA A40": "A40 PCIe", "NVIDIA A100 80GB PCIe": "A100 PCIe 80 GB"}
 
 
