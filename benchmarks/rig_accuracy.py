@@ -28,8 +28,8 @@ import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's
 from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
-from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.rig_engine import HOP_US, RAM_EFFICIENCY
 
 MEASURED = ROOT / "data" / "measured"  # the repository's copy of ../shared/data/measured

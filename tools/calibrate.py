@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -634,6 +635,23 @@ def by_model_family(o: Obs) -> str:
     return family_of(o.model)
 
 
+_PUBLICATION = (re.compile(r"discussions/(\d+)"), re.compile(r"pull/(\d+)"),
+                re.compile(r"github\.com/([\w.-]+/[\w.-]+)"),
+                re.compile(r"github ([\w.-]+/[\w.-]+)"))
+
+
+def publication_of(o: Obs) -> str:
+    """Cross-validation group: the discussion, pull request or repository the row was
+    published in (the source column's first such reference), else the source text. Its rows
+    share a build, a harness and often a machine: held out together they are what a user's
+    own build is to the fit."""
+    for pat in _PUBLICATION:
+        m = pat.search(o.source)
+        if m:
+            return m.group(0)
+    return o.source
+
+
 # The novelty tiers' cross-validations (estimate/novelty.py): band-key prefix, grouping.
 TIER_GROUPINGS: tuple[tuple[str, Callable[[Obs], str]], ...] = (
     (TIER_PREFIX["family"], by_model), (TIER_PREFIX["novel"], by_model_family))
@@ -656,17 +674,20 @@ def tier_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
 
 
 def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
-    """(device, measured ÷ predicted) of every row in three cross-validations, pooled by kind
-    and key: the confidence level the prediction reported; for prompts also the level and the
-    device class ("low|Apple") and the level, class and backend ("medium|consumer GDDR|cuda").
-    One pooled prompt band would have to cover Apple (prompt speeds within a few % of the fit),
-    CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it would be
-    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate is
-    made for, stay out of the others and pool per level and backend ("medium|main|cuda"). A
-    MoE's prompts pool per level ("low|moe") and not by class: their expert-GEMM terms rest on
-    three devices and miss per model (a GB10 predicted from its gpt-oss rows runs Qwen3-30B-A3B
-    2.5× faster than that), and in the class pools two such rows set a dense band's tail."""
-    return pool_ratios([row for grouping in (by_condition, by_device, by_family)
+    """(device, measured ÷ predicted) of every row in four cross-validations (a condition, a
+    device, a family, a publication out: the last is a build and a harness the fit has not
+    seen, which every user's own build is), pooled by kind and key: the confidence level the
+    prediction reported; for prompts also the level and the device class ("low|Apple") and the
+    level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
+    to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
+    Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
+    everywhere. The 2023 `./main` prompt rows, a test no estimate is made for, stay out of the
+    others and pool per level and backend ("medium|main|cuda"). A MoE's prompts pool per level
+    ("low|moe") and not by class: their expert-GEMM terms rest on three devices and miss per
+    model (a GB10 predicted from its gpt-oss rows runs Qwen3-30B-A3B 2.5× faster than that),
+    and in the class pools two such rows set a dense band's tail."""
+    return pool_ratios([row for grouping in (by_condition, by_device, by_family,
+                                             publication_of)
                         for row in cross_validate(obs, grouping)])
 
 

@@ -16,7 +16,8 @@ with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) ru
 rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
 an expert GEMM of b rows runs at b / (b + b½) of the full rate
-(speed_terms.moe_gemm_flops_per_token), and each expert GEMM a fixed time (speed_terms.moe_expert_gemms_per_token).
+(speed_terms.moe_gemm_flops_per_token), and each expert GEMM takes a fixed time
+(speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
