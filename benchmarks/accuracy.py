@@ -13,10 +13,10 @@ the seed's rule (0.47 × bandwidth ÷ memory needed) and llmfit 1.1.17's rule
 `--protocols` prints the same figures under five ways of holding data out, side by side (issue
 24): by device (as above), by architecture family (every row of a model family out at once:
 `calibrate.by_model_family`), by source (each data file out, then each publication out:
-`file_of`, `publication_of`) and by condition (a device's MoE prompts, a device's MoE decode
-rows, every row at depth >= 16k: `condition_of`). Only the held-out group's rows are predicted
-by each fold; rows of no condition group are not counted under that protocol. The ranges' bands
-come from the committed calibration (optimistic: the bands saw every row) unless
+`file_of`, `calibrate.publication_of`) and by condition (a device's MoE prompts, a device's MoE
+decode rows, every row at depth >= 16k: `condition_of`). Only the held-out group's rows are
+predicted by each fold; rows of no condition group are not counted under that protocol. The
+ranges' bands come from the committed calibration (optimistic: the bands saw every row) unless
 `--nested-bands`, which refits them without each group (slow: minutes per fold).
 
 Then the scoreboard devices' rows (llama-bench scoreboard rows of all_sources_public.csv on
@@ -26,7 +26,6 @@ its device like every other row.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -130,21 +129,6 @@ def file_of(o: Obs) -> str | None:
     return "llamacpp_calibration.csv" if o.from_main_csv else "llamacpp_extra_calibration.csv"
 
 
-_PUBLICATION = (re.compile(r"discussions/(\d+)"), re.compile(r"pull/(\d+)"),
-                re.compile(r"github\.com/([\w.-]+/[\w.-]+)"),
-                re.compile(r"github ([\w.-]+/[\w.-]+)"))
-
-
-def publication_of(o: Obs) -> str | None:
-    """The leave-one-publication-out group: the discussion, pull request or repository the
-    row was published in (the source column's first such reference), else the source text."""
-    for pat in _PUBLICATION:
-        m = pat.search(o.source)
-        if m:
-            return m.group(0)
-    return o.source
-
-
 def condition_of(o: Obs) -> str | None:
     """The leave-one-condition-out group: a device's MoE prompts, a device's MoE decode rows,
     or every row at depth >= 16k (all devices at once); None for rows of no such condition."""
@@ -157,7 +141,7 @@ def condition_of(o: Obs) -> str | None:
 
 PROTOCOLS: dict[str, Callable[[Obs], str | None]] = {
     "device": calibrate.by_device, "architecture": calibrate.by_model_family, "file": file_of,
-    "publication": publication_of, "condition": condition_of,
+    "publication": calibrate.publication_of, "condition": condition_of,
 }
 
 

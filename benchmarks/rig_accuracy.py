@@ -28,12 +28,14 @@ import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's
 from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
+from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
-from tpscalc.estimate.rig_engine import MULTI_DEVICE_US, RAM_EFFICIENCY
+from tpscalc.estimate.rig_engine import HOP_US, RAM_EFFICIENCY
 
 MEASURED = ROOT / "data" / "measured"  # the repository's copy of ../shared/data/measured
-MODELS = {"Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B", "LLaMA-1-7B": "LLaMA-7B",
-          "LLaMA-1-13B": "LLaMA-13B", "LLaMA-1-30B": "LLaMA-33B", "LLaMA-1-65B": "LLaMA-65B"}
+MODELS = {"Llama-2-7B": "Llama 2-7B", "Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B",
+          "LLaMA-1-7B": "LLaMA-7B", "LLaMA-1-13B": "LLaMA-13B", "LLaMA-1-30B": "LLaMA-33B",
+          "LLaMA-1-65B": "LLaMA-65B"}
 DEVICES = {"NVIDIA A40": "A40 PCIe", "NVIDIA A100 80GB PCIe": "A100 PCIe 80 GB"}
 
 
@@ -217,24 +219,26 @@ def memory_check() -> None:
               f"  max {max(values):5.1%}")
 
 
-def multi_device_fit(rows: list[tuple[str, bool, float, float]]) -> None:
-    """Fit the once-per-token cost of a graph split over several devices
-    (rig_engine.MULTI_DEVICE_US) on the layer-split multi-GPU rows and check it
-    leave-one-device-out. rows: (device, layer split, estimated s/token without it, measured
-    s/token); each row's own value is measured - estimated."""
-    split = [(dev, meas - est) for dev, layer, est, meas in rows if layer]
+def multi_device_fit(rows: list[tuple[str, bool, float, float, int, int]]) -> None:
+    """The layer-split rows' cost beyond the devices' own shares, per layer, beside the
+    calibration's no-CUDA-graph cost of old builds (era_terms["decode|cuda|0"]): those rows'
+    builds turned CUDA graphs off for a split graph (rig_engine.HOP_US), so each layer's
+    kernels were launched one by one. rows: (device, layer split, estimated s/token, measured
+    s/token, layers, devices). Then the error of those rows replayed with that per-layer cost
+    (the 2024 builds they ran), and as estimated for current builds."""
+    split = [(dev, (meas - est) / layers) for dev, layer, est, meas, layers, _ in rows if layer]
     if not split:
         return
-    print(f"\nmulti-device cost fitted on the {len(split)} layer-split rows (median): "
-          f"{statistics.median(c for _, c in split) * 1e6:.0f} µs")
+    era_us = calibration().era_terms.get("decode|cuda|0", 0.0)
+    print(f"\nlayer-split rows ({len(split)}): cost beyond the devices' shares, median "
+          f"{statistics.median(c for _, c in split) * 1e6:.0f} µs per layer; the calibration's "
+          f"no-CUDA-graph cost of old single-GPU builds: {era_us:.0f} µs per layer; hop "
+          f"{HOP_US:.0f} µs per device boundary (current builds)")
     for name, chosen in (("layer-split", [r for r in rows if r[1]]), ("all", rows)):
-        errs = []
-        for dev, _layer, est, meas in chosen:
-            others = [c for d, c in split if d != dev]
-            c = max(0.0, statistics.median(others)) if others else 0.0
-            errs.append(abs(meas / (est + c) - 1))
-        print(f"multi-GPU leave-one-device-out, {name} rows: median |error| "
-              f"{statistics.median(errs):.0%} over {len(errs)} rows")
+        replay = [abs(meas / (est + layers * era_us * 1e-6) - 1)
+                  for _, _, est, meas, layers, _ in chosen]
+        print(f"multi-GPU, {name} rows replayed with the no-graph cost: median |error| "
+              f"{statistics.median(replay):.0%} over {len(replay)} rows")
 
 
 def ram_efficiency_check(rows: list[tuple[str, float, float, float]]) -> None:
@@ -325,7 +329,7 @@ def offload_with_cpu(cases: list[Case]) -> None:
 
 def main() -> None:
     results: dict[str, list[float]] = {}
-    multi: list[tuple[str, bool, float, float]] = []
+    multi: list[tuple[str, bool, float, float, int, int]] = []
     ram_rows: list[tuple[str, float, float, float]] = []
     for case in multi_gpu_cases() + offload_cases():
         try:
@@ -340,8 +344,9 @@ def main() -> None:
         err = e.decode.tokens_per_s / case.measured - 1
         seconds = 1 / e.decode.tokens_per_s
         if case.scenario == "multi-GPU":
-            multi.append((case.rig.devices[0].name, case.layer_split,
-                          seconds - MULTI_DEVICE_US * 1e-6, 1 / case.measured))
+            multi.append((case.rig.devices[0].name, case.layer_split, seconds,
+                          1 / case.measured, get_model(case.model).architecture.num_layers,
+                          len(case.rig.devices)))
             if case.layer_split:
                 results.setdefault("multi-GPU, layer split", []).append(abs(err))
         elif case.rig.ram_bandwidth_gb_s:  # the RAM term: re-estimate at twice the bandwidth

@@ -26,7 +26,8 @@ unpacked inside the GEMM: MMQ builds), with the share w per backend chosen on a 
 without family and device offsets; rows at their weight-streaming bound (a MoE's experts all
 read per micro-batch) stay out; attention at k ≤ 1 × the rate of its flash-attention kernels'
 units (k per backend where it has deep prompts, else shared), MoE expert GEMMs charged at least
-a tile of b_min rows and a fixed time per expert GEMM (both shared), and a power limit (below a
+(1 + b½ / rows) × their FLOPs (an expert GEMM of few rows runs at rows / (rows + b½) of the
+full rate) and a fixed time per expert GEMM (both shared), and a power limit (below a
 knee of board watts per peak TOPS of the units in use the rate falls as a power γ of the
 shortfall; knee and γ shared), all on grids (estimate/speed.py); 2023 `./main` prompt rows get
 a fixed time per prompt per backend (the tables of calibration_data.SET_APART stay out of the
@@ -46,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -113,7 +115,8 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 # Prompt rows at or above this share of their weight-streaming bound are left out of the ε fit.
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
-# batches (rows a GEMM tile holds; 0: no term), chosen jointly over all backends.
+# half-rate batches b½ (speed_terms.moe_gemm_flops_per_token; 0: no term), chosen jointly over
+# all backends.
 ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
 MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
 # Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
@@ -256,14 +259,14 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float,
                   tensor_share: float = 1.0) -> float:
-    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE tile waste, and
+    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE small-GEMM loss, and
     attention at k × its own units' rate (speed.attention_slowdown)."""
     return (_gemm_work(o, moe_min_batch)
             + o.attn_flops / attention_efficiency * _attention_ratio(o, tensor_share))
 
 
 def _gemm_work(o: Obs, moe_min_batch: float) -> float:
-    """GEMM FLOPs per prompt token, MoE experts' GEMMs charged at least a tile."""
+    """GEMM FLOPs per prompt token, MoE experts' GEMMs at their few rows' rate."""
     return (o.flops_per_token - o.attn_flops
             + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch))
 
@@ -632,6 +635,23 @@ def by_model_family(o: Obs) -> str:
     return family_of(o.model)
 
 
+_PUBLICATION = (re.compile(r"discussions/(\d+)"), re.compile(r"pull/(\d+)"),
+                re.compile(r"github\.com/([\w.-]+/[\w.-]+)"),
+                re.compile(r"github ([\w.-]+/[\w.-]+)"))
+
+
+def publication_of(o: Obs) -> str:
+    """Cross-validation group: the discussion, pull request or repository the row was
+    published in (the source column's first such reference), else the source text. Its rows
+    share a build, a harness and often a machine: held out together they are what a user's
+    own build is to the fit."""
+    for pat in _PUBLICATION:
+        m = pat.search(o.source)
+        if m:
+            return m.group(0)
+    return o.source
+
+
 # The novelty tiers' cross-validations (estimate/novelty.py): band-key prefix, grouping.
 TIER_GROUPINGS: tuple[tuple[str, Callable[[Obs], str]], ...] = (
     (TIER_PREFIX["family"], by_model), (TIER_PREFIX["novel"], by_model_family))
@@ -654,17 +674,20 @@ def tier_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
 
 
 def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
-    """(device, measured ÷ predicted) of every row in three cross-validations, pooled by kind
-    and key: the confidence level the prediction reported; for prompts also the level and the
-    device class ("low|Apple") and the level, class and backend ("medium|consumer GDDR|cuda").
-    One pooled prompt band would have to cover Apple (prompt speeds within a few % of the fit),
-    CUDA cards (~10 %) and ROCm, Vulkan and HBM cards (tens of %) at once, so it would be
-    honest only by being wide everywhere. The 2023 `./main` prompt rows, a test no estimate is
-    made for, stay out of the others and pool per level and backend ("medium|main|cuda"). A
-    MoE's prompts pool per level ("low|moe") and not by class: their expert-GEMM terms rest on
-    three devices and miss per model (a GB10 predicted from its gpt-oss rows runs Qwen3-30B-A3B
-    2.5× faster than that), and in the class pools two such rows set a dense band's tail."""
-    return pool_ratios([row for grouping in (by_condition, by_device, by_family)
+    """(device, measured ÷ predicted) of every row in four cross-validations (a condition, a
+    device, a family, a publication out: the last is a build and a harness the fit has not
+    seen, which every user's own build is), pooled by kind and key: the confidence level the
+    prediction reported; for prompts also the level and the device class ("low|Apple") and the
+    level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
+    to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
+    Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
+    everywhere. The 2023 `./main` prompt rows, a test no estimate is made for, stay out of the
+    others and pool per level and backend ("medium|main|cuda"). A MoE's prompts pool per level
+    ("low|moe") and not by class: their expert-GEMM terms rest on three devices and miss per
+    model (a GB10 predicted from its gpt-oss rows runs Qwen3-30B-A3B 2.5× faster than that),
+    and in the class pools two such rows set a dense band's tail."""
+    return pool_ratios([row for grouping in (by_condition, by_device, by_family,
+                                             publication_of)
                         for row in cross_validate(obs, grouping)])
 
 

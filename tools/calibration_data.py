@@ -32,19 +32,46 @@ EXTRA_CSV = MEASURED / "llamacpp_extra_calibration.csv"
 PUBLIC_CSV = MEASURED / "all_sources_public.csv"
 GIB = 2**30
 # Quant names as llama-bench prints them -> llama.cpp file-type names.
-QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4"}
+QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4",
+                 "Q2_K - MEDIUM": "Q2_K", "Q3_K - SMALL": "Q3_K_S", "Q3_K - MEDIUM": "Q3_K_M",
+                 "Q5_K - MEDIUM": "Q5_K_M", "Q5_K - SMALL": "Q5_K_S", "IQ3_XS - 3.3 BPW": "IQ3_XS"}
 UNQUANTIZED = {"F16", "BF16", "F32"}
 # Extra-CSV model labels (llama-bench's "arch size" plus the file) -> names in our catalog.
 EXTRA_MODELS = {
     "gpt-oss 20B": "gpt-oss-20b", "gpt-oss 120B": "gpt-oss-120b",
     "qwen3moe 30B.A3B": "Qwen3-30B-A3B", "qwen2 7B": "Qwen2.5-Coder-7B",
     "gemma3 4B": "Gemma 3 4B", "llama 7B Q4_0 [llama-2-7b": "Llama 2-7B",
+    # 2026 architectures, llama-bench's labels (arch, size) as kyuz0's toolboxes print them; the
+    # two Qwen3.5 / Qwen3.6 models of a size share one architecture in the catalog.
+    "gemma4 26B.A4B": "gemma-4-26B-A4B", "gemma4 31B": "gemma-4-31B",
+    "qwen35moe 35B.A3B": "Qwen3.6-35B-A3B", "qwen35moe 122B.A10B": "Qwen3.5-122B-A10B",
+    "qwen35 27B": "Qwen3.6-27B", "deepseek2 30B.A3B": "GLM-4.7-Flash",
+    "minimax-m2 230B.A10B": "MiniMax-M2.7",
+    "nemotron_h_moe 31B.A3.5B": "NVIDIA-Nemotron-3-Nano-30B-A3B",
+    # visorcraft/strix-halo-llm-perf names its models in words, not llama-bench labels.
+    "Llama 3.2 3B": "Llama 3.2 3B", "Llama 2 7B": "Llama 2-7B",
+    "Qwen2.5-Coder 7B": "Qwen2.5-Coder-7B", "Qwen2.5 14B": "Qwen2.5-14B",
+    "Qwen2.5 32B": "Qwen2.5-32B", "Qwen3 30B-A3B": "Qwen3-30B-A3B",
+    "Llama 3.1 70B": "Llama 3.1-70B", "Qwen3-235B-A22B": "Qwen3-235B-A22B",
+    "MiniMax M2.5": "MiniMax-M2.5",
+    # Wesley-Jakob-Gilbert/Intel-Arc-GPU-Benchmarks: llama-bench labels, the file's model name in
+    # brackets where the label fits several models.
+    "llama 8B": "Llama 3.1-8B", "llama 70B": "Llama 3.1-70B", "qwen3 8B": "Qwen3-8B",
+    "qwen3 14B": "Qwen3-14B", "qwen3 32B": "Qwen3-32B", "gemma3 12B": "Gemma 3 12B",
+    "gemma3 27B": "Gemma 3 27B", "glm4 32B": "GLM-4-32B-0414",
+    "nemotron_h 9B": "NVIDIA-Nemotron-Nano-9B-v2",
+    "phi3 14B Q4_K - Medium [Phi-4": "Phi-4",
+    "qwen2 14B Q4_K - Medium [DeepSeek-R1-Distill-Qwen": "DeepSeek-R1-Distill-Qwen-14B",
+    "llama 13B Q4_K - Medium [Mistral Small 3.2": "Mistral Small 3.2",
 }
 
 
 # Extra-CSV GPU labels (as written by their sources) -> catalog names; unlisted ones are skipped.
 EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
-              "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell"}
+              "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
+              "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
+              "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
+              "Intel Arc Pro B70": "Arc Pro B70"}
 
 
 @dataclass(frozen=True)
@@ -316,6 +343,12 @@ def _bench_test(m: re.Match[str]) -> tuple[str, float, int, int]:
     return "prefill", prompt_mean_context(n, depth), n, depth
 
 
+def _all_layers(ngl: str) -> bool:
+    """True when a row's llama-bench -ngl put every layer on the GPU: empty (the default, 99)
+    or any count from 99 up (llama.cpp caps -ngl at the model's layers)."""
+    return ngl == "" or (ngl.isdigit() and int(ngl) >= 99)
+
+
 def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re.Match[str]]]:
     """The rows of llamacpp_extra_calibration.csv run on one GPU with every layer on it, each
     with its parsed test name (tg/pp, tokens, depth)."""
@@ -324,7 +357,7 @@ def single_gpu_rows(path: Path = EXTRA_CSV) -> Iterator[tuple[dict[str, str], re
         if (
             r["n_gpus"] != "1"
             or r["offload_notes"]
-            or r["ngl"] not in ("99", "")
+            or not _all_layers(r["ngl"])
             or r["split_mode"] not in ("none", "")
             or not m
         ):

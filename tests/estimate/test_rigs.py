@@ -179,7 +179,8 @@ def test_a_rig_on_its_gpus_has_its_cards_range_and_offload_a_wide_one() -> None:
     m = get_model("Llama 3.3 70B")
     two = engine.estimate(m, Rig((get_card("RTX 3090"),) * 2), Query(), "Q4_K_M")
     assert two.fit in ("comfortable", "tight") and two.decode is not None
-    one = engine.estimate(get_model("Llama 3.1-8B"), Rig.of(get_card("RTX 3090")), Query(),
+    # a model the calibration does not hold either (same novelty tier as Llama 3.3 70B)
+    one = engine.estimate(get_model("Llama 3.2-1B"), Rig.of(get_card("RTX 3090")), Query(),
                           "Q4_K_M")
     assert one.decode is not None and two.decode.confidence == one.decode.confidence != "low"
     d = two.decode  # Llama 3.3 70B is not measured: at most its layer kind's band (novelty.py)

@@ -115,9 +115,11 @@ def test_moe_expert_batch_and_tile_waste() -> None:
     # 512-token micro-batch, 8 of 128 experts per token: 32 rows per expert GEMM
     assert st.expert_batch(arch, 2048, 512) == pytest.approx(512 * 8 / 128)
     assert st.expert_batch(get_model("Llama 2-7B").architecture, 512, 512) == math.inf
-    # a 64-row tile holding 32 rows costs twice the experts' FLOPs: one extra 2 × params
-    assert st.moe_gemm_flops_per_token(1e9, 32, 64) == pytest.approx(2e9)
-    assert st.moe_gemm_flops_per_token(1e9, 128, 64) == 0.0
+    # 32 rows where the GEMM runs at half rate at 32: twice the experts' FLOPs (one extra
+    # 2 × params); at 128 rows a quarter extra; no term without a half-rate batch
+    assert st.moe_gemm_flops_per_token(1e9, 32, 32) == pytest.approx(2e9)
+    assert st.moe_gemm_flops_per_token(1e9, 128, 32) == pytest.approx(0.5e9)
+    assert st.moe_gemm_flops_per_token(1e9, 128, 0) == 0.0
 
 
 def test_eta_never_above_spec() -> None:

@@ -96,7 +96,8 @@ class Calibration(FrozenValue):
     attention_decode_factor: float = 0.0
     # Prefill attention (the quadratic term) runs at this share of the GEMM rate.
     prefill_attention_efficiency: float = 1.0
-    # MoE prefill: an expert GEMM costs as if it held at least this many rows (0: no term).
+    # MoE prefill: rows at which an expert GEMM runs at half the full GEMM rate
+    # (speed_terms.moe_gemm_flops_per_token; 0: no term).
     moe_min_expert_batch: float = 0.0
     # MoE prefill: fixed time of one expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
     moe_expert_gemm_us: float = 0.0

@@ -8,7 +8,7 @@ speed functions (a one-device rig all on its GPU gives the single card's answer)
 `placement.place` (llama.cpp's --fit); speed from the sum of the stages a token passes:
     t(decode) = Σ_devices (bytes read there / (η × bandwidth) + fixed costs)
                 + bytes read from RAM / (η_RAM × RAM bandwidth) + CPU per-token cost
-                + the once-per-token cost of a graph split over several devices
+                + (stages − 1) × the latency of one hand-over between devices (HOP_US)
     t(prefill) = Σ_devices (their share of the prompt's compute)
                  + passes × CPU-resident weights / PCIe bandwidth   (partial offload: llama.cpp
                  copies the CPU weights to the GPU for each large batch)
@@ -61,15 +61,19 @@ RAM_EFFICIENCY = cpu_speed.RAM_EFFICIENCY
 # graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
 # tiny model (~500 tok/s), not fitted.
 CPU_TOKEN_US = 2000.0
-# What running one token across more than one device costs, once per token: with the graph
-# split over devices llama.cpp's CUDA backend gives up CUDA graphs, so every kernel of every
-# layer is launched one by one, and the devices synchronise at each hand-over (the activations
-# themselves, n_embd floats, take a microsecond over PCIe). The launches are the same in number
-# however many devices share the layers, so the cost hardly grows with the device count: on the
-# 41 layer-split multi-GPU rows of all_sources_public.csv (2024 builds) it is 1.4 ms on 2 cards,
-# 1.7 on 4, 2.3 on 8. Fitted by benchmarks/rig_accuracy.py as the median over those rows of
-# (measured - estimated time without it); leave-one-device-out median error 3 % on them.
-MULTI_DEVICE_US = 1690.0
+# What a token's crossing from one device to the next costs, per boundary: the split's input
+# (n_embd activations, a few kB) copied to the next device and the two streams synchronised,
+# before that device's own graph runs. Each device's share of the work (its bytes, its layers'
+# launches) is already in its own decode estimate, so a layer split costs the sum of the
+# devices' shares plus this per hop, not a flat factor. Current builds keep a CUDA graph per
+# split (llama.cpp #18934, January 2026: "a cuda graph per split"; #13815 on layer split), so
+# no kernel is launched one by one: what remains is the copy's and the synchronisation's
+# latency, assumed here at 30 µs (an event wait plus a peer copy of ~16 kB; not fitted). Builds
+# before that turned CUDA graphs off when a graph was split: every layer then paid the no-graph
+# launch cost the calibration fits for old builds (`era_terms["decode|cuda|0"]`, µs per layer),
+# which is what the 2024 multi-GPU rows of all_sources_public.csv show
+# (benchmarks/rig_accuracy.py replays them with it).
+HOP_US = 30.0
 # The link when none is given (--pcie): PCIe 4.0 ×16, 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s
 # (PCI-SIG), the catalog holding no card's own link; the copies of CPU weights
 # in a partially offloaded prefill run at about 80 % of it.
@@ -417,7 +421,7 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Ca
         terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
         terms["overhead"] += CPU_TOKEN_US * 1e-6
         terms["storage"] = part.paged_per_token() / (rig.storage_gb_s * 1e9)
-    split = MULTI_DEVICE_US * 1e-6 if stages > 1 else 0.0
+    split = (stages - 1) * HOP_US * 1e-6
     terms["overhead"] += split
     seconds = sum(terms.values())
     tps = 1.0 / seconds
@@ -425,10 +429,12 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Ca
     if bound == "bandwidth":  # the GPUs' share decides: what decided it on them
         bound = gpu_bound
     # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
-    # CPU terms (assumed, not calibrated) at the rig band; the split cost as fitted; paging
+    # CPU terms (assumed, not calibrated) at the rig band; the hand-overs as assumed; paging
     # from as estimated (the fast end) to every CPU byte re-read each token (the slow end).
     storage = terms["storage"]
     host_s = seconds - terms["bandwidth"] - split - storage
+    if host_s <= 1e-9 * seconds:  # the sum's rounding is not a host term
+        host_s = 0.0
     if host_s > 0:
         confidence = "low"
     if stages == 1 and host_s <= 0:  # one device alone: its own estimate, as on one card

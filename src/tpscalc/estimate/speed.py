@@ -9,14 +9,15 @@ per weight of the quantization's class, is what keeps HBM cards (A100, H100: low
 bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a memory-class offset
 (HBM, unified), and η never exceeds 1: no estimate reads faster than the spec.
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
-    t(prompt) = max(prompt × ((GEMM FLOPs + MoE tile waste + attention FLOPs / k) / (ε × R)
+    t(prompt) = max(prompt × ((GEMM FLOPs + MoE small-GEMM loss + attention FLOPs / k) / (ε × R)
                               + expert GEMMs per token × their fixed time),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
 rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
-an expert GEMM of fewer rows than a tile costs a tile (speed_terms.moe_gemm_flops_per_token),
-and each expert GEMM a fixed time (speed_terms.moe_expert_gemms_per_token).
+an expert GEMM of b rows runs at b / (b + b½) of the full rate
+(speed_terms.moe_gemm_flops_per_token), and each expert GEMM takes a fixed time
+(speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
@@ -426,7 +427,7 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at a whole tile; `expert_gemms` (expert
+    (speed_terms) charge MoE expert GEMMs of few rows at their lower rate; `expert_gemms` (expert
     GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only);
     `flash_attn=False` a run without flash attention (the backend's fitted factor).

@@ -270,15 +270,18 @@ def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
     return min(prompt_tokens, ubatch) * arch.num_experts_active / arch.num_experts
 
 
-def moe_gemm_flops_per_token(expert_params: float, batch: float, min_batch: float) -> float:
-    """Extra FLOP-equivalents per token from experts' GEMMs below `min_batch` rows, FLOP.
+def moe_gemm_flops_per_token(expert_params: float, batch: float, half_batch: float) -> float:
+    """Extra FLOP-equivalents per token from experts' GEMMs of few rows, FLOP.
 
-    A GEMM tile of `min_batch` rows costs the same whether it holds `batch` or `min_batch`
-    rows, so the experts' work is charged at max(1, min_batch / batch) times its FLOPs.
+    An expert GEMM loads and unpacks its weight tiles once for however many rows it holds,
+    so with `batch` rows it runs at batch / (batch + `half_batch`) of the full GEMM rate
+    (half of it at `half_batch` rows): its work is charged at (1 + half_batch / batch) × its
+    FLOPs. The rate falls smoothly and at the device's own speed (a slower GPU's small GEMMs
+    take proportionally longer), with no step at a tile size. 0 for dense models.
     """
-    if expert_params <= 0 or not math.isfinite(batch) or min_batch <= 0:
+    if expert_params <= 0 or not math.isfinite(batch) or half_batch <= 0:
         return 0.0
-    return 2.0 * expert_params * max(0.0, min_batch / batch - 1.0)
+    return 2.0 * expert_params * half_batch / batch
 
 
 def attention_score_bytes(arch: Architecture, context: float) -> float:
