@@ -122,3 +122,17 @@ def test_help_and_the_bare_command_still_show_the_help() -> None:
     assert code == 0 and "--input" in out
     code, out, err = run()
     assert code == 2 and "estimate" in out + err
+
+
+@pytest.mark.parametrize("args", [["estimate", "--model", "Llama 3.1-8B", "--gpu", "4090"],
+                                  ["model", "Llama 3.1-8B"]])
+def test_a_reader_that_stops_early_gets_no_traceback(args: list[str]) -> None:
+    """`tpscalc ... | head -1`: the closed pipe ends the command quietly (exit 141, SIGPIPE's,
+    on the fast path; click's 1 on Typer's), never with a traceback."""
+    proc = subprocess.Popen([sys.executable, "-c", "from tpscalc.cli.main import main; main()",
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away before the table is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 1, 141) and "Traceback" not in err, err
