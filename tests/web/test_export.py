@@ -220,3 +220,24 @@ def test_concurrent_exports_into_one_empty_folder_one_succeeds(tmp_path: Path) -
         t.join(120)
     assert sorted(outcomes) == ["ok", "refused", "refused"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folder left
+
+
+def test_a_primed_unit_writes_the_pages_the_site_renders(tmp_path: Path) -> None:
+    """The export renders its pages from the reports it primed (the API's data, never encoded):
+    each page is the one the site renders from a freshly built report, and nothing primed is
+    left behind once the unit is written."""
+    from tpscalc.i18n import LANGUAGES
+    from tpscalc.report.request import ReportRequest
+    from tpscalc.web import export, pages, reports
+    from tpscalc.web.render import page_file
+
+    for kind, slug in (("model", "starcoder-2-15b"), ("card", "geforce-rtx-4090")):
+        reports.clear_cache()
+        export.write_unit(tmp_path, (kind, slug), LANGUAGES)
+        assert not reports._PRIMED
+        page = pages.model_page if kind == "model" else pages.card_page
+        for lang in LANGUAGES:
+            path = f"/{lang}/{kind}s/{slug}"
+            reports.clear_cache()
+            fresh = page(slug, ReportRequest(lang=lang), path, export=True)
+            assert (tmp_path / page_file(path)).read_text(encoding="utf-8") == fresh, path
