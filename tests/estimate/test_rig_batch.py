@@ -86,8 +86,8 @@ def test_estimate_rigs_is_estimate_rig_on_every_row(gpus: int, ram: float | None
 
 
 def test_estimate_rigs_pages_where_estimate_rig_does() -> None:
-    """A MoE whose experts overflow the usable RAM pages on both paths (the batch hands the
-    rows where nothing fits back to estimate_rig when they may page)."""
+    """A MoE whose experts overflow the usable RAM pages on both paths (the batch labels a
+    placement that fails only for the RAM with rig_engine's own paging rule)."""
     query = Query()
     moe = [m for m in store.models() if m.parameters_active and m.parameters_total
            and 20e9 < m.parameters_total < 40e9 and m.parameters_active < 0.2 * m.parameters_total]

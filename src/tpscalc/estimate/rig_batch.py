@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from tpscalc.catalog.schema import Architecture, Model
-from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
@@ -24,6 +23,7 @@ from tpscalc.estimate.rig_engine import (
     GIB,
     DeviceSpeeds,
     _Layout,
+    _pages,
     _shared_layout,
     _usable_ram_bytes,
     device_speeds,
@@ -52,20 +52,8 @@ def estimate_rigs(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[E
             out[i] = estimate_rig(model, terms, rig, query, runtime)
     for at in groups.values():
         for i, e in zip(at, _group([rows[i] for i in at], query, runtime), strict=True):
-            out[i] = estimate_rig(*rows[i], query, runtime) if _may_page(e, rows[i]) else e
+            out[i] = e
     return [e for e in out if e is not None]
-
-
-def _may_page(e: Estimate, row: Row) -> bool:
-    """Whether a row where nothing fits may still page (rig_engine._pages), so the scalar path
-    must say: only a MoE's experts page, and at least host.MIN_RESIDENT_SHARE of the CPU part
-    stays in the usable RAM, so its smallest format is at most the GPUs plus RAM / that share."""
-    _, terms, rig = row
-    ram = _usable_ram_bytes(rig)
-    if e.fit != "no" or ram is None or not terms.is_moe or not terms.weights:
-        return False
-    gpus = sum(c.usable_memory_gib for c in rig.devices) * GIB
-    return min(terms.weights) <= gpus + ram / host.MIN_RESIDENT_SHARE
 
 
 def _arch(model: Model) -> Architecture:
@@ -118,7 +106,12 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
             roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
         labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
         for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
-            tried[i].append((j, lays[x], (placed, x), _LABELS[k]))
+            label = _LABELS[k]
+            rig = rows[i][2]
+            if label == "no" and rig.ram_gib is not None and _pages(
+                    placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
+                label = "paging"  # only the RAM is short: rig_engine._label's rule
+            tried[i].append((j, lays[x], (placed, x), label))
         search[at[labels == 1]] = False
         looking = [i for i, done in zip(looking, on_gpus.tolist(), strict=True) if not done]
         j += 1
