@@ -352,10 +352,11 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                         offload_share=round(p.offload_share(lay.weights), 3),
                         runtime=runtime.name)
     cal = calibration()
-    decode = _decode(terms, q, lay, p, rig, cal, speeds.decode)
+    part = _cpu_part(lay, p, terms.kv_decode, rig)  # what sits in RAM: decode, prompt, paging
+    decode = _decode(terms, q, part, rig, cal, speeds.decode)
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
-    prefill = _prefill(terms, lay, p, rig, query, speeds.prefill)
+    prefill = _prefill(terms, p, part, rig, query, speeds.prefill)
     # a model nobody measured: the range of its tier (novelty.py), a lower label
     decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
                                    terms.is_moe)
@@ -369,8 +370,7 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                     True, label, decode if model.generates else None, prefill, None,
                     query.test, held, placement=p,
                     offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
-                    paging=(_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
-                            if label == "paging" else None))
+                    paging=_paging(part, p, rig) if label == "paging" else None)
 
 
 def _usable_gib(rig: Rig) -> float:
@@ -397,11 +397,10 @@ def _device_reads(lay: _Layout, p: Placement) -> list[float]:
     return out[::-1]
 
 
-def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Calibration,
+def _decode(t: ModelTerms, q: str, part: host.CpuPart, rig: Rig, cal: Calibration,
             ests: list[DecodeEstimate]) -> DecodeEstimate:
     """The time of a token as the sum of its stages: each device's share (`ests`, those of
-    device_speeds), the CPU's part, the split's cost."""
-    kv_read = t.kv_decode
+    device_speeds), the CPU's part (`part`, _cpu_part), the split's cost."""
     terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0,
                                  "storage": 0.0}
     gpu_fast = gpu_slow = 0.0
@@ -413,7 +412,6 @@ def _decode(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, cal: Ca
         gpu_slow = sum(1.0 / e.low for e in ests)
         confidence = min((e.confidence for e in ests), key=_CONFIDENCE_ORDER.index)
         gpu_bound = min(ests, key=lambda e: e.tokens_per_s).bound  # the slowest device's
-    part = _cpu_part(lay, p, kv_read, rig)
     cpu_read = part.read
     stages = len(ests) + (1 if cpu_read > 0 else 0)
     if cpu_read > 0:
@@ -487,7 +485,7 @@ def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
     return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
 
 
-def _prefill(t: ModelTerms, lay: _Layout, p: Placement, rig: Rig, query: Query,
+def _prefill(t: ModelTerms, p: Placement, part: host.CpuPart, rig: Rig, query: Query,
              ests: list[PrefillEstimate | None]) -> PrefillEstimate | None:
     """The prompt's time: each device's share (`ests`, those of device_speeds) and, with
     layers in RAM, the copies of their weights over the link."""
@@ -495,8 +493,7 @@ def _prefill(t: ModelTerms, lay: _Layout, p: Placement, rig: Rig, query: Query,
     prompt = test.n_prompt
     passes = math.ceil(prompt / test.n_ubatch)
     # a paging CPU part: each micro-batch reads every CPU weight, the evicted ones from storage
-    paged = (passes * _cpu_part(lay, p, t.kv_decode, rig).paged_per_pass()
-             / (rig.storage_gb_s * 1e9))
+    paged = passes * part.paged_per_pass() / (rig.storage_gb_s * 1e9)
     if not rig.devices:
         rate = CPU_TFLOPS * 1e12 if rig.cpu is None else cpu_speed.prefill_flops(rig.cpu)
         compute = prompt * t.flops_per_token / rate
