@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import unique_slugs
+from tpscalc.estimate import host
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tools" / "data"
@@ -183,7 +184,7 @@ def unified_devices(path: Path) -> list[dict[str, Any]]:
                 "tflops_fp16_dense": round(tflops, 2) if tflops else None,
                 "tflops_fp16_derived": tflops is not None, "tflops_fp16_shader": None,
                 "tflops_fp32": round(fp32, 3) if fp32 else None,
-                "unified_memory": True, "gpu_memory_fraction": float(r["gpu_memory_fraction"]),
+                "unified_memory": True,
                 "source": r["source_url"], "tpu_url": None,
             })
     return out
@@ -211,10 +212,20 @@ def _validated(cards: list[dict[str, Any]]) -> list[Card]:
     out = []
     for c in cards:
         try:
-            out.append(Card.model_validate(c))
+            out.append(with_os_gpu_share(Card.model_validate(c)))
         except ValidationError as exc:
             raise SystemExit(f"invalid card {c['name']!r}: {exc}") from exc
     return out
+
+
+def with_os_gpu_share(card: Card) -> Card:
+    """The card with the share of its RAM its GPU may use under its default OS, where the OS
+    sets it (Apple on macOS, Strix Halo, GB10): the rule and its sources are
+    estimate/host.unified_gpu_gib's, the one place they live; other cards keep theirs."""
+    gib = host.unified_gpu_gib(card, host.default_os((card,)))
+    if gib is None:
+        return card
+    return card.model_copy(update={"gpu_memory_fraction": round(gib / card.memory_gib, 4)})
 
 
 def build(rows: list[Row] | None = None) -> tuple[dict[str, Any], list[str]]:

@@ -27,7 +27,7 @@ def test_a_discrete_card_has_no_os_share() -> None:
 
 def test_the_catalog_default_is_the_default_os_share() -> None:
     """The catalog's gpu_memory_fraction of each chip is what host.py gives under the OS assumed
-    for it (one rule, two places: this keeps them one)."""
+    for it: tools/build_cards.py takes it from there (fails when the catalog is not rebuilt)."""
     checked = 0
     for card in cards():
         gib = host.unified_gpu_gib(card, host.default_os((card,)))
