@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -18,7 +17,7 @@ from tpscalc.report.request import ReportRequest, to_query
 from tpscalc.web import reports
 from tpscalc.web.errors import WebError
 from tpscalc.web.page_cache import cached_html
-from tpscalc.web.params import check_lang, refuse_other_fields, request_from
+from tpscalc.web.params import check_lang, query_text, refuse_other_fields, request_from
 from tpscalc.web.render import render_page
 
 router = APIRouter(include_in_schema=False)
@@ -35,7 +34,7 @@ def fit_url_maker(lang: str, request: ReportRequest, export: bool, *, model: str
     if export:
         return None
     query = {k: v for k, v in to_query(request).items() if k in FIT_PAGE_PARAMS}
-    tail = "?" + urlencode(query) if query else ""
+    tail = query_text(query)
 
     def url(slug: str) -> str:
         return f"/{lang}/fit/{model or slug}/{card or slug}{tail}"

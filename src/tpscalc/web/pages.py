@@ -35,7 +35,7 @@ from tpscalc.report.request import (
 from tpscalc.web import indexes, reports
 from tpscalc.web.fit_page import fit_url_maker
 from tpscalc.web.page_cache import cached_html
-from tpscalc.web.params import check_lang, refuse_other_fields, request_from
+from tpscalc.web.params import check_lang, query_text, refuse_other_fields, request_from
 from tpscalc.web.render import render_page
 from tpscalc.web.static_data import dictionary_path, rows_path
 from tpscalc.web.views import brief, model_context
@@ -129,7 +129,7 @@ def paging(rows: list[Any], request: ReportRequest, path: str, export: bool,
     start = (page - 1) * ROWS_PER_PAGE
 
     def link(number: int) -> str:
-        return path + _query_text(to_query(request, page=number))
+        return path + query_text(to_query(request, page=number))
 
     links = {"first": link(1) if page > 1 else None,
              "previous": link(page - 1) if page > 1 else None,
@@ -137,12 +137,6 @@ def paging(rows: list[Any], request: ReportRequest, path: str, export: bool,
              "last": link(pages) if page < pages else None}
     return {"page_rows": rows[start:start + ROWS_PER_PAGE], "page": page, "pages": pages,
             "page_links": links, "static_table": None}
-
-
-def _query_text(query: dict[str, str]) -> str:
-    from urllib.parse import urlencode
-
-    return "?" + urlencode(query) if query else ""
 
 
 def model_page(

@@ -20,6 +20,13 @@ def _web_error(exc: RequestError) -> WebError:
     return WebError(400, exc.code, str(exc), tuple(exc.suggestions))
 
 
+def query_text(query: Mapping[str, str]) -> str:
+    """A link's query string from a page's settings: "?a=1&b=2", or "" when there are none."""
+    from urllib.parse import urlencode
+
+    return "?" + urlencode(query) if query else ""
+
+
 def check_lang(lang: str) -> str:
     """`lang` when the site speaks it, else a 404 naming the languages it does."""
     if lang not in LANGUAGES:
