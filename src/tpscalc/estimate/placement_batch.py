@@ -70,6 +70,7 @@ class Placed:
     cpu_weights: Floats
     cpu_kv: Floats
     fits: Bools
+    devices_fit: Bools  # every device within its memory, whatever the RAM holds
 
     @functools.cached_property
     def _lists(self) -> tuple[list[Any], ...]:
@@ -233,5 +234,7 @@ def _built(layouts: Sequence[ModelLayout], m: _Layouts, counts: Ints, experts: I
     cpu_kv = cpu_layers * m.kv
     ram_ok = np.isnan(ram) | (cpu_weights + cpu_kv <= ram)
     device_ok = weights + kv + buffer + MARGIN_BYTES <= usable + 1e-6
+    devices_fit: Bools = np.asarray(device_ok.all(axis=1))
     return Placed(layouts, counts, experts, output, weights, kv, buffer, usable, cpu_layers,
-                  expert_layers, cpu_weights, cpu_kv, ram_ok & device_ok.all(axis=1) & ~refused)
+                  expert_layers, cpu_weights, cpu_kv, ram_ok & devices_fit & ~refused,
+                  devices_fit)

@@ -105,10 +105,12 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
                 ram[at[k]])
             roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
         labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
+        # _pages asks first that every device fits: the rest need no placement made
+        may_page = (~placed.fits & placed.devices_fit).tolist()
         for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
             label = _LABELS[k]
             rig = rows[i][2]
-            if label == "no" and rig.ram_gib is not None and _pages(
+            if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
                     placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
                 label = "paging"  # only the RAM is short: rig_engine._label's rule
             tried[i].append((j, lays[x], (placed, x), label))
