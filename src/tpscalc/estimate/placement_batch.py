@@ -83,9 +83,11 @@ class Placed:
     def placement(self, i: int, names: Sequence[str]) -> Placement:
         """Row i as placement.place returns it, the devices named `names`."""
         counts, weights, kv, buffer, usable, cpu, experts, cpu_w, cpu_kv, out, fits = self._lists
-        devices = tuple(DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
-                        for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
-                                                       buffer[i], usable[i], strict=True))
+        if len(names) != len(counts[i]):
+            raise ValueError(f"{len(names)} device names for {len(counts[i])} devices")
+        devices = tuple([DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
+                         for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
+                                                        buffer[i], usable[i])])
         m = self.layouts[i]
         return Placement(devices, cpu[i], experts[i], cpu_w[i], cpu_kv[i], out[i], m.n_layers,
                          fits[i], m.embedding_bytes)
