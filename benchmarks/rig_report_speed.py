@@ -1,13 +1,14 @@
 """Time of a page, an API report and a report with a rig (gpus=, ram=) against the plain one.
 
-    python benchmarks/rig_report_speed.py [--runs 7] [--reports]
+    python benchmarks/rig_report_speed.py [--runs 7] [--reports] [--calls]
 
 Every request is uncached: the site's report and page caches are emptied before each (what
 the engine keeps per model across requests, as a serving worker does, stays). Prints the
 median and least CPU time of the process per request (time.process_time: other processes on
 a shared machine add less than to the wall clock) and the ratio to the plain request of the
 same kind (issue 29: a rig page within twice a plain one). `--reports` times the report
-builders alone, without the web layer.
+builders alone, without the web layer; `--calls` adds the number of Python-level function calls
+of one build (cProfile), a figure other processes on a shared machine do not move.
 Timings are printed, never asserted.
 """
 from __future__ import annotations
@@ -82,7 +83,20 @@ def pages(runs: int) -> None:
         _print(f"{label} {path.rsplit('/', 1)[1]}", opts, med, least, plain, kind)
 
 
-def report_builders(runs: int) -> None:
+def _calls(ask: Callable[[int], None]) -> int:
+    """Python-level function calls of one ask (cProfile's count: the same under any load)."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.enable()
+    ask(0)
+    profile.disable()
+    return int(pstats.Stats(profile, stream=io.StringIO()).total_calls)  # type: ignore[attr-defined]
+
+
+def report_builders(runs: int, calls: bool = False) -> None:
     from tpscalc.report import card_report, model_report
     from tpscalc.report.request import (
         CARD_RIG_REPORT_PARAMS,
@@ -102,14 +116,21 @@ def report_builders(runs: int) -> None:
         ask(runs)
         med, least = _time(ask, runs)
         _print(f"{kind} report {name}", opts, med, least, plain, kind)
+        if calls:
+            print(f"{'':40s} {'':18s} {_calls(ask):,} Python-level calls")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--reports", action="store_true", help="the report builders alone")
+    parser.add_argument("--calls", action="store_true",
+                        help="with --reports: the function calls of one build (load-independent)")
     args = parser.parse_args()
-    (report_builders if args.reports else pages)(args.runs)
+    if args.reports:
+        report_builders(args.runs, args.calls)
+    else:
+        pages(args.runs)
 
 
 if __name__ == "__main__":

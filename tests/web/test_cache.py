@@ -114,3 +114,15 @@ def test_a_serving_worker_warms_up_with_one_report() -> None:
     reports.clear_cache()
     warm_up()
     assert len(reports.CACHE) == 1 and reports.CACHE.misses >= 1
+
+
+def test_a_large_body_keeps_its_tag_within_a_byte_budget() -> None:
+    from tpscalc.web import conditional
+
+    bodies = [bytes([i]) * 2**20 for i in range(20)]  # 20 MiB of distinct large bodies
+    tags = [conditional.etag_of(b) for b in bodies]
+    assert len(set(tags)) == 20
+    # the kept tag is the body's own: the same bytes in another object get the same tag
+    assert [conditional.etag_of(bytes(bytearray(b))) for b in bodies] == tags
+    assert [conditional.etag_of(b) for b in bodies] == tags
+    assert 0 < conditional._tagged_size <= conditional.TAGGED_BYTES

@@ -70,6 +70,7 @@ class Placed:
     cpu_weights: Floats
     cpu_kv: Floats
     fits: Bools
+    devices_fit: Bools  # every device within its memory, whatever the RAM holds
 
     @functools.cached_property
     def _lists(self) -> tuple[list[Any], ...]:
@@ -82,9 +83,11 @@ class Placed:
     def placement(self, i: int, names: Sequence[str]) -> Placement:
         """Row i as placement.place returns it, the devices named `names`."""
         counts, weights, kv, buffer, usable, cpu, experts, cpu_w, cpu_kv, out, fits = self._lists
-        devices = tuple(DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
-                        for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
-                                                       buffer[i], usable[i], strict=True))
+        if len(names) != len(counts[i]):
+            raise ValueError(f"{len(names)} device names for {len(counts[i])} devices")
+        devices = tuple([DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
+                         for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
+                                                        buffer[i], usable[i])])
         m = self.layouts[i]
         return Placement(devices, cpu[i], experts[i], cpu_w[i], cpu_kv[i], out[i], m.n_layers,
                          fits[i], m.embedding_bytes)
@@ -233,5 +236,7 @@ def _built(layouts: Sequence[ModelLayout], m: _Layouts, counts: Ints, experts: I
     cpu_kv = cpu_layers * m.kv
     ram_ok = np.isnan(ram) | (cpu_weights + cpu_kv <= ram)
     device_ok = weights + kv + buffer + MARGIN_BYTES <= usable + 1e-6
+    devices_fit: Bools = np.asarray(device_ok.all(axis=1))
     return Placed(layouts, counts, experts, output, weights, kv, buffer, usable, cpu_layers,
-                  expert_layers, cpu_weights, cpu_kv, ram_ok & device_ok.all(axis=1) & ~refused)
+                  expert_layers, cpu_weights, cpu_kv, ram_ok & devices_fit & ~refused,
+                  devices_fit)

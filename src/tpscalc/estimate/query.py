@@ -6,6 +6,7 @@ it as given. Every interface (site, JSON API, CLI, Python API) makes one through
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -263,17 +264,19 @@ class Rig(FrozenValue):
                 f"tensor_split needs one share (0 or more) per GPU ({len(self.devices)})",
                 "bad_tensor_split")
 
-    @property
+    # The host's figures are read for every row a report places (several times a row): each is
+    # worked out once per rig (a frozen value) and kept beside its fields.
+    @functools.cached_property
     def host_os(self) -> str:
         """The OS given, else the one assumed for these devices (host.default_os)."""
         return self.os or host.default_os(self.devices)
 
-    @property
+    @functools.cached_property
     def headroom_gib(self) -> float:
         """RAM the OS and other processes keep, GiB (given, else the OS's default)."""
         return host.ram_headroom_gib(self.host_os, self.ram_headroom_gib)
 
-    @property
+    @functools.cached_property
     def usable_ram_gib(self) -> float | None:
         """System RAM a model's CPU part may take, GiB; None when the RAM is not known."""
         return None if self.ram_gib is None else host.usable_ram_gib(self.ram_gib,

@@ -81,6 +81,18 @@ def _memory(rows: Sequence[Row], query: Query, runtime: Runtime
             ram)
 
 
+def _layouts(rows: Sequence[Row], j: int, query: Query, doubled: bool) -> list[_Layout]:
+    """Each row's layout at format j (a model page's rows share one model: looked up once)."""
+    by_terms: dict[int, _Layout] = {}
+    out = []
+    for model, terms, _ in rows:
+        lay = by_terms.get(id(terms))
+        if lay is None:
+            lay = by_terms[id(terms)] = _shared_layout(_arch(model), terms, j, query, doubled)
+        out.append(lay)
+    return out
+
+
 def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate]:
     """The rows of one GPU count: formats walked together, least compressed first."""
     usable, buffer, buffer2, ram = _memory(rows, query, runtime)
@@ -92,7 +104,7 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
     j = 0
     while looking := [i for i in looking if j < len(rows[i][1].quants)]:
         at = np.array(looking)
-        lays = [_shared_layout(_arch(rows[i][0]), rows[i][1], j, query, False) for i in looking]
+        lays = _layouts([rows[i] for i in looking], j, query, False)
         placed = place_many([lay.model for lay in lays], usable[at], buffer[at], ram[at],
                             search[at])
         on_gpus = placed.fits & (placed.cpu_layers == 0) & (placed.cpu_expert_layers == 0)
@@ -100,15 +112,16 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
         if on_gpus.any():  # comfortable if all on the GPUs at twice the context too
             k = np.flatnonzero(on_gpus)
             doubled = place_many(
-                [_shared_layout(_arch(rows[looking[x]][0]), rows[looking[x]][1], j, query,
-                                True).model for x in k], usable[at[k]], buffer2[at[k]],
-                ram[at[k]])
+                [lay.model for lay in _layouts([rows[looking[x]] for x in k], j, query, True)],
+                usable[at[k]], buffer2[at[k]], ram[at[k]])
             roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
         labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
+        # _pages asks first that every device fits: the rest need no placement made
+        may_page = (~placed.fits & placed.devices_fit).tolist()
         for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
             label = _LABELS[k]
             rig = rows[i][2]
-            if label == "no" and rig.ram_gib is not None and _pages(
+            if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
                     placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
                 label = "paging"  # only the RAM is short: rig_engine._label's rule
             tried[i].append((j, lays[x], (placed, x), label))

@@ -284,28 +284,36 @@ class _Columns:
 
     def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
         """Add one placed row's devices; how many decode and prefill rows it took."""
-        n, dec, pre = lay.model.n_layers, self.decode, self.prefill
+        n = lay.model.n_layers
+        cards, read, kv, layers, params, attention, moe, quant = self.decode.values()
         used = shares = 0
         for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
             if d.layers or r > 0:
                 s, used = d.layers / n, used + 1
-                for key, value in (("cards", c), ("read", r), ("kv", t.kv_decode * s),
-                                   ("layers", d.layers), ("params", t.params_active * s),
-                                   ("attention", t.attention_decode * s), ("moe", t.is_moe),
-                                   ("quant", q)):
-                    dec[key].append(value)
+                cards.append(c)
+                read.append(r)
+                kv.append(t.kv_decode * s)
+                layers.append(d.layers)
+                params.append(t.params_active * s)
+                attention.append(t.attention_decode * s)
+                moe.append(t.is_moe)
+                quant.append(q)
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
         # to the main GPU); each device does its share.
         quantized = q not in ("F16", "BF16", "F32")
+        cards, flops, weights, attention, experts, batch, gemms, quant_flags = (
+            self.prefill.values())
         for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
             if k := d.layers + (p.cpu_layers if i == 0 else 0):
                 s, shares = k / n, shares + 1
-                for key, value in (("cards", c), ("flops", t.flops_per_token * s),
-                                   ("weights", lay.weights * s),
-                                   ("attention", t.attention_prefill * s),
-                                   ("experts", t.expert_params * s), ("batch", t.expert_batch),
-                                   ("gemms", t.expert_gemms * s), ("quantized", quantized)):
-                    pre[key].append(value)
+                cards.append(c)
+                flops.append(t.flops_per_token * s)
+                weights.append(lay.weights * s)
+                attention.append(t.attention_prefill * s)
+                experts.append(t.expert_params * s)
+                batch.append(t.expert_batch)
+                gemms.append(t.expert_gemms * s)
+                quant_flags.append(quantized)
         return used, shares
 
 

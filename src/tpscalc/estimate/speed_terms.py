@@ -58,7 +58,7 @@ def shader_tflops(card: Card) -> float | None:
     rate = card.tflops_fp32 or card.tflops_fp16_shader
     if rate is None:
         return None
-    if any((card.architecture or "").startswith(a) for a in _DUAL_ISSUE):
+    if (card.architecture or "").startswith(_DUAL_ISSUE):
         return rate / 2
     return rate
 
