@@ -117,4 +117,4 @@ def _decode_tps(model: str, depth: int, backend: str) -> float:
 ])
 def test_sliding_and_full_model_depth_slope(model: str, backend: str, measured: float) -> None:
     slope = _decode_tps(model, 32768, backend) / _decode_tps(model, 0, backend)
-    assert slope == pytest.approx(measured, abs=0.07)
+    assert slope == pytest.approx(measured, abs=0.08)
