@@ -55,7 +55,8 @@ def slopes(obs: list[Obs]) -> None:
     runs: dict[tuple[str, ...], dict[int, Obs]] = defaultdict(dict)
     for o in obs:
         if o.kind == "decode":
-            runs[(o.card.name, o.backend, o.model, o.quant, o.source)][o.depth] = o
+            runs[(o.card.name, o.backend, o.model, o.quant,
+                  calibrate.publication_of(o))][o.depth] = o
     errs = []
     for key, by_depth in sorted(runs.items()):
         if 0 not in by_depth:
