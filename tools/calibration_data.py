@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tpscalc.catalog.schema import Architecture, Card
-from tpscalc.estimate.memory import kv_cache_bytes
+from tpscalc.estimate.memory import kv_borrowed_bytes, kv_cache_bytes
 from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
@@ -215,7 +215,9 @@ def _obs(
     if arch is not None:
         attn = attention_flops_per_token(arch, context)
         flops = 2.0 * facts.params_active + attn
-        kv = float(kv_cache_bytes(arch, max(1, round(context)))) if context >= 1 else 0.0
+        cells = max(1, round(context))
+        kv = float(kv_cache_bytes(arch, cells) + kv_borrowed_bytes(arch, cells)) \
+            if context >= 1 else 0.0
         if not flash_attn:
             kv += attention_score_bytes(arch, context)
         experts = moe_expert_params_per_token(arch)

@@ -84,6 +84,11 @@ def kv_bounds(arch: Architecture) -> tuple[float, float]:
     per_layer_max = 2 * arch.num_kv_heads * arch.head_dim * F16_BYTES
     low_heads = min(arch.layer_num_kv_heads or (arch.num_kv_heads,))
     per_layer_min = 2 * low_heads * arch.head_dim * F16_BYTES
+    if arch.global_head_dim or arch.global_num_kv_heads:  # Gemma 4's full layers
+        per_layer_min = (2 * (arch.global_num_kv_heads or low_heads)
+                         * (arch.global_head_dim or arch.head_dim) * F16_BYTES)
+        per_layer_max = max(per_layer_max, per_layer_min)
+    full -= min(full, arch.kv_shared_layers)  # KV-shared layers cache nothing
     return full * per_layer_min * 0.99, attention * per_layer_max * 1.01
 
 

@@ -182,6 +182,16 @@ class Architecture(Record):
     sliding_window_layers: int = _check(default=0, ge=0)
     # Layers with linear attention / state-space blocks hold no growing KV cache.
     linear_attention_layers: int = _check(default=0, ge=0)
+    # Full-attention ("global") layers with their own head shape beside sliding-window ones
+    # (Gemma 4's config.json `global_head_dim`, `num_global_key_value_heads`,
+    # `attention_k_eq_v`: one K projection that also gives V, so no attn_v tensor there; the
+    # cache still holds K and V rows). None = the scalar head_dim / num_kv_heads.
+    global_head_dim: int | None = _check(default=None, gt=0)
+    global_num_kv_heads: int | None = _check(default=None, gt=0)
+    global_k_eq_v: bool = False
+    # The last `kv_shared_layers` layers attend over the cache of the last earlier layer of
+    # their kind and cache nothing themselves (Gemma 3n and 4's `num_kv_shared_layers`).
+    kv_shared_layers: int = _check(default=0, ge=0)
     # Mixture of experts.
     num_experts: int | None = _check(default=None, gt=0)
     num_experts_active: int | None = _check(default=None, gt=0)
@@ -275,6 +285,10 @@ class Architecture(Record):
             raise ValueError("num_kv_heads exceeds num_attention_heads")
         if self.sliding_window_layers + self.linear_attention_layers > self.num_layers:
             raise ValueError("more sliding/linear layers than layers")
+        if self.kv_shared_layers >= self.num_layers:
+            raise ValueError("kv_shared_layers leaves no layer with its own cache")
+        if (self.global_num_kv_heads and self.global_num_kv_heads > self.num_attention_heads):
+            raise ValueError("global_num_kv_heads exceeds num_attention_heads")
         if (self.num_experts is None) != (self.num_experts_active is None):
             raise ValueError("num_experts and num_experts_active go together")
         if (self.num_experts and self.num_experts_active

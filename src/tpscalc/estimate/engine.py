@@ -156,7 +156,8 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     pairs = runtime.weights_bytes_many(model, quants)
     # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
     decode_ctx = test.depth + test.n_gen / 2
-    kv_decode = runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type)
+    kv_decode = (runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type)
+                 + mem.kv_borrowed_bytes(arch, max(1, round(decode_ctx)), kv_type))
     if not test.flash_attn:
         kv_decode += attention_score_bytes(arch, decode_ctx)
     prefill_ctx = speed.prompt_mean_context(test.n_prompt, test.depth)

@@ -4,6 +4,9 @@ load the second (a card report loads no tensor inventory).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 from tpscalc.catalog.schema import Architecture
 
 
@@ -27,6 +30,100 @@ def layer_heads(arch: Architecture, i: int) -> tuple[int, int]:
     n_q = arch.layer_num_heads[i] if arch.layer_num_heads else arch.num_attention_heads
     n_kv = arch.layer_num_kv_heads[i] if arch.layer_num_kv_heads else arch.num_kv_heads
     return n_q, n_kv
+
+
+@cache  # a few dozen distinct layer counts in the catalog
+def _spread(n_layers: int, n_marked: int) -> frozenset[int]:
+    """`n_marked` of `n_layers` positions, evenly spread, the last of each stretch marked:
+    (k + 1) × n_layers ÷ n_marked − 1, rounded (30 layers, 5 marked: 5, 11, 17, 23, 29)."""
+    return frozenset(round((k + 1) * n_layers / n_marked) - 1 for k in range(n_marked))
+
+
+def full_attention_positions(arch: Architecture) -> frozenset[int]:
+    """Layers with full (not sliding-window) attention. Without a per-layer list the
+    sliding-window families place one full layer at the end of each stretch of sliding ones
+    (Gemma 4 26B-A4B: 5 sliding then 1 full, config.json `layer_types`): the full layers
+    are spread evenly over the attention layers, the last of each stretch, so their count is
+    exact and their places are those of a regular pattern."""
+    attending = [i for i in range(arch.num_layers) if not is_linear_attention_layer(arch, i)]
+    n_swa = arch.sliding_window_layers if arch.sliding_window else 0
+    n_full = len(attending) - n_swa
+    if n_swa <= 0:
+        return frozenset(attending)
+    if n_full <= 0:
+        return frozenset()
+    return frozenset(attending[j] for j in _spread(len(attending), n_full))
+
+
+@dataclass(frozen=True)
+class AttentionGroup:
+    """The attention layers of one kind (full or sliding-window) and their head shape."""
+
+    layers: int  # layers of this kind that attend
+    cached_layers: int  # of them, the layers that hold their own cache (not KV-shared)
+    window: int | None  # tokens a layer sees at most; None = the whole context
+    q_heads: int  # query heads per layer
+    qk_dim: int  # size of a query and key head
+    v_dim: int  # size of a value head
+    kv_values: float  # values one layer caches per token (K and V rows, or MLA's latent)
+
+
+def kv_values_per_token_layer(arch: Architecture) -> int:
+    """Values one attention layer caches per token: K and V heads, or MLA's compressed latent.
+
+    MLA (DeepSeek V2/V3, Kimi K2): llama.cpp caches the latent c_kv (kv_lora_rank) and the
+    shared RoPE key (qk_rope_head_dim) as one K row and, since "kv-cache : support V-less cache"
+    (https://github.com/ggml-org/llama.cpp/pull/19067, Jan 2026), no V rows. Builds between
+    PR #12801 (Apr 2025) and that one also stored a V row of kv_lora_rank values.
+    """
+    if arch.is_mla:
+        return (arch.kv_lora_rank or 512) + (arch.qk_rope_head_dim or 64)
+    return 2 * arch.num_kv_heads * arch.head_dim
+
+
+def _mean_kv_values(arch: Architecture) -> float:
+    """Values cached per token, averaged over the attention layers (they differ with per-layer
+    KV heads: OpenELM, DeciLM)."""
+    if arch.layer_num_kv_heads is None or arch.is_mla:
+        return kv_values_per_token_layer(arch)
+    layers = [i for i in range(arch.num_layers) if not is_linear_attention_layer(arch, i)]
+    if not layers:
+        return 0.0
+    return sum(2 * layer_heads(arch, i)[1] * arch.head_dim for i in layers) / len(layers)
+
+
+def attention_groups(arch: Architecture) -> tuple[AttentionGroup, ...]:
+    """The attention layers by kind: full-attention layers (with the global head shape where
+    the architecture has one: Gemma 4's `global_head_dim`, `num_global_key_value_heads`),
+    then sliding-window layers. KV-shared layers (the last `kv_shared_layers`) attend, but
+    cache nothing: llama.cpp gives them no cache of their own (`n_layer_kv_from_start`,
+    src/models/gemma4.cpp), they read the last earlier layer's of their kind. K = V on the
+    global layers (`global_k_eq_v`) still caches both: llama.cpp stores V = the K projection,
+    normalised without RoPE, in its own rows."""
+    n_swa = arch.sliding_window_layers if arch.sliding_window else 0
+    n_full = arch.num_layers - n_swa - arch.linear_attention_layers
+    shared_full = shared_swa = 0
+    if arch.kv_shared_layers:
+        full_at = full_attention_positions(arch)
+        for i in range(arch.num_layers - arch.kv_shared_layers, arch.num_layers):
+            if i in full_at:
+                shared_full += 1
+            elif not is_linear_attention_layer(arch, i):
+                shared_swa += 1
+    values = _mean_kv_values(arch)
+    heads, d = arch.num_attention_heads, arch.head_dim
+    g_dim = arch.global_head_dim or d
+    g_values = values
+    if arch.global_head_dim or arch.global_num_kv_heads:
+        g_values = 2 * (arch.global_num_kv_heads or arch.num_kv_heads) * g_dim
+    out = []
+    if n_full > 0:
+        out.append(AttentionGroup(n_full, n_full - shared_full, None, heads, g_dim, g_dim,
+                                  g_values))
+    if n_swa > 0:
+        out.append(AttentionGroup(n_swa, n_swa - shared_swa, arch.sliding_window, heads, d, d,
+                                  values))
+    return tuple(out)
 
 
 # DeepSeek-V4's indexer keys are cached on its ratio-4 layers (the compressed sparse attention),

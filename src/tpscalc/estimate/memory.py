@@ -11,7 +11,7 @@ from functools import cache
 
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
-from tpscalc.estimate.layers import compressed_kv_values, is_linear_attention_layer, layer_heads
+from tpscalc.estimate.layers import attention_groups, compressed_kv_values
 from tpscalc.estimate.types import MemoryBreakdown
 
 GIB = 2**30
@@ -42,31 +42,6 @@ def kv_bytes_per_element(kv_type: str = "f16") -> float:
     return size / block
 
 
-def kv_values_per_token_layer(arch: Architecture) -> int:
-    """Values one attention layer caches per token: K and V heads, or MLA's compressed latent.
-
-    MLA (DeepSeek V2/V3, Kimi K2): llama.cpp caches the latent c_kv (kv_lora_rank) and the
-    shared RoPE key (qk_rope_head_dim) as one K row and, since "kv-cache : support V-less cache"
-    (https://github.com/ggml-org/llama.cpp/pull/19067, Jan 2026), no V rows. Builds between
-    PR #12801 (Apr 2025) and that one also stored a V row of kv_lora_rank values.
-    """
-    if arch.is_mla:
-        return (arch.kv_lora_rank or 512) + (arch.qk_rope_head_dim or 64)
-    return 2 * arch.num_kv_heads * arch.head_dim
-
-
-def _mean_kv_values_per_attention_layer(arch: Architecture) -> float:
-    """Values cached per token, averaged over the attention layers (they differ with per-layer
-    KV heads: OpenELM, DeciLM). Exact when all attention layers hold the same cells; with
-    sliding-window layers too, the average stands for each."""
-    if arch.layer_num_kv_heads is None or arch.is_mla:
-        return kv_values_per_token_layer(arch)
-    layers = [i for i in range(arch.num_layers) if not is_linear_attention_layer(arch, i)]
-    if not layers:
-        return 0.0
-    return sum(2 * layer_heads(arch, i)[1] * arch.head_dim for i in layers) / len(layers)
-
-
 def _pad(n: int, to: int) -> int:
     return -(-n // to) * to
 
@@ -75,47 +50,69 @@ def kv_cache_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16"
                    n_ubatch: int = 512) -> int:
     """KV-cache bytes for one sequence of `context_tokens`.
 
-    Full-attention layers hold every token; sliding-window layers hold min(context, window +
-    one micro-batch, padded to 256); linear-attention / state-space layers hold a fixed
-    recurrent state that does not grow with context (see `recurrent_state_bytes`). Mixture
-    of experts changes nothing. Encoder-only models do not generate: no cache. An
-    encoder-decoder caches its decoder's self-attention (num_layers counts the decoder blocks);
-    llama.cpp recomputes the cross-attention K/V from the encoder output each step, which it
-    keeps in host memory (see `encoder_output_bytes`). Compressed attention (DeepSeek-V4's
-    `compress_ratios`) adds its compressed entries beyond the window (layers.compressed_kv_values).
+    Each kind of attention layer (layers.attention_groups) with its own head shape:
+    full-attention layers hold every token; sliding-window layers hold min(context, window +
+    one micro-batch, padded to 256); KV-shared layers hold nothing (they read an earlier
+    layer's); linear-attention / state-space layers hold a fixed recurrent state that does
+    not grow with context (see `recurrent_state_bytes`). Mixture of experts changes nothing.
+    Encoder-only models do not generate: no cache. An encoder-decoder caches its decoder's
+    self-attention (num_layers counts the decoder blocks); llama.cpp recomputes the
+    cross-attention K/V from the encoder output each step, which it keeps in host memory (see
+    `encoder_output_bytes`). Compressed attention (DeepSeek-V4's `compress_ratios`) adds its
+    compressed entries beyond the window (layers.compressed_kv_values).
     """
     if not arch.generates:
         return 0
-    swa_layers = arch.sliding_window_layers if arch.sliding_window else 0
-    full_layers = arch.num_layers - swa_layers - arch.linear_attention_layers
-    swa_cells = 0
-    if swa_layers:
-        window = arch.sliding_window or 0
-        swa_cells = min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
-    cells = full_layers * context_tokens + swa_layers * swa_cells
-    per_cell, recurrent = _kv_constants(arch, kv_type)
+    groups, recurrent = _kv_constants(arch, kv_type)
     compressed = compressed_kv_values(arch, context_tokens) * kv_bytes_per_element(kv_type)
-    return round(cells * per_cell + compressed) + recurrent
+    own = sum(cached * _cells(window, context_tokens, n_ubatch) * per_cell
+              for cached, _, window, per_cell in groups)
+    return round(own + compressed) + recurrent
 
 
-# (id(arch), kv_type) -> (arch, bytes per cached token and attention layer, recurrent state
-# bytes): what the KV cache of an architecture costs at any context, asked three times per model
-# and report. The architecture is kept so that an id is never reused.
-_KV_MEMO: dict[tuple[int, str], tuple[Architecture, float, int]] = {}
+def kv_borrowed_bytes(arch: Architecture, context_tokens: int, kv_type: str = "f16",
+                      n_ubatch: int = 512) -> float:
+    """KV bytes the KV-shared layers read per decoded token from the caches they borrow, B
+    (0 without them). Each such layer streams the rows it attends to as its source layer
+    did; a pass over another layer's rows does not stay on chip. A decoded token reads
+    kv_cache_bytes plus this."""
+    if not arch.generates or not arch.kv_shared_layers:
+        return 0.0
+    groups, _ = _kv_constants(arch, kv_type)
+    return float(sum((attending - cached) * _cells(window, context_tokens, n_ubatch) * per_cell
+                     for cached, attending, window, per_cell in groups))
+
+
+def _cells(window: int | None, context_tokens: int, n_ubatch: int) -> int:
+    """Cells one layer's cache holds at `context_tokens`: all of them, or a sliding window's
+    (min(context, window + one micro-batch, padded to 256))."""
+    if window is None:
+        return context_tokens
+    return min(context_tokens, _pad(window + n_ubatch, KV_PAD_CELLS))
+
+
+# (id(arch), kv_type) -> (arch, per attention kind (layers with their own cache, layers that
+# attend, window or None, bytes per cached token and layer), recurrent state bytes): what the
+# KV cache of an architecture costs at any context, asked three times per model and report.
+# The architecture is kept so that an id is never reused.
+_Groups = tuple[tuple[int, int, int | None, float], ...]
+_KV_MEMO: dict[tuple[int, str], tuple[Architecture, _Groups, int]] = {}
 KV_MEMO_SIZE = 8192  # entries; emptied when full
 
 
-def _kv_constants(arch: Architecture, kv_type: str) -> tuple[float, int]:
+def _kv_constants(arch: Architecture, kv_type: str) -> tuple[_Groups, int]:
     key = (id(arch), kv_type)
     held = _KV_MEMO.get(key)
     if held is not None and held[0] is arch:
         return held[1], held[2]
     if len(_KV_MEMO) >= KV_MEMO_SIZE:
         _KV_MEMO.clear()
-    per_cell = _mean_kv_values_per_attention_layer(arch) * kv_bytes_per_element(kv_type)
+    bpe = kv_bytes_per_element(kv_type)
+    groups = tuple((g.cached_layers, g.layers, g.window, g.kv_values * bpe)
+                   for g in attention_groups(arch))
     recurrent = recurrent_state_bytes(arch)
-    _KV_MEMO[key] = (arch, per_cell, recurrent)
-    return per_cell, recurrent
+    _KV_MEMO[key] = (arch, groups, recurrent)
+    return groups, recurrent
 
 
 def _recurrent_layer_state_values(arch: Architecture, mixer: str) -> int:

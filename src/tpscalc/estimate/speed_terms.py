@@ -14,6 +14,7 @@ import math
 from typing import Literal
 
 from tpscalc.catalog.schema import Architecture, Card
+from tpscalc.estimate.layers import AttentionGroup, attention_groups
 
 MemoryClass = Literal["hbm", "gddr", "unified"]
 DeviceClass = Literal["datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"]
@@ -210,17 +211,23 @@ def emulated_dot_work(card: Card, backend: str, quant: str) -> float:
 def attended_tokens(arch: Architecture, context: float) -> float:
     """Earlier tokens one new token attends to, summed over the attention layers, tokens·layers.
 
-    Sliding-window layers see at most their window; linear-attention layers none.
+    Sliding-window layers see at most their window; linear-attention layers none; KV-shared
+    layers attend like the others (over a borrowed cache).
     """
-    swa = arch.sliding_window_layers if arch.sliding_window else 0
-    full = arch.num_layers - swa - arch.linear_attention_layers
-    window = float(arch.sliding_window or 0)
-    return full * context + swa * min(context, window)
+    return sum(g.layers * _seen(g, context) for g in attention_groups(arch))
+
+
+def _seen(group: AttentionGroup, context: float) -> float:
+    """Earlier tokens one layer of `group` attends to at `context`, tokens."""
+    return context if group.window is None else min(context, float(group.window))
 
 
 def attention_flops_per_token(arch: Architecture, context: float) -> float:
-    """FLOPs of attention for one token over `context` earlier tokens (Q·Kᵀ and P·V), FLOP."""
-    return 4.0 * arch.num_attention_heads * arch.head_dim * attended_tokens(arch, context)
+    """FLOPs of attention for one token over `context` earlier tokens, FLOP: per layer and
+    query head, Q·Kᵀ (2 × the key size) and P·V (2 × the value size) per token it sees, with
+    each kind of layer's own head shape (Gemma 4's global layers: 512-wide heads)."""
+    return sum(2.0 * g.q_heads * (g.qk_dim + g.v_dim) * g.layers * _seen(g, context)
+               for g in attention_groups(arch))
 
 
 def _moe_layers(arch: Architecture) -> int:
@@ -290,4 +297,5 @@ def attention_score_bytes(arch: Architecture, context: float) -> float:
     Without -fa, llama.cpp materialises K·Qᵀ (heads × context floats per layer) and reads it
     back for the softmax and for P·V; flash attention keeps it on chip.
     """
-    return 2.0 * 4.0 * arch.num_attention_heads * attended_tokens(arch, context)
+    return sum(2.0 * 4.0 * g.q_heads * g.layers * _seen(g, context)
+               for g in attention_groups(arch))

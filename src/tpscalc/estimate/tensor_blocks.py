@@ -10,7 +10,11 @@ from dataclasses import dataclass
 
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Architecture
-from tpscalc.estimate.layers import is_linear_attention_layer, layer_heads
+from tpscalc.estimate.layers import (
+    full_attention_positions,
+    is_linear_attention_layer,
+    layer_heads,
+)
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue
@@ -57,12 +61,17 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
         return gated_delta_net(arch, i)
     h, d = arch.hidden_size, arch.head_dim
     n_q, n_kv = layer_heads(arch, i)
+    k_eq_v = False
+    if _has_global_shape(arch) and i in full_attention_positions(arch):
+        # Gemma 4's global layers: their own head size and KV heads, V from K's projection
+        d, n_kv = arch.global_head_dim or d, arch.global_num_kv_heads or n_kv
+        k_eq_v = arch.global_k_eq_v
     q_dim, kv_dim = n_q * d, n_kv * d
     q_rows = 2 * q_dim if arch.attn_output_gate else q_dim
     out = [
         TensorSpec("attn_q", i, h, q_rows),
         TensorSpec("attn_k", i, h, kv_dim),
-        TensorSpec("attn_v", i, h, kv_dim),
+        *([] if k_eq_v else [TensorSpec("attn_v", i, h, kv_dim)]),
         TensorSpec("attn_output", i, q_dim, h),
     ]
     if arch.attention_bias or arch.linear_bias:
@@ -73,6 +82,11 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
     if arch.qk_norm:
         out += [vec("attn_q_norm", i, d), vec("attn_k_norm", i, d)]
     return out
+
+
+def _has_global_shape(arch: Architecture) -> bool:
+    """True when the full-attention layers have their own head shape (Gemma 4)."""
+    return bool(arch.global_head_dim or arch.global_num_kv_heads or arch.global_k_eq_v)
 
 
 def gated_delta_net(arch: Architecture, i: int) -> list[TensorSpec]:

@@ -122,6 +122,24 @@ def linear_fields(c: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def global_fields(c: dict[str, Any], head_dim: int, kv_heads: int) -> dict[str, Any]:
+    """Head shape of the full-attention layers where it differs from the sliding ones
+    (Gemma 4: `global_head_dim`, `num_global_key_value_heads`, `attention_k_eq_v`, as
+    transformers' Gemma4TextConfig names them), and the KV-shared layers
+    (`num_kv_shared_layers`: Gemma 3n and 4)."""
+    out: dict[str, Any] = {}
+    g_dim, g_kv = c.get("global_head_dim"), c.get("num_global_key_value_heads")
+    if g_dim and int(g_dim) != head_dim:
+        out["global_head_dim"] = int(g_dim)
+    if g_kv and int(g_kv) != kv_heads:
+        out["global_num_kv_heads"] = int(g_kv)
+    if c.get("attention_k_eq_v"):
+        out["global_k_eq_v"] = True
+    if c.get("num_kv_shared_layers"):
+        out["kv_shared_layers"] = int(c["num_kv_shared_layers"])
+    return out
+
+
 REQUIRED_KEYS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
 # The usual config.json name of the Architecture fields whose names differ (for messages).
 CONFIG_NAMES = {"num_layers": "num_hidden_layers", "num_kv_heads": "num_key_value_heads",
@@ -146,11 +164,11 @@ def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]
         kv = 1 if c.get("multi_query") else heads
     window, n_slide, n_lin = layer_counts(c, int(n_layers))
     tied = c.get("tie_word_embeddings", cfg.get("tie_word_embeddings"))
+    head_dim = int(c.get("head_dim") or int(hidden) // int(heads))
     return {
         "num_layers": int(n_layers), "hidden_size": int(hidden),
         "num_attention_heads": int(heads), "num_kv_heads": int(kv),
-        "head_dim": int(c.get("head_dim") or int(hidden) // int(heads)),
-        "vocab_size": int(vocab),
+        "head_dim": head_dim, "vocab_size": int(vocab),
         "intermediate_size": first_value(c, "intermediate_size", "ffn_hidden_size", "n_inner"),
         "max_context": first_value(c, "max_position_embeddings", "n_positions", "seq_length",
                                    "context_window_size"),
@@ -166,6 +184,7 @@ def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]
         "sliding_window": window, "sliding_window_layers": n_slide,
         "linear_attention_layers": n_lin, "source": source,
         **moe_fields(c), **mla_fields(c), **linear_fields(c),
+        **global_fields(c, head_dim, int(kv)),
     }
 
 
