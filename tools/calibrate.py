@@ -273,14 +273,14 @@ def _gemm_work(o: Obs, moe_min_batch: float) -> float:
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
-    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend)
+    rate = _peak_tflops(o, tensor_share)
     return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend) * 1e12
+    return (_peak_tflops(o, tensor_share) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
 
 
@@ -289,6 +289,17 @@ def _mmq(o: Obs) -> bool:
     (MMQ the default from June 2024, llama.cpp PR #8075; 2024 rows are dated by year only and
     the 2024 tables predate it)."""
     return o.era >= 2
+
+
+def _peak_tflops(o: Obs, tensor_share: float) -> float:
+    """The card's combined prompt rate, TFLOPS, for the row's weights and build."""
+    return speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend,
+                                     _bf16(o))
+
+
+def _bf16(o: Obs) -> bool:
+    """True for a row of BF16 weights (speed_terms.vulkan_matrix_tflops: their own GEMM path)."""
+    return o.quant.upper() == "BF16"
 
 
 def _streaming_bound(o: Obs) -> bool:
@@ -356,12 +367,12 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o), o.backend) * 1e12
+    log_rate = np.log([[_peak_tflops(o, w) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
-    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend) for o in obs]
+    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
              for pw in {sh[2:4] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
@@ -585,6 +596,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         expert_gemms=o.expert_gemms,
         int8_mmq=_mmq(o),
         flash_attn=o.flash_attn,
+        bf16=_bf16(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(

@@ -280,7 +280,8 @@ class _Columns:
         self.decode: dict[str, list[Any]] = {k: [] for k in (
             "cards", "read", "kv", "layers", "params", "attention", "moe", "quant")}
         self.prefill: dict[str, list[Any]] = {k: [] for k in (
-            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized")}
+            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized",
+            "bf16")}
 
     def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
         """Add one placed row's devices; how many decode and prefill rows it took."""
@@ -304,7 +305,8 @@ class _Columns:
                                    ("weights", lay.weights * s),
                                    ("attention", t.attention_prefill * s),
                                    ("experts", t.expert_params * s), ("batch", t.expert_batch),
-                                   ("gemms", t.expert_gemms * s), ("quantized", quantized)):
+                                   ("gemms", t.expert_gemms * s), ("quantized", quantized),
+                                   ("bf16", q == "BF16")):
                     pre[key].append(value)
         return used, shares
 
@@ -323,7 +325,8 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
         attention_flops=d["attention"]) if d["cards"] else []
     prefill = speed.prefill_estimates(
         f["flops"], test.n_prompt, f["cards"], query.backend, cal, weights_bytes=f["weights"],
-        quantized=f["quantized"], ubatch=test.n_ubatch, attention_flops_per_token=f["attention"],
+        quantized=f["quantized"], bf16=f["bf16"], ubatch=test.n_ubatch,
+        attention_flops_per_token=f["attention"],
         expert_params=f["experts"], expert_batch=f["batch"], expert_gemms=f["gemms"],
         flash_attn=test.flash_attn) if f["cards"] else []
     out, i, k = [], 0, 0
