@@ -134,6 +134,7 @@ POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
+DEQUANT_MIN_DEVICES = 3  # devices a dequantization class needs to have a work term of its own
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -162,7 +163,10 @@ def _is_old(o: Obs, newest: dict[str, int]) -> bool:
 
 
 def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
-                 fixed_zero: set[str]) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
+                 fixed_zero: set[str], thin: frozenset[str] = frozenset(),
+                 ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
+    """`thin`: dequantization classes too thinly measured to fit (dequant_classes_fitted): their
+    rows are charged the work of the class their kernels resemble, as estimates are."""
     rows, target, weight = [], [], []
     for o in obs:
         x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
@@ -181,7 +185,9 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
         if shader:
             x_dq = o.params_read / (shader * 1e12)
-            terms += [(f"dq|{dequant_class(o.quant)}", x_dq),
+            cls_dq = dequant_class(o.quant)
+            cls_dq = speed.UNMEASURED_DEQUANT.get(cls_dq, cls_dq) if cls_dq in thin else cls_dq
+            terms += [(f"dq|{cls_dq}", x_dq),
                       ("att", o.attn_flops / (shader * 1e12))]
             extra = emulated_dot_work(o.card, o.backend, o.quant)  # no DP4A: legacy-class work
             if extra:
@@ -232,13 +238,25 @@ def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.nd
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
+def thin_dequant_classes(obs: Sequence[Obs]) -> frozenset[str]:
+    """Dequantization classes with decode rows on fewer than DEQUANT_MIN_DEVICES devices of
+    known shader rate: a global work term per weight is not fitted on one device's rows (the Arc
+    Pro B70's two IQ3_XS rows would set every card's i-quant decode)."""
+    devices: dict[str, set[str]] = defaultdict(set)
+    for o in obs:
+        if o.kind == "decode" and shader_tflops(o.card):
+            devices[dequant_class(o.quant)].add(o.card.name)
+    return frozenset(c for c, d in devices.items() if len(d) < DEQUANT_MIN_DEVICES)
+
+
 def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts."""
     obs = [o for o in obs if o.kind == "decode"]
     newest, fixed_zero = _newest_era(obs), set()
+    thin = thin_dequant_classes(obs)
     while True:
         cols = _Columns()
-        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero)
+        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero, thin)
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
                      LAMBDA_CLASS if n.startswith("c|") else LAMBDA_DEVICE)
                  for n, j in cols.index.items() if n[:2] in ("f|", "d|", "c|")}
