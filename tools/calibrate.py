@@ -134,6 +134,7 @@ POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
 LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
+DEQUANT_MIN_DEVICES = 3  # devices a dequantization class needs to have a work term of its own
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -162,7 +163,10 @@ def _is_old(o: Obs, newest: dict[str, int]) -> bool:
 
 
 def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
-                 fixed_zero: set[str]) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
+                 fixed_zero: set[str], thin: frozenset[str] = frozenset(),
+                 ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
+    """`thin`: dequantization classes too thinly measured to fit (dequant_classes_fitted): their
+    rows are charged the work of the class their kernels resemble, as estimates are."""
     rows, target, weight = [], [], []
     for o in obs:
         x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
@@ -181,7 +185,9 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
         if shader:
             x_dq = o.params_read / (shader * 1e12)
-            terms += [(f"dq|{dequant_class(o.quant)}", x_dq),
+            cls_dq = dequant_class(o.quant)
+            cls_dq = speed.UNMEASURED_DEQUANT.get(cls_dq, cls_dq) if cls_dq in thin else cls_dq
+            terms += [(f"dq|{cls_dq}", x_dq),
                       ("att", o.attn_flops / (shader * 1e12))]
             extra = emulated_dot_work(o.card, o.backend, o.quant)  # no DP4A: legacy-class work
             if extra:
@@ -232,13 +238,25 @@ def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.nd
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
+def thin_dequant_classes(obs: Sequence[Obs]) -> frozenset[str]:
+    """Dequantization classes with decode rows on fewer than DEQUANT_MIN_DEVICES devices of
+    known shader rate: a global work term per weight is not fitted on one device's rows (the Arc
+    Pro B70's two IQ3_XS rows would set every card's i-quant decode)."""
+    devices: dict[str, set[str]] = defaultdict(set)
+    for o in obs:
+        if o.kind == "decode" and shader_tflops(o.card):
+            devices[dequant_class(o.quant)].add(o.card.name)
+    return frozenset(c for c, d in devices.items() if len(d) < DEQUANT_MIN_DEVICES)
+
+
 def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts."""
     obs = [o for o in obs if o.kind == "decode"]
     newest, fixed_zero = _newest_era(obs), set()
+    thin = thin_dequant_classes(obs)
     while True:
         cols = _Columns()
-        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero)
+        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero, thin)
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
                      LAMBDA_CLASS if n.startswith("c|") else LAMBDA_DEVICE)
                  for n, j in cols.index.items() if n[:2] in ("f|", "d|", "c|")}
@@ -273,14 +291,14 @@ def _gemm_work(o: Obs, moe_min_batch: float) -> float:
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
-    rate = speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend)
+    rate = _peak_tflops(o, tensor_share)
     return speed.attention_slowdown(o.card, o.backend, rate)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
                   moe_min_batch: float = 0.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend) * 1e12
+    return (_peak_tflops(o, tensor_share) * 1e12
             / _prefill_work(o, attention_efficiency, moe_min_batch))
 
 
@@ -289,6 +307,17 @@ def _mmq(o: Obs) -> bool:
     (MMQ the default from June 2024, llama.cpp PR #8075; 2024 rows are dated by year only and
     the 2024 tables predate it)."""
     return o.era >= 2
+
+
+def _peak_tflops(o: Obs, tensor_share: float) -> float:
+    """The card's combined prompt rate, TFLOPS, for the row's weights and build."""
+    return speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend,
+                                     _bf16(o))
+
+
+def _bf16(o: Obs) -> bool:
+    """True for a row of BF16 weights (speed_terms.vulkan_matrix_tflops: their own GEMM path)."""
+    return o.quant.upper() == "BF16"
 
 
 def _streaming_bound(o: Obs) -> bool:
@@ -356,12 +385,12 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
             a[i, j] = v * sw[i]
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[n + k, j] = np.sqrt(lam)
-    log_rate = np.log([[speed.card_prefill_tflops(o.card, w, o.quantized, _mmq(o), o.backend) * 1e12
+    log_rate = np.log([[_peak_tflops(o, w) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
-    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend) for o in obs]
+    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
              for pw in {sh[2:4] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
@@ -585,6 +614,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         expert_gemms=o.expert_gemms,
         int8_mmq=_mmq(o),
         flash_attn=o.flash_attn,
+        bf16=_bf16(o),
     )[0]
     conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
     shift = np.exp(

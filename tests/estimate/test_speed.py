@@ -169,15 +169,36 @@ def test_a_unified_memory_chip_has_a_prompt_family_of_its_own() -> None:
     fams = {"cuda:blackwell-2-0": LevelParams(0.9, 0.6, 6)}
     cal = replace(CAL, families=fams)
     soc_p, board_p = (speed.card_params(c, "cuda", cal) for c in (soc, board))
-    # the chip decodes with its architecture's family, but prompts at the backend's level
+    # the chip decodes with its architecture's family; unmeasured, its prompts take that
+    # family's level (no class factor fitted: 1), at "low" confidence
     assert soc_p.decode_efficiency == pytest.approx(0.9)
     assert soc_p.decode_confidence == "medium"
-    assert (soc_p.prefill_efficiency, soc_p.prefill_confidence) == (0.5, "low")
+    assert (soc_p.prefill_efficiency, soc_p.prefill_confidence) == (0.6, "low")
     assert (board_p.prefill_efficiency, board_p.prefill_confidence) == (0.6, "medium")
     cal = replace(CAL, families=fams | {"cuda:blackwell-2-0+unified": LevelParams(None, 0.3, 2)})
     soc_p = speed.card_params(soc, "cuda", cal)
     assert (soc_p.prefill_efficiency, soc_p.prefill_confidence) == (0.3, "medium")
     assert soc_p.decode_efficiency == pytest.approx(0.9)
+
+
+def test_an_unmeasured_chip_inherits_its_architecture_then_its_kernels_lineage() -> None:
+    # An RDNA 3.5 APU with no prompt family of its own: RDNA 3's level (the same GFX11 kernels),
+    # at "low" confidence; a discrete card of the family keeps its own.
+    apu = replace(card("Ryzen AI Max+ 395", vendor="AMD", arch="RDNA 3.5"), unified_memory=True)
+    board = card("Radeon RX 7900 XTX", vendor="AMD", arch="RDNA 3.0")
+    rocm = BackendParams(1.0, 0.0, 0.0, prefill_efficiency=0.5)
+    cal = replace(CAL, backends={**CAL.backends, "rocm": rocm},
+                  families={"rocm:rdna-3-0": LevelParams(None, 0.3, 4)})
+    apu_p, board_p = (speed.card_params(c, "rocm", cal) for c in (apu, board))
+    assert (apu_p.prefill_efficiency, apu_p.prefill_confidence) == (0.3, "low")
+    assert (board_p.prefill_efficiency, board_p.prefill_confidence) == (0.3, "medium")
+    # no family to inherit: the backend's level
+    assert speed.card_params(apu, "rocm", replace(cal, families={})).prefill_efficiency == 0.5
+    # its architecture's own family comes before the lineage, its measured family before both
+    rdna35 = cal.families | {"rocm:rdna-3-5": LevelParams(None, 0.25)}
+    assert speed.card_params(apu, "rocm", replace(cal, families=rdna35)).prefill_efficiency == 0.25
+    own = rdna35 | {"rocm:rdna-3-5+unified": LevelParams(None, 0.2)}
+    assert speed.card_params(apu, "rocm", replace(cal, families=own)).prefill_efficiency == 0.2
 
 
 def test_lookup_measured_prefers_backend() -> None:

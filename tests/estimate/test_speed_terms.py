@@ -175,6 +175,7 @@ def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> No
     ("GeForce GTX 1070", 6.463),  # Pascal: no matrix units, FP16 at 1/64: the FP32 rate
     ("Arc B580", 13.67),  # Intel Arc: the shader ALUs, not the XMX engines
     ("Radeon RX 7900 XTX", 122.78),  # AMD: WMMA, the catalog's dense FP16 rate
+    ("Arc Pro B70", 22.94),  # its FP32 rate, Intel's published Arc Pro figure
 ])
 def test_vulkan_matrix_rate_by_architecture(name: str, expected: float) -> None:
     card = get_card(name)
@@ -182,6 +183,22 @@ def test_vulkan_matrix_rate_by_architecture(name: str, expected: float) -> None:
                                                                                   rel=1e-3)
     assert st.vulkan_matrix_tflops(card) == st.prompt_matrix_tflops(card, False,
                                                                      backend="vulkan")
+
+
+@pytest.mark.parametrize("name, rate", [
+    ("Radeon RX 7900 XTX", 61.39 / 2),  # RADV: no BF16 cooperative matrices, shader ALUs
+    ("Ryzen AI Max+ 395", 29.7 / 2),  # the Strix Halo's RDNA 3.5 iGPU likewise
+    ("Arc Pro B70", 22.94),  # Intel: the shader rate, as for its F16 and quantized GEMMs
+    ("GeForce RTX 4090", 165.15),  # tensor cores take BF16 (Ampere on): as F16
+    ("GeForce GTX 1070", 6.463),  # Pascal: the FP32 rate either way
+])
+def test_vulkan_bf16_gemms_run_where_the_driver_has_bf16_matrices(name: str, rate: float) -> None:
+    card = get_card(name)
+    assert st.prompt_matrix_tflops(card, False, backend="vulkan", bf16=True) == pytest.approx(
+        rate, rel=2e-3)
+    # on the other backends BF16 runs as F16 (rocBLAS/hipBLASLt and cuBLAS use the matrix units)
+    assert (st.prompt_matrix_tflops(card, False, backend="rocm", bf16=True)
+            == st.prompt_matrix_tflops(card, False, backend="rocm"))
 
 
 def test_moe_expert_gemms_per_token() -> None:

@@ -316,3 +316,15 @@ def test_a_unified_memory_chips_prompts_fit_a_family_of_their_own() -> None:
         o.kind == "decode" for o in soc_rows)
     assert cal.families["cuda:ampere+unified"].n_measurements == sum(
         o.kind == "prefill" for o in soc_rows)
+
+
+
+def test_a_dequantization_class_measured_on_few_devices_has_no_term_of_its_own() -> None:
+    shaded = [replace(o, card=replace(o.card, tflops_fp32=o.card.tflops_fp16_dense))
+              for o in synthetic() if o.backend == "cuda"]
+    one = shaded[0].card.name
+    obs = shaded + [replace(o, quant="IQ3_XS") for o in shaded
+                    if o.card.name == one and o.kind == "decode"]
+    assert calibrate.thin_dequant_classes(obs) == frozenset({"iq"})  # F16: five devices
+    dec, _ = calibrate.fit_decode(obs)
+    assert "dq|iq" not in dec and "dq|k" in dec  # its rows take the k-quants' work, as estimates do

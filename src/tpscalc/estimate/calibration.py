@@ -146,6 +146,29 @@ def prefill_family_key(card: Card, backend: str) -> str:
     return key
 
 
+# Chip families that run llama.cpp's GPU kernels as another family does: RDNA 3.5 (gfx1150,
+# gfx1151) has RDNA 3's GFX11 instruction set (https://llvm.org/docs/AMDGPUUsage.html,
+# processors table), and ggml-cuda's GGML_CUDA_CC_IS_RDNA3 takes both (ggml/src/ggml-cuda/
+# common.cuh), so it gets the same MMQ, WMMA and flash-attention paths.
+FAMILY_LINEAGE = {"rdna-3-5": "rdna-3-0"}
+
+
+def inherited_prefill_efficiency(card: Card, backend: str, cal: Calibration,
+                                 backend_efficiency: float) -> float:
+    """ε for a card whose own prompt family (prefill_family_key) is unmeasured: its
+    architecture's family under `backend` (for a non-Apple unified chip, its discrete
+    siblings': its shared power budget is the power term's, speed_terms.power_factor), else
+    the family whose kernels it shares (FAMILY_LINEAGE), else `backend_efficiency`. (A class
+    factor for unified chips was tried: GB10 and Jetson AGX Orin prompt at their families'
+    level, the Strix Halo at 0.6-0.8 of RDNA 3's, so one factor moved each the wrong way.)"""
+    slug = arch_slug(card)
+    for fam in (slug, FAMILY_LINEAGE.get(slug)):
+        level = cal.families.get(f"{backend}:{fam}") if fam else None
+        if level is not None and level.prefill_efficiency is not None:
+            return level.prefill_efficiency
+    return backend_efficiency
+
+
 def device_key(card_name: str, backend: str) -> str:
     """Calibration key of one measured device: "cuda:GeForce RTX 4090"."""
     return f"{backend}:{card_name}"

@@ -234,7 +234,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],
         quantized=[rt.speed_quant(quants[j]) not in UNQUANTIZED for j in q],
-        ubatch=test.n_ubatch,
+        bf16=[rt.speed_quant(quants[j]) == "BF16" for j in q], ubatch=test.n_ubatch,
         attention_flops_per_token=[t.attention_prefill for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
         expert_batch=[t.expert_batch for t in fit_terms],

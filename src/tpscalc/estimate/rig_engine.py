@@ -280,7 +280,8 @@ class _Columns:
         self.decode: dict[str, list[Any]] = {k: [] for k in (
             "cards", "read", "kv", "layers", "params", "attention", "moe", "quant")}
         self.prefill: dict[str, list[Any]] = {k: [] for k in (
-            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized")}
+            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized",
+            "bf16")}
 
     def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
         """Add one placed row's devices; how many decode and prefill rows it took."""
@@ -301,7 +302,7 @@ class _Columns:
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
         # to the main GPU); each device does its share.
         quantized = q not in ("F16", "BF16", "F32")
-        cards, flops, weights, attention, experts, batch, gemms, quant_flags = (
+        cards, flops, weights, attention, experts, batch, gemms, quant_flags, bf16 = (
             self.prefill.values())
         for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
             if k := d.layers + (p.cpu_layers if i == 0 else 0):
@@ -314,6 +315,7 @@ class _Columns:
                 batch.append(t.expert_batch)
                 gemms.append(t.expert_gemms * s)
                 quant_flags.append(quantized)
+                bf16.append(q == "BF16")
         return used, shares
 
 
@@ -331,7 +333,8 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
         attention_flops=d["attention"]) if d["cards"] else []
     prefill = speed.prefill_estimates(
         f["flops"], test.n_prompt, f["cards"], query.backend, cal, weights_bytes=f["weights"],
-        quantized=f["quantized"], ubatch=test.n_ubatch, attention_flops_per_token=f["attention"],
+        quantized=f["quantized"], bf16=f["bf16"], ubatch=test.n_ubatch,
+        attention_flops_per_token=f["attention"],
         expert_params=f["experts"], expert_batch=f["batch"], expert_gemms=f["gemms"],
         flash_attn=test.flash_attn) if f["cards"] else []
     out, i, k = [], 0, 0

@@ -48,6 +48,7 @@ from tpscalc.estimate.calibration import (
     Calibration,
     device_key,
     family_key,
+    inherited_prefill_efficiency,
     prefill_family_key,
 )
 from tpscalc.estimate.speed_terms import (
@@ -244,7 +245,8 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     fam = cal.families.get(family_key(card, asked))
     pre_fam = cal.families.get(prefill_family_key(card, asked))
     eta, eta_conf = be.decode_efficiency, "low"
-    eps, eps_conf = be.prefill_efficiency, "low"
+    eps = inherited_prefill_efficiency(card, asked, cal, be.prefill_efficiency)
+    eps_conf = "low"
     for dec_level, pre_level, conf in ((fam, pre_fam, "medium"), (dev, dev, "high")):
         if dec_level is not None and dec_level.decode_efficiency is not None:
             eta, eta_conf = dec_level.decode_efficiency, conf
@@ -382,12 +384,13 @@ def card_tflops(card: Card) -> float | None:
 
 
 def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
-                        int8_mmq: bool = True, backend: str = "cuda") -> float:
+                        int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
     NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
     `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
-    estimates are for current builds); `backend`: the fitted backend whose kernels run it."""
-    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend)
+    estimates are for current builds); `backend`: the fitted backend whose kernels run it;
+    `bf16`: BF16 weights (speed_terms.vulkan_matrix_tflops)."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16)
     if tensor is None:
         return float("nan")
     if not (quantized and int8_mmq):
@@ -420,6 +423,7 @@ def prefill_estimates(
     expert_gemms: Num = 0.0,
     int8_mmq: bool = True,
     flash_attn: bool = True,
+    bf16: bool | Sequence[bool] = False,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -430,14 +434,15 @@ def prefill_estimates(
     (speed_terms) charge MoE expert GEMMs of few rows at their lower rate; `expert_gemms` (expert
     GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only);
-    `flash_attn=False` a run without flash attention (the backend's fitted factor).
+    `flash_attn=False` a run without flash attention (the backend's fitted factor); `bf16`:
+    the unquantized weights are BF16, which some backends run on other units than F16.
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
     gemm_s = [g * cal.moe_expert_gemm_us * 1e-6 for g in _per_row(expert_gemms, n)]
-    quant = _flags(quantized, n)
+    quant, is_bf16 = _flags(quantized, n), _flags(bf16, n)
     out: list[PrefillEstimate | None] = []
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
@@ -445,16 +450,17 @@ def prefill_estimates(
             last, p = c, card_params(c, backend, cal)
             bands = {moe: prefill_band(cal, p.prefill_confidence, c, p.backend, moe)
                      for moe in (False, True)}
-            rates: dict[bool, tuple[float, float]] = {}
-        rate = rates.get(quant[i])
+            rates: dict[tuple[bool, bool], tuple[float, float]] = {}
+        kind = (quant[i], is_bf16[i])
+        rate = rates.get(kind)
         if rate is None:
-            peak = card_prefill_tflops(c, p.prefill_tensor_share, quant[i], int8_mmq,
-                                       p.backend)
+            peak = card_prefill_tflops(c, p.prefill_tensor_share, kind[0], int8_mmq,
+                                       p.backend, kind[1])
             power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
-                                 quant[i], int8_mmq, p.backend)
+                                 kind[0], int8_mmq, p.backend, kind[1])
             # attention runs at k × its own units' rate: charged as GEMM-rate work × the
             # GEMMs' peak ÷ the attention kernels' peak
-            rate = rates[quant[i]] = (peak * power, attention_slowdown(c, p.backend, peak))
+            rate = rates[kind] = (peak * power, attention_slowdown(c, p.backend, peak))
         tf, slower = rate
         eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
         if not flash_attn:

@@ -79,7 +79,7 @@ DP4A_PER_FP32 = 4.0
 
 
 def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
-                         backend: str = "cuda") -> float | None:
+                         backend: str = "cuda", bf16: bool = False) -> float | None:
     """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
 
     NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
@@ -91,10 +91,10 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
     backends that borrow its parameters): vulkan_matrix_tflops. The FP32 shader work beside
     it is speed.combined_tflops's. `int8_mmq=False`: builds before llama.cpp made MMQ the
     default on tensor-core cards (PR #8075, June 2024), which dequantized to FP16 for cuBLAS
-    there.
+    there. `bf16`: the weights are BF16 (vulkan_matrix_tflops; elsewhere as F16).
     """
     if backend == "vulkan":
-        return vulkan_matrix_tflops(card)
+        return vulkan_matrix_tflops(card, bf16=bf16 and not quantized)
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
         return tensor
@@ -115,7 +115,12 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
     return tensor
 
 
-def vulkan_matrix_tflops(card: Card) -> float | None:
+# Architectures whose matrix units take BF16 (NVIDIA tensor cores from Ampere on; Ampere GA100
+# whitepaper), on which a Vulkan driver can offer BF16 cooperative matrices.
+_BF16_TENSOR = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell")
+
+
+def vulkan_matrix_tflops(card: Card, bf16: bool = False) -> float | None:
     """Peak rate of llama.cpp's Vulkan prompt GEMMs on the card, TFLOPS; None if unknown.
 
     Its matrix shaders use cooperative matrices where the driver offers them on matrix units
@@ -125,7 +130,18 @@ def vulkan_matrix_tflops(card: Card) -> float | None:
     cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc, whose XMX engines the
     scoreboard's builds leave idle: the measured Arc A750, A770M and B580 reach 61-84 % of
     their FP32 rate, 8-10 % of their XMX peak.
+
+    `bf16`: BF16 weights. ggml-vulkan builds its BF16 GEMM on cooperative matrices only where
+    the device offers BF16 ones (`coopmat_bf16_support`, VK_KHR_shader_bfloat16; ggml-vulkan.cpp
+    `pipeline_matmul_bf16`), else its scalar shader converts BF16 to FP32 on the shader ALUs:
+    the honest shader rate (shader_tflops) except on NVIDIA tensor cores that take BF16. The
+    Strix Halo's BF16 prompts on RADV run at that rate (dense 8 of its 14.9 TFLOPS; on ROCm,
+    whose rocBLAS/hipBLASLt GEMMs use WMMA, 3× faster).
     """
+    arch = card.architecture or ""
+    if bf16 and not (card.vendor == "NVIDIA" and card.tflops_fp16_derived
+                     and arch.startswith(_BF16_TENSOR)):
+        return shader_tflops(card)
     if card.vendor in ("NVIDIA", "Intel"):
         if card.vendor == "NVIDIA" and card.tflops_fp16_derived and card.tflops_fp16_dense:
             return card.tflops_fp16_dense
@@ -149,7 +165,7 @@ def attention_tflops(card: Card, backend: str) -> float | None:
 
 
 def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized: bool = True,
-                 int8_mmq: bool = True, backend: str = "cuda") -> float:
+                 int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False) -> float:
     """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
 
     Prompt processing keeps the matrix units busy, and a card whose board power is small for
@@ -162,7 +178,7 @@ def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized
     (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the clock:
     voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
     """
-    peak = prompt_matrix_tflops(card, quantized, int8_mmq, backend)
+    peak = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16)
     if not card.tdp_w or not peak or watts_per_tflops <= 0 or exponent <= 0:
         return 1.0
     return float(min(1.0, card.tdp_w / (watts_per_tflops * peak)) ** exponent)

@@ -109,7 +109,8 @@ def _speeds(model: Model, t: ModelTerms, j: int, group: Card, n: int, query: Que
         attention_flops=t.attention_decode)[0]
     p = speed.prefill_estimates(
         t.flops_per_token, test.n_prompt, [group], query.backend, cal,
-        weights_bytes=t.weights[j], quantized=fmt not in UNQUANTIZED, ubatch=test.n_ubatch,
+        weights_bytes=t.weights[j], quantized=fmt not in UNQUANTIZED, bf16=fmt == "BF16",
+        ubatch=test.n_ubatch,
         attention_flops_per_token=t.attention_prefill, expert_params=t.expert_params,
         expert_batch=t.expert_batch, expert_gemms=t.expert_gemms,
         flash_attn=test.flash_attn)[0]
