@@ -76,6 +76,7 @@ from tpscalc.estimate.calibration import (
     family_key,
     measured_key,
     prefill_family_key,
+    vendor_key,
 )
 from tpscalc.estimate.novelty import TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
@@ -131,7 +132,10 @@ FLASH_ATTN_MIN_PAIRS = 3
 # card clocks down, and the exponent; (0, 0) is no term.
 POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
                                    for g in (0.5, 1.0))
-LAMBDA_CLASS = 0.02  # ridge on memory-class offsets of 1/η (HBM, unified vs GDDR)
+# Ridge on memory-class offsets of 1/η (HBM, unified vs GDDR) and on a vendor's driver under a
+# backend (calibration.vendor_key): shared by every family of the class or vendor, so lighter
+# than a family's, or a driver measured on a few chips leaves most of its level to them.
+LAMBDA_CLASS = 0.02
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
 NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
 DEQUANT_MIN_DEVICES = 3  # devices a dequantization class needs to have a work term of its own
@@ -172,14 +176,16 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
         x = x_w + o.kv_bytes / (o.card.bandwidth_gb_s * 1e9)
         r: dict[int, float] = defaultdict(float)
+        ven = vendor_key(o.card, o.backend)
         r[cols(f"u|{o.backend}")] += x
+        r[cols(f"v|{ven}")] += x  # the vendor's driver (calibration.vendor_key)
         r[cols(f"f|{family_key(o.card, o.backend)}")] += x
         r[cols(f"d|{device_key(o.card.name, o.backend)}")] += x
         cls = efficiency_class(o.card)
         if cls:
             r[cols(f"c|{cls}")] += x
         if o.is_moe:
-            r[cols(f"moe|{o.backend}")] += x_w
+            r[cols(f"moe|{ven}")] += x_w  # mul_mat_id's cost is the driver's kernels
         shader = shader_tflops(o.card)
         # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
@@ -258,8 +264,8 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
         cols = _Columns()
         rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero, thin)
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
-                     LAMBDA_CLASS if n.startswith("c|") else LAMBDA_DEVICE)
-                 for n, j in cols.index.items() if n[:2] in ("f|", "d|", "c|")}
+                     LAMBDA_CLASS if n.startswith(("c|", "v|")) else LAMBDA_DEVICE)
+                 for n, j in cols.index.items() if n[:2] in ("f|", "v|", "d|", "c|")}
         coef = _robust_solve(rows, target, weight, len(cols.index), ridge)
         named = {n: float(coef[j]) for n, j in cols.index.items()}
         negative = {n for n, v in named.items() if n.startswith(NON_NEGATIVE) and v < 0}
@@ -495,7 +501,8 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
         counts[key] += 1
         eta = eps = None
         if f"{prefix}|{key}" in dec:
-            u = dec[f"u|{o.backend}"] + dec[f"f|{fam}"] + (dec[f"d|{dev}"] if prefix == "d" else 0)
+            u = (dec[f"u|{o.backend}"] + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0)
+                 + dec[f"f|{fam}"] + (dec[f"d|{dev}"] if prefix == "d" else 0))
             eta = round(1.0 / max(u, U_MIN), 4)
         if f"{prefix}|{key}" in pre:
             e = pre[f"e|{o.backend}"] + pre[f"f|{fam}"] + (pre[f"d|{dev}"] if prefix == "d" else 0)
@@ -516,19 +523,37 @@ def _backends(
     for be in sorted({o.backend for o in obs}):
         u = dec.get(f"u|{be}")
         eta = 1.0 / max(u, U_MIN) if u else 0.5
-        moe = (u + dec[f"moe|{be}"]) / u if u and f"moe|{be}" in dec else 1.0
         out[be] = BackendParams(
             decode_efficiency=round(eta, 4),
             overhead_per_token_us=round(max(dec.get(f"a|{be}", 0.0), 0.0), 1),
             overhead_per_layer_us=round(max(dec.get("b", 0.0), 0.0), 2),
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
-            moe_decode_factor=round(max(moe, 1.0), 3),
+            # a vendor never measured on a MoE under this backend: no extra cost known
+            moe_decode_factor=1.0,
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
             prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
             prefill_attention_efficiency=pre.get(f"k|{be}"),
         )
     return out
+
+
+def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams]:
+    """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v), and the MoE
+    factor (u + δ_v + m_v) / (u + δ_v) where its MoE rows fitted m_v (calibration.vendor_key)."""
+    out: dict[str, LevelParams] = {}
+    counts: dict[str, int] = defaultdict(int)
+    for o in obs:
+        key = vendor_key(o.card, o.backend)
+        counts[key] += 1
+        u = dec.get(f"u|{o.backend}")
+        if not u or f"v|{key}" not in dec:
+            continue
+        u_v = max(u + dec[f"v|{key}"], U_MIN)
+        moe = dec.get(f"moe|{key}")
+        out[key] = LevelParams(round(1.0 / u_v, 4), None, counts[key],
+                               None if moe is None else round(max((u_v + moe) / u_v, 1.0), 3))
+    return dict(sorted(out.items()))
 
 
 def fit(obs: Sequence[Obs]) -> Calibration:
@@ -558,6 +583,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         backends=_backends(obs, dec, pre),
         families=dict(sorted(fams.items())),
         devices=dict(sorted(devs.items())),
+        vendors=_vendors(dec_obs, dec),
         backend_aliases=BACKEND_ALIASES,
         era_terms=dict(sorted(eras.items())),
         class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items()) if k.startswith("c|")},

@@ -296,3 +296,15 @@ def test_prefill_power_limit_and_attention_rate() -> None:
     flat = speed.prefill_estimates(1.3e10, 512, [hot], "rocm", base, quantized=False)[0]
     assert att is not None and flat is not None
     assert att.time_to_first_token_s == pytest.approx(flat.time_to_first_token_s)
+
+
+def test_vendor_level_sets_decode_eta_and_moe_factor_under_its_backend() -> None:
+    # vulkan:amd: η 0.9 and MoE ×1.0 (RADV); vulkan:intel keeps the backend's η 0.6, MoE ×2
+    cal = replace(CAL, backends={**CAL.backends, "vulkan": replace(
+        CAL.backends["vulkan"], moe_decode_factor=2.0)},
+        vendors={"vulkan:amd": LevelParams(0.9, None, 8, 1.0)})
+    amd, intel = card(vendor="AMD", arch="RDNA 3.5"), card(vendor="Intel", arch="Xe2-HPG")
+    est = speed.decode_estimates(4e9, 0.0, 32, [amd, intel], "vulkan", cal, is_moe=True)
+    assert est[0].tokens_per_s == pytest.approx(1 / (4e9 / 0.9e12 + 100e-6))
+    assert est[1].tokens_per_s == pytest.approx(1 / (8e9 / 0.6e12 + 100e-6))
+    assert est[0].confidence == est[1].confidence == "low"  # no family or device measured

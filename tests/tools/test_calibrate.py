@@ -328,3 +328,38 @@ def test_a_dequantization_class_measured_on_few_devices_has_no_term_of_its_own()
     assert calibrate.thin_dequant_classes(obs) == frozenset({"iq"})  # F16: five devices
     dec, _ = calibrate.fit_decode(obs)
     assert "dq|iq" not in dec and "dq|k" in dec  # its rows take the k-quants' work, as estimates do
+
+VULKAN_ETA = {"AMD": 0.85, "Intel": 0.50}  # the driver's share of the bandwidth
+VULKAN_CARDS = [_card(f"V{i}", vendor, arch, bw, bw / 20) for i, (vendor, arch, bw) in enumerate(
+    [("AMD", "RDNA 3.0", 900), ("AMD", "RDNA 2.0", 500), ("AMD", "RDNA 4.0", 600),
+     ("Intel", "Xe2-HPG", 450), ("Intel", "Xe-HPG", 500), ("Intel", "Xe2-HPG", 600)])]
+
+
+def vulkan_synthetic() -> list[Obs]:
+    """Vulkan decode rows of two vendors' drivers: Intel's MoE rows read at half its η."""
+    out = []
+    for c in VULKAN_CARDS:
+        eta = VULKAN_ETA[c.vendor]
+        for read, layers in MODELS:
+            for moe in (False, True) if c.vendor == "Intel" else (False,):
+                mem = read * (2.0 if moe else 1.0) / (eta * c.bandwidth_gb_s * 1e9)
+                t = mem + layers * PER_LAYER_US * 1e-6
+                out.append(replace(_obs(c, "vulkan", "decode", 1 / t, read, layers),
+                                   is_moe=moe, model=f"m{layers}{'moe' if moe else ''}"))
+    return out
+
+
+def test_vendor_level_carries_a_drivers_efficiency_and_moe_cost_to_an_unmeasured_card() -> None:
+    obs = vulkan_synthetic()
+    left_out = "V2"  # an AMD card of an architecture the fit never saw
+    cal = calibrate.fit([o for o in obs if o.card.name != left_out])
+    assert cal.vendors["vulkan:intel"].moe_decode_factor == pytest.approx(2.0, rel=0.1)
+    assert cal.vendors["vulkan:amd"].moe_decode_factor is None  # no AMD MoE row
+    for o in (o for o in obs if o.card.name == left_out):
+        pred, conf = calibrate.predict(cal, o)
+        assert conf == "low"
+        assert pred == pytest.approx(o.tokens_per_s, rel=0.1)
+        pooled, _ = calibrate.predict(replace(cal, vendors={}), o)  # the backend's η alone
+        assert pooled < 0.8 * o.tokens_per_s
+        moe, _ = calibrate.predict(cal, replace(o, is_moe=True))
+        assert moe == pytest.approx(pred, rel=0.01)  # Intel's MoE cost is not AMD's

@@ -1,8 +1,9 @@
 """Fitted speed-model parameters (from tools/calibrate.py) as frozen dataclasses, and their lookup.
 
-Parameters come in three levels: a device (card + backend) measured in the calibration data,
-its family (backend + chip architecture, e.g. "cuda:ada-lovelace" or "metal:apple-m3"), and the
-backend alone. The level used for a card decides the confidence label and the width of the range.
+Parameters come in four levels: a device (card + backend) measured in the calibration data,
+its family (backend + chip architecture, e.g. "cuda:ada-lovelace" or "metal:apple-m3"), its
+vendor's driver under the backend (decode only: "vulkan:amd", "vulkan:intel"), and the backend
+alone. The level used for a card decides the confidence label and the width of the range.
 """
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ class LevelParams(FrozenValue):
     decode_efficiency: float | None
     prefill_efficiency: float | None
     n_measurements: int = 0
+    # Vendor level only: time multiplier on the bytes a mixture-of-experts model reads under
+    # this vendor's driver (None: no MoE row measured there; the backend's then applies).
+    moe_decode_factor: float | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -77,6 +81,7 @@ class Calibration(FrozenValue):
     backends: dict[str, BackendParams]
     families: dict[str, LevelParams] = field(default_factory=dict)  # key: family_key()
     devices: dict[str, LevelParams] = field(default_factory=dict)  # key: device_key()
+    vendors: dict[str, LevelParams] = field(default_factory=dict)  # key: vendor_key(); decode
     decode_bands: dict[str, Band] = field(default_factory=dict)  # key: confidence level
     prefill_bands: dict[str, Band] = field(default_factory=dict)
     measured: dict[str, tuple[MeasuredSpeed, ...]] = field(default_factory=dict)  # measured_key()
@@ -169,6 +174,17 @@ def inherited_prefill_efficiency(card: Card, backend: str, cal: Calibration,
     return backend_efficiency
 
 
+def vendor_key(card: Card, backend: str) -> str:
+    """Calibration key of a card's vendor under a backend: "vulkan:amd", "vulkan:intel".
+
+    One API, several drivers: llama.cpp's Vulkan backend runs on RADV/AMDVLK, Intel's ANV and
+    NVIDIA's driver, each compiling its shaders its own way and with its own vendor-tuned
+    kernel choices (ggml-vulkan.cpp picks subgroup sizes and mul_mat_id paths per vendor), so a
+    decode efficiency fitted on Intel Arc cards says little about a Radeon under the same API.
+    """
+    return f"{backend}:{_slug(card.vendor or 'unknown')}"
+
+
 def device_key(card_name: str, backend: str) -> str:
     """Calibration key of one measured device: "cuda:GeForce RTX 4090"."""
     return f"{backend}:{card_name}"
@@ -199,7 +215,8 @@ def lookup_measured(
 
 def _level(d: dict[str, Any]) -> LevelParams:
     return LevelParams(
-        d.get("decode_efficiency"), d.get("prefill_efficiency"), int(d.get("n_measurements", 0))
+        d.get("decode_efficiency"), d.get("prefill_efficiency"), int(d.get("n_measurements", 0)),
+        d.get("moe_decode_factor"),
     )
 
 
@@ -209,6 +226,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         backends={k: BackendParams(**v) for k, v in d["backends"].items()},
         families={k: _level(v) for k, v in d.get("families", {}).items()},
         devices={k: _level(v) for k, v in d.get("devices", {}).items()},
+        vendors={k: _level(v) for k, v in d.get("vendors", {}).items()},
         decode_bands={k: Band(**v) for k, v in d.get("decode_bands", {}).items()},
         prefill_bands={k: Band(**v) for k, v in d.get("prefill_bands", {}).items()},
         measured={

@@ -50,6 +50,7 @@ from tpscalc.estimate.calibration import (
     family_key,
     inherited_prefill_efficiency,
     prefill_family_key,
+    vendor_key,
 )
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
@@ -244,7 +245,11 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     dev = cal.devices.get(device_key(card.name, asked))
     fam = cal.families.get(family_key(card, asked))
     pre_fam = cal.families.get(prefill_family_key(card, asked))
-    eta, eta_conf = be.decode_efficiency, "low"
+    eta, eta_conf, moe = be.decode_efficiency, "low", be.moe_decode_factor
+    ven = cal.vendors.get(vendor_key(card, asked))  # the vendor's driver under the backend
+    if ven is not None:
+        eta = ven.decode_efficiency if ven.decode_efficiency is not None else eta
+        moe = ven.moe_decode_factor if ven.moe_decode_factor is not None else moe
     eps = inherited_prefill_efficiency(card, asked, cal, be.prefill_efficiency)
     eps_conf = "low"
     for dec_level, pre_level, conf in ((fam, pre_fam, "medium"), (dev, dev, "high")):
@@ -258,7 +263,7 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         eps,
         be.overhead_per_token_us,
         be.overhead_per_layer_us,
-        be.moe_decode_factor,
+        moe,
         be.prefill_quantized_factor,
         cast(Confidence, eta_conf),
         cast(Confidence, eps_conf),
