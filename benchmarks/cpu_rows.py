@@ -18,6 +18,7 @@ from tpscalc.estimate.cpu_speed import CPU_FIT, RAM_EFFICIENCY, CpuFit
 from tpscalc.estimate.memory import approx_architecture
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import CPU_TOKEN_US
+from tpscalc.estimate.types import UNQUANTIZED
 from tpscalc.sources.hf_config import model_from_config
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -162,7 +163,7 @@ def _row(case: CpuCase) -> _Row | None:
     if e.decode is None or e.prefill is None:
         return None
     bandwidth = case.rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s
-    is_float, is_moe = case.quant in cpu_speed.FLOAT_TYPES, arch.is_moe
+    is_float, is_moe = case.quant in UNQUANTIZED, arch.is_moe
     if case.kind == "prefill":
         work = e.prefill.time_to_first_token_s * cpu_speed.prefill_flops(cpu)
         return _Row(case, work, 0.0, bandwidth, is_float, is_moe, e.prefill.bound)

@@ -23,6 +23,7 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_gemms_per_token,
     moe_expert_params_per_token,
 )
+from tpscalc.estimate.types import UNQUANTIZED
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,6 @@ GIB = 2**30
 QUANT_ALIASES = {"Q4_K - MEDIUM": "Q4_K_M", "Q4_K - SMALL": "Q4_K_S", "MXFP4 MOE": "MXFP4",
                  "Q2_K - MEDIUM": "Q2_K", "Q3_K - SMALL": "Q3_K_S", "Q3_K - MEDIUM": "Q3_K_M",
                  "Q5_K - MEDIUM": "Q5_K_M", "Q5_K - SMALL": "Q5_K_S", "IQ3_XS - 3.3 BPW": "IQ3_XS"}
-UNQUANTIZED = {"F16", "BF16", "F32"}
 # Extra-CSV model labels (llama-bench's "arch size" plus the file) -> names in our catalog.
 EXTRA_MODELS = {
     "gpt-oss 20B": "gpt-oss-20b", "gpt-oss 120B": "gpt-oss-120b",

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from tpscalc.catalog.schema import Cpu
 from tpscalc.estimate.types import Bound
 
-FLOAT_TYPES = frozenset({"F16", "BF16", "F32"})
 # Share of the RAM's spec bandwidth llama.cpp's CPU kernels stream weights at. STREAM-class
 # reads on desktop DDR4/DDR5 reach 60-75 % of the spec figure (e.g. ~60-65 GB/s on dual-channel
 # DDR5-6000, 96 GB/s spec); 0.65 is that range's middle, not fitted to the measured rows. The

@@ -39,13 +39,13 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import (
+    UNQUANTIZED,
     Estimate,
     FitLabel,
     MemoryBreakdown,
 )
 
 GIB = 2**30
-UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 # The runtime whose files the catalog build stores terms for (stored_terms_row).
 runtime: Runtime = LLAMA_CPP
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tpscalc.catalog.frozen import FrozenValue
+from tpscalc.estimate.types import UNQUANTIZED
 
 Basis = Literal["fit", "native", "unquantized"]
 # Plain words for a mean KLD, upper bounds (nats). The anchors, from llama.cpp's LLaMA 3 8B
@@ -32,7 +33,6 @@ WORDS: tuple[tuple[float, str], ...] = (
     (math.inf, "severe"),
 )
 LOSSLESS = "lossless"
-UNQUANTIZED = frozenset({"F32", "F16", "BF16"})
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: FrozenValue

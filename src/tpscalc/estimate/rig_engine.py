@@ -43,6 +43,7 @@ from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
+    UNQUANTIZED,
     Bound,
     Confidence,
     DecodeEstimate,
@@ -301,7 +302,7 @@ class _Columns:
                 quant.append(q)
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
         # to the main GPU); each device does its share.
-        quantized = q not in ("F16", "BF16", "F32")
+        quantized = q not in UNQUANTIZED
         cards, flops, weights, attention, experts, batch, gemms, quant_flags, bf16 = (
             self.prefill.values())
         for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
@@ -493,7 +494,7 @@ def _ram_rate(rig: Rig, quant: str, is_moe: bool) -> tuple[float, Bound]:
         return RAM_EFFICIENCY * (rig.ram_bandwidth_gb_s or DEFAULT_RAM_BANDWIDTH_GB_S), \
             "ram_bandwidth"
     bandwidth = rig.ram_bandwidth_gb_s or cpu.memory_bandwidth_gb_s
-    return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in cpu_speed.FLOAT_TYPES, is_moe)
+    return cpu_speed.decode_rate_gb_s(cpu, bandwidth, quant in UNQUANTIZED, is_moe)
 
 
 def _prefill(t: ModelTerms, p: Placement, part: host.CpuPart, rig: Rig, query: Query,

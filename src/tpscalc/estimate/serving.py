@@ -25,11 +25,10 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, ladder_position
 from tpscalc.estimate.speed_terms import emulated_dot_work, shader_tflops
-from tpscalc.estimate.types import Estimate
+from tpscalc.estimate.types import UNQUANTIZED, Estimate
 
 GIB = 2**30
 DEFAULT_USERS_AT_TOK_S = 20.0  # a readable stream: faster than people read (issue 26)
-UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 # Runtimes that page the KV cache, with their block size in tokens (vLLM's default
 # --block-size 16, https://docs.vllm.ai/en/latest/configuration/engine_args.html); a runtime
 # seam that names them (issue 25) passes its own.

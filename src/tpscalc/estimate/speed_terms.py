@@ -15,6 +15,7 @@ from typing import Literal
 
 from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.layers import AttentionGroup, attention_groups
+from tpscalc.estimate.types import UNQUANTIZED
 
 MemoryClass = Literal["hbm", "gddr", "unified"]
 DeviceClass = Literal["datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"]
@@ -187,7 +188,7 @@ def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized
 def dequant_class(quant: str) -> DequantClass:
     """Dequantization class of a GGUF type name ("Q4_K_M" -> "k", "Q4_0" -> "legacy")."""
     q = quant.upper()
-    if q in ("F16", "BF16", "F32"):
+    if q in UNQUANTIZED:
         return "float"
     if q.startswith("MXFP4"):
         return "mxfp4"

@@ -23,6 +23,7 @@ from tpscalc.estimate.query import EstimateInputError, Query, Rig
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.runtimes import ALLREDUCE_US, LINK_GB_S, VLLM_BATCHED_TOKENS, link_kind
 from tpscalc.estimate.types import (
+    UNQUANTIZED,
     DecodeEstimate,
     Estimate,
     FitLabel,
@@ -31,7 +32,6 @@ from tpscalc.estimate.types import (
 )
 
 GIB = 2**30
-UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 
 
 def _group(card: Card, n: int) -> Card:

@@ -18,6 +18,8 @@ Bound = Literal["bandwidth", "compute", "overhead", "ram_bandwidth", "pcie", "cp
 # paging: runs, but its CPU part exceeds the RAM left to it and pages from storage (host.py)
 FitLabel = Literal["comfortable", "tight", "offload", "cpu", "paging", "no"]
 Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"]
+# File types whose weights are plain floats: no dequantization, no quantized kernels
+UNQUANTIZED = frozenset({"F32", "F16", "BF16"})
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
 from tpscalc.estimate.tensors import TensorSpec, active_fraction, tensor_inventory
+from tpscalc.estimate.types import UNQUANTIZED
 
 # llama_ftype_get_default_type() in src/llama-quant.cpp: the ggml type a file type starts from.
 FTYPE_DEFAULT_TYPE: dict[str, str] = {
@@ -42,7 +43,6 @@ _FALLBACK = {
     "Q2_K": "Q4_0", "Q3_K": "Q4_0", "TQ1_0": "Q4_0", "TQ2_0": "Q4_0",
     "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0",
 }
-_FLOAT_TYPES = frozenset({"F32", "F16", "BF16"})
 _NOT_QUANTIZED = ("ffn_gate_inp", "ssm_conv1d", "shortconv", "pos_embd", "token_types",
                   # BERT's learned positions (LLM_TENSOR_POS_EMBD), T5's relative position bias
                   # and RWKV's small 2-D weights: tensor_allows_quantization in llama-quant.cpp
@@ -300,7 +300,7 @@ def _tensor_type(ftype: str, t: TensorSpec, s: _Shape, i_wv: int, n_wv: int) -> 
     if not _quantizable(t):
         return "F32" if t.is_vector or t.name.startswith("ffn_gate_inp") else "F16"
     default = FTYPE_DEFAULT_TYPE[ftype]
-    if default in _FLOAT_TYPES:
+    if default in UNQUANTIZED:
         return default
     return _mixed_type(ftype, t, s, i_wv, n_wv)
 
