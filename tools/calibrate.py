@@ -220,6 +220,8 @@ def _robust_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.n
     throttled 70 W T4, an Arc on an early Vulkan build) do not move the terms every other
     device shares."""
     coef = _ridge_solve(rows, target, weight, n_cols, ridge)
+    if not rows:  # only the ridge rows: nothing to reweight
+        return coef
     for _ in range(HUBER_ITERATIONS):
         pred = np.array([sum(coef[j] * v for j, v in r.items()) for r in rows])
         err = np.abs(pred / target - 1.0)
