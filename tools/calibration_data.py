@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tpscalc.catalog.schema import Architecture, Card
-from tpscalc.estimate.memory import kv_borrowed_bytes, kv_cache_bytes
+from tpscalc.estimate.memory import kv_cache_bytes
 from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
-    attention_score_bytes,
+    decode_kv_read_bytes,
     expert_batch,
     moe_expert_gemms_per_token,
     moe_expert_params_per_token,
@@ -216,10 +216,8 @@ def _obs(
         attn = attention_flops_per_token(arch, context)
         flops = 2.0 * facts.params_active + attn
         cells = max(1, round(context))
-        kv = float(kv_cache_bytes(arch, cells) + kv_borrowed_bytes(arch, cells)) \
-            if context >= 1 else 0.0
-        if not flash_attn:
-            kv += attention_score_bytes(arch, context)
+        kv = decode_kv_read_bytes(arch, context, float(kv_cache_bytes(arch, cells)),
+                                  flash_attn=flash_attn)
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
         gemms = moe_expert_gemms_per_token(arch, prompt, 512) if kind == "prefill" else 0.0

@@ -33,7 +33,7 @@ from tpscalc.estimate.runtime import LLAMA_CPP, LlamaCpp, Runtime
 from tpscalc.estimate.runtimes import for_runtime, get_runtime, own_format_name, refused
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
-    attention_score_bytes,
+    decode_kv_read_bytes,
     expert_batch,
     moe_expert_gemms_per_token,
     moe_expert_params_per_token,
@@ -156,10 +156,9 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
     pairs = runtime.weights_bytes_many(model, quants)
     # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
     decode_ctx = test.depth + test.n_gen / 2
-    kv_decode = (runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type)
-                 + mem.kv_borrowed_bytes(arch, max(1, round(decode_ctx)), kv_type))
-    if not test.flash_attn:
-        kv_decode += attention_score_bytes(arch, decode_ctx)
+    kv_decode = decode_kv_read_bytes(
+        arch, decode_ctx, runtime.kv_cache_bytes(arch, max(1, round(decode_ctx)), kv_type),
+        kv_type, test.flash_attn)
     prefill_ctx = speed.prompt_mean_context(test.n_prompt, test.depth)
     attention_prefill = attention_flops_per_token(arch, prefill_ctx)
     return _ModelTerms(

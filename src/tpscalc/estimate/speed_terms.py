@@ -15,6 +15,7 @@ from typing import Literal
 
 from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.layers import AttentionGroup, attention_groups
+from tpscalc.estimate.memory import kv_borrowed_bytes
 from tpscalc.estimate.types import UNQUANTIZED
 
 MemoryClass = Literal["hbm", "gddr", "unified"]
@@ -316,3 +317,15 @@ def attention_score_bytes(arch: Architecture, context: float) -> float:
     """
     return sum(2.0 * 4.0 * g.q_heads * g.layers * _seen(g, context)
                for g in attention_groups(arch))
+
+
+def decode_kv_read_bytes(arch: Architecture, context: float, cache_bytes: float,
+                         kv_type: str = "f16", flash_attn: bool = True) -> float:
+    """KV bytes one decoded token reads at a mean `context`, B: the cache as the runtime lays it
+    out (`cache_bytes`, at max(1, round(context)) cells), the rows KV-shared layers borrow, and
+    without flash attention the attention scores written and read back. The fit's observations
+    and the engine both take it from here."""
+    kv = cache_bytes + kv_borrowed_bytes(arch, max(1, round(context)), kv_type)
+    if not flash_attn:
+        kv += attention_score_bytes(arch, context)
+    return kv
