@@ -218,27 +218,6 @@ def _backend_name(backend: str, cal: Calibration) -> str:
     return next(iter(cal.backends))
 
 
-# (id(card), backend, id(calibration)) -> (card, calibration, parameters): a report asks for
-# each card's twice (decode, prefill), the site for every card on every page. The card and the
-# calibration are kept so that an id is never reused.
-_PARAMS_MEMO: dict[tuple[int, str | None, int], tuple[Card, Calibration, CardParams]] = {}
-PARAMS_MEMO_SIZE = 8192  # entries; emptied when full
-
-
-def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
-    """Parameters for `card`:
-    the device's own if measured, else its family's, else the backend's."""
-    key = (id(card), backend, id(cal))
-    held = _PARAMS_MEMO.get(key)
-    if held is not None and held[0] is card and held[1] is cal:
-        return held[2]
-    if len(_PARAMS_MEMO) >= PARAMS_MEMO_SIZE:
-        _PARAMS_MEMO.clear()
-    params = _card_params(card, backend, cal)
-    _PARAMS_MEMO[key] = (card, cal, params)
-    return params
-
-
 class CardTerms:
     """A card's own speed terms under one backend and calibration, worked out once and shared
     by every row on that card (a rig report's ~850 rows, every report of a serving worker):
@@ -250,7 +229,7 @@ class CardTerms:
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
-        self.params = p = card_params(card, backend, cal)
+        self.params = p = _card_params(card, backend, cal)
         self.shader = shader_tflops(card) or math.nan
         self.decode_band = level_band(cal.decode_bands, p.decode_confidence)
         self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe)
@@ -260,19 +239,28 @@ class CardTerms:
         self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
 
 
+# (id(card), backend, id(calibration)) -> the card's terms: a report asks for each card's
+# twice (decode, prefill), the site for every card on every page.
 _TERMS_MEMO: dict[tuple[int, str | None, int], CardTerms] = {}
+TERMS_MEMO_SIZE = 8192  # entries; emptied when full
 
 
 def card_terms(card: Card, backend: str | None, cal: Calibration) -> CardTerms:
-    """The memoised CardTerms of `card` (emptied at PARAMS_MEMO_SIZE entries, as card_params)."""
+    """The CardTerms of `card` under `backend` and `cal`, memoised."""
     key = (id(card), backend, id(cal))
     held = _TERMS_MEMO.get(key)
     if held is not None and held.card is card and held.cal is cal:
         return held
-    if len(_TERMS_MEMO) >= PARAMS_MEMO_SIZE:
+    if len(_TERMS_MEMO) >= TERMS_MEMO_SIZE:
         _TERMS_MEMO.clear()
     terms = _TERMS_MEMO[key] = CardTerms(card, backend, cal)
     return terms
+
+
+def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
+    """Parameters for `card`:
+    the device's own if measured, else its family's, else the backend's."""
+    return card_terms(card, backend, cal).params
 
 
 def _dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> float:
