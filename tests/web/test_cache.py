@@ -1,6 +1,8 @@
 """The report and page caches are bounded by bytes, whatever the parameters clients send."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -126,3 +128,18 @@ def test_a_large_body_keeps_its_tag_within_a_byte_budget() -> None:
     assert [conditional.etag_of(bytes(bytearray(b))) for b in bodies] == tags
     assert [conditional.etag_of(b) for b in bodies] == tags
     assert 0 < conditional._tagged_size <= conditional.TAGGED_BYTES
+
+
+def test_a_settled_worker_leaves_its_long_lived_objects_out_of_the_collector() -> None:
+    """web.app.settle_collector, in a process of its own (it changes the process's collector):
+    what exists is frozen, and young objects are collected less often than CPython's 700."""
+    code = ("import gc\n"
+            "from tpscalc.web.app import GC_YOUNG_THRESHOLD, settle_collector\n"
+            "before = gc.get_freeze_count()\n"
+            "settle_collector()\n"
+            "young = gc.get_threshold()[0]\n"
+            "print(before, gc.get_freeze_count() > 1000, young == GC_YOUNG_THRESHOLD > 700)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "True", "True"]
