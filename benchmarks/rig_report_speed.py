@@ -69,14 +69,16 @@ def pages(runs: int, default_gc: bool = False) -> None:
     from fastapi.testclient import TestClient
 
     from tpscalc.web import reports
-    from tpscalc.web.app import create_app, settle_collector
+    from tpscalc.web.app import create_app
 
     client = TestClient(create_app())
     plain: dict[str, float] = {}
     for _, _, path, opts in PAGES:
         client.get(path, params=opts)  # each path's own first-use costs
-    if not default_gc:
-        settle_collector()  # as a serving worker does once warmed up (web.app.app_from_env)
+    if not default_gc:  # as a serving worker does once warmed up (web.app.app_from_env)
+        from tpscalc.web.app import settle_collector
+
+        settle_collector()
     for kind, label, path, opts in PAGES:
         def ask(run: int, path: str = path, opts: dict[str, str] = opts) -> None:
             reports.clear_cache()
