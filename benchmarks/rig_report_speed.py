@@ -8,7 +8,9 @@ median and least CPU time of the process per request (time.process_time: other p
 a shared machine add less than to the wall clock) and the ratio to the plain request of the
 same kind (issue 29: a rig page within twice a plain one). `--reports` times the report
 builders alone, without the web layer; `--calls` adds the number of Python-level function calls
-of one build (cProfile), a figure other processes on a shared machine do not move.
+of one build (cProfile), a figure other processes on a shared machine do not move. Pages are
+timed with the cycle collector settled as a serving worker settles it (web.app.settle_collector),
+`--default-gc` with CPython's defaults.
 Timings are printed, never asserted.
 """
 from __future__ import annotations
@@ -63,7 +65,7 @@ def _print(label: str, opts: dict[str, str], med: float, least: float,
     print(f"{label:40s} {shown:18s} median {med:6.0f} ms  least {least:6.0f} ms  {ratio}")
 
 
-def pages(runs: int) -> None:
+def pages(runs: int, default_gc: bool = False) -> None:
     from fastapi.testclient import TestClient
 
     from tpscalc.web import reports
@@ -71,9 +73,13 @@ def pages(runs: int) -> None:
 
     client = TestClient(create_app())
     plain: dict[str, float] = {}
-    for kind, label, path, opts in PAGES:
-        client.get(path, params=opts)  # this path's own first-use costs
+    for _, _, path, opts in PAGES:
+        client.get(path, params=opts)  # each path's own first-use costs
+    if not default_gc:  # as a serving worker does once warmed up (web.app.app_from_env)
+        from tpscalc.web.app import settle_collector
 
+        settle_collector()
+    for kind, label, path, opts in PAGES:
         def ask(run: int, path: str = path, opts: dict[str, str] = opts) -> None:
             reports.clear_cache()
             r = client.get(path, params=opts)
@@ -126,11 +132,13 @@ def main() -> None:
     parser.add_argument("--reports", action="store_true", help="the report builders alone")
     parser.add_argument("--calls", action="store_true",
                         help="with --reports: the function calls of one build (load-independent)")
+    parser.add_argument("--default-gc", action="store_true",
+                        help="pages with CPython's collector settings, not a worker's")
     args = parser.parse_args()
     if args.reports:
         report_builders(args.runs, args.calls)
     else:
-        pages(args.runs)
+        pages(args.runs, args.default_gc)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The report and page caches are bounded by bytes, whatever the parameters clients send."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -125,4 +127,33 @@ def test_a_large_body_keeps_its_tag_within_a_byte_budget() -> None:
     # the kept tag is the body's own: the same bytes in another object get the same tag
     assert [conditional.etag_of(bytes(bytearray(b))) for b in bodies] == tags
     assert [conditional.etag_of(b) for b in bodies] == tags
-    assert 0 < conditional._tagged_size <= conditional.TAGGED_BYTES
+    assert 0 < conditional._TAGGED.size_bytes <= conditional.TAGGED_BYTES
+
+
+def test_a_settled_worker_leaves_its_long_lived_objects_out_of_the_collector() -> None:
+    """web.app.settle_collector, in a process of its own (it changes the process's collector):
+    what exists is frozen, and young objects are collected less often than CPython's 700."""
+    code = ("import gc\n"
+            "from tpscalc.web.app import GC_YOUNG_THRESHOLD, settle_collector\n"
+            "before = gc.get_freeze_count()\n"
+            "settle_collector()\n"
+            "young = gc.get_threshold()[0]\n"
+            "print(before, gc.get_freeze_count() > 1000, young == GC_YOUNG_THRESHOLD > 700)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "True", "True"]
+
+
+def test_a_cache_of_other_values_sizes_them_by_its_rule_and_bound() -> None:
+    """ByteLRU over (body, tag) pairs, as conditional._TAGGED: sized by the body, an entry kept
+    up to the whole budget (the default bound, a quarter, would refuse it)."""
+    pairs: ByteLRU[tuple[bytes, str]] = ByteLRU(1000, lambda held: len(held[0]),
+                                                 largest_bytes=1000)
+    assert pairs.get_or_make("a", lambda: (b"x" * 900, "t")) == (b"x" * 900, "t")
+    assert len(pairs) == 1 and pairs.size_bytes == 900
+    pairs.put("b", (b"y" * 200, "u"))  # over the budget: the least recent goes
+    assert len(pairs) == 1 and pairs.size_bytes == 200
+    quarter: ByteLRU[tuple[bytes, str]] = ByteLRU(1000, lambda held: len(held[0]))
+    quarter.put("a", (b"x" * 900, "t"))
+    assert len(quarter) == 0

@@ -6,7 +6,6 @@ it as given. Every interface (site, JSON API, CLI, Python API) makes one through
 """
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -263,24 +262,34 @@ class Rig(FrozenValue):
             raise EstimateInputError(
                 f"tensor_split needs one share (0 or more) per GPU ({len(self.devices)})",
                 "bad_tensor_split")
+        self._settle_host()
 
     # The host's figures are read for every row a report places (several times a row): each is
-    # worked out once per rig (a frozen value) and kept beside its fields.
-    @functools.cached_property
+    # worked out once per rig, in __post_init__ (functools.cached_property takes a lock on each
+    # read under Python 3.11, which costs more than the figures), and kept beside its fields.
+    def _settle_host(self) -> None:
+        host_os = self.os or host.default_os(self.devices)
+        headroom = host.ram_headroom_gib(host_os, self.ram_headroom_gib)
+        self.__dict__.update(_host=(host_os, headroom, None if self.ram_gib is None
+                                    else host.usable_ram_gib(self.ram_gib, headroom)))
+
+    @property
     def host_os(self) -> str:
         """The OS given, else the one assumed for these devices (host.default_os)."""
-        return self.os or host.default_os(self.devices)
+        host_os: str = self.__dict__["_host"][0]
+        return host_os
 
-    @functools.cached_property
+    @property
     def headroom_gib(self) -> float:
         """RAM the OS and other processes keep, GiB (given, else the OS's default)."""
-        return host.ram_headroom_gib(self.host_os, self.ram_headroom_gib)
+        headroom: float = self.__dict__["_host"][1]
+        return headroom
 
-    @functools.cached_property
+    @property
     def usable_ram_gib(self) -> float | None:
         """System RAM a model's CPU part may take, GiB; None when the RAM is not known."""
-        return None if self.ram_gib is None else host.usable_ram_gib(self.ram_gib,
-                                                                     self.headroom_gib)
+        usable: float | None = self.__dict__["_host"][2]
+        return usable
 
     @property
     def storage_gb_s(self) -> float:

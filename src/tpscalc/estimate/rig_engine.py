@@ -21,10 +21,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import cpu_speed, host, speed
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
@@ -274,49 +274,74 @@ class DeviceSpeeds:
     prefill: list[PrefillEstimate | None]
 
 
+@dataclass
+class _DecodeColumns:
+    """speed.decode_estimates' arguments, one entry per device row (a column: a field here,
+    filled in _Columns.add and passed in device_speeds)."""
+
+    cards: list[Card] = field(default_factory=list)
+    read: list[float] = field(default_factory=list)
+    kv: list[float] = field(default_factory=list)
+    layers: list[float] = field(default_factory=list)
+    params: list[float] = field(default_factory=list)
+    attention: list[float] = field(default_factory=list)
+    moe: list[bool] = field(default_factory=list)
+    quant: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _PrefillColumns:
+    """speed.prefill_estimates' arguments, one entry per device row (as _DecodeColumns)."""
+
+    cards: list[Card] = field(default_factory=list)
+    flops: list[float] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+    attention: list[float] = field(default_factory=list)
+    experts: list[float] = field(default_factory=list)
+    batch: list[float] = field(default_factory=list)
+    gemms: list[float] = field(default_factory=list)
+    quantized: list[bool] = field(default_factory=list)
+    bf16: list[bool] = field(default_factory=list)
+
+
 class _Columns:
     """The rows of the speed calls: each device's share of a model's terms, in order."""
 
     def __init__(self) -> None:
-        self.decode: dict[str, list[Any]] = {k: [] for k in (
-            "cards", "read", "kv", "layers", "params", "attention", "moe", "quant")}
-        self.prefill: dict[str, list[Any]] = {k: [] for k in (
-            "cards", "flops", "weights", "attention", "experts", "batch", "gemms", "quantized",
-            "bf16")}
+        self.decode, self.prefill = _DecodeColumns(), _PrefillColumns()
 
     def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
         """Add one placed row's devices; how many decode and prefill rows it took."""
         n = lay.model.n_layers
-        cards, read, kv, layers, params, attention, moe, quant = self.decode.values()
+        d = self.decode
         used = shares = 0
-        for c, d, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
-            if d.layers or r > 0:
-                s, used = d.layers / n, used + 1
-                cards.append(c)
-                read.append(r)
-                kv.append(t.kv_decode * s)
-                layers.append(d.layers)
-                params.append(t.params_active * s)
-                attention.append(t.attention_decode * s)
-                moe.append(t.is_moe)
-                quant.append(q)
+        for c, dev, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
+            if dev.layers or r > 0:
+                s, used = dev.layers / n, used + 1
+                d.cards.append(c)
+                d.read.append(r)
+                d.kv.append(t.kv_decode * s)
+                d.layers.append(dev.layers)
+                d.params.append(t.params_active * s)
+                d.attention.append(t.attention_decode * s)
+                d.moe.append(t.is_moe)
+                d.quant.append(q)
         # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
         # to the main GPU); each device does its share.
         quantized = q not in UNQUANTIZED
-        cards, flops, weights, attention, experts, batch, gemms, quant_flags, bf16 = (
-            self.prefill.values())
-        for i, (c, d) in enumerate(zip(rig.devices, p.devices)):
-            if k := d.layers + (p.cpu_layers if i == 0 else 0):
+        f = self.prefill
+        for i, (c, dev) in enumerate(zip(rig.devices, p.devices)):
+            if k := dev.layers + (p.cpu_layers if i == 0 else 0):
                 s, shares = k / n, shares + 1
-                cards.append(c)
-                flops.append(t.flops_per_token * s)
-                weights.append(lay.weights * s)
-                attention.append(t.attention_prefill * s)
-                experts.append(t.expert_params * s)
-                batch.append(t.expert_batch)
-                gemms.append(t.expert_gemms * s)
-                quant_flags.append(quantized)
-                bf16.append(q == "BF16")
+                f.cards.append(c)
+                f.flops.append(t.flops_per_token * s)
+                f.weights.append(lay.weights * s)
+                f.attention.append(t.attention_prefill * s)
+                f.experts.append(t.expert_params * s)
+                f.batch.append(t.expert_batch)
+                f.gemms.append(t.expert_gemms * s)
+                f.quantized.append(quantized)
+                f.bf16.append(q == "BF16")
         return used, shares
 
 
@@ -329,15 +354,15 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
     spans = [columns.add(*row) for row in rows]
     d, f, test = columns.decode, columns.prefill, query.test
     decode = speed.decode_estimates(
-        d["read"], d["kv"], d["layers"], d["cards"], query.backend, cal, is_moe=d["moe"],
-        params_read=d["params"], quant=d["quant"],
-        attention_flops=d["attention"]) if d["cards"] else []
+        d.read, d.kv, d.layers, d.cards, query.backend, cal, is_moe=d.moe,
+        params_read=d.params, quant=d.quant,
+        attention_flops=d.attention) if d.cards else []
     prefill = speed.prefill_estimates(
-        f["flops"], test.n_prompt, f["cards"], query.backend, cal, weights_bytes=f["weights"],
-        quantized=f["quantized"], bf16=f["bf16"], ubatch=test.n_ubatch,
-        attention_flops_per_token=f["attention"],
-        expert_params=f["experts"], expert_batch=f["batch"], expert_gemms=f["gemms"],
-        flash_attn=test.flash_attn) if f["cards"] else []
+        f.flops, test.n_prompt, f.cards, query.backend, cal, weights_bytes=f.weights,
+        quantized=f.quantized, bf16=f.bf16, ubatch=test.n_ubatch,
+        attention_flops_per_token=f.attention,
+        expert_params=f.experts, expert_batch=f.batch, expert_gemms=f.gemms,
+        flash_attn=test.flash_attn) if f.cards else []
     out, i, k = [], 0, 0
     for nd, npf in spans:
         out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))

@@ -218,25 +218,71 @@ def _backend_name(backend: str, cal: Calibration) -> str:
     return next(iter(cal.backends))
 
 
-# (id(card), backend, id(calibration)) -> (card, calibration, parameters): a report asks for
-# each card's twice (decode, prefill), the site for every card on every page. The card and the
-# calibration are kept so that an id is never reused.
-_PARAMS_MEMO: dict[tuple[int, str | None, int], tuple[Card, Calibration, CardParams]] = {}
-PARAMS_MEMO_SIZE = 8192  # entries; emptied when full
+class CardTerms:
+    """A card's own speed terms under one backend and calibration, worked out once and shared
+    by every row on that card (a rig report's ~850 rows, every report of a serving worker):
+    its parameters, shader rate, ranges, and per format its dequantization work and prompt
+    rate (filled as formats are asked)."""
+
+    __slots__ = ("cal", "card", "decode_band", "dequant", "params", "prefill_bands", "rates",
+                 "shader")
+
+    def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
+        self.card, self.cal = card, cal  # kept so that their ids are never reused
+        self.params = p = _card_params(card, backend, cal)
+        self.shader = shader_tflops(card) or math.nan
+        self.decode_band = level_band(cal.decode_bands, p.decode_confidence)
+        self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe)
+                              for moe in (False, True)}
+        self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
+        # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
+        self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
+
+
+# (id(card), backend, id(calibration)) -> the card's terms: a report asks for each card's
+# twice (decode, prefill), the site for every card on every page.
+_TERMS_MEMO: dict[tuple[int, str | None, int], CardTerms] = {}
+TERMS_MEMO_SIZE = 8192  # entries; emptied when full
+
+
+def card_terms(card: Card, backend: str | None, cal: Calibration) -> CardTerms:
+    """The CardTerms of `card` under `backend` and `cal`, memoised."""
+    key = (id(card), backend, id(cal))
+    held = _TERMS_MEMO.get(key)
+    if held is not None and held.card is card and held.cal is cal:
+        return held
+    if len(_TERMS_MEMO) >= TERMS_MEMO_SIZE:
+        _TERMS_MEMO.clear()
+    terms = _TERMS_MEMO[key] = CardTerms(card, backend, cal)
+    return terms
 
 
 def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
     """Parameters for `card`:
     the device's own if measured, else its family's, else the backend's."""
-    key = (id(card), backend, id(cal))
-    held = _PARAMS_MEMO.get(key)
-    if held is not None and held[0] is card and held[1] is cal:
-        return held[2]
-    if len(_PARAMS_MEMO) >= PARAMS_MEMO_SIZE:
-        _PARAMS_MEMO.clear()
-    params = _card_params(card, backend, cal)
-    _PARAMS_MEMO[key] = (card, cal, params)
-    return params
+    return card_terms(card, backend, cal).params
+
+
+def _dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> float:
+    """c_q of `quant` on `card`: the fitted dequantization work per weight, plus the int8 dot
+    products' emulation where the card has no DP4A (speed_terms.emulated_dot_work)."""
+    c_q = dequant_flops(cal, backend, quant)
+    extra = emulated_dot_work(card, backend, quant)  # > 0 without DP4A
+    if extra:
+        c_q += extra * dequant_flops(cal, backend, "Q4_0")
+    return c_q
+
+
+def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, bf16: bool,
+                 int8_mmq: bool) -> tuple[float, float]:
+    """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it)."""
+    peak = card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq, p.backend,
+                               bf16)
+    power = power_factor(card, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
+                         quantized, int8_mmq, p.backend, bf16)
+    # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
+    # the attention kernels' peak
+    return peak * power, attention_slowdown(card, p.backend, peak)
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
@@ -357,17 +403,11 @@ def decode_estimates(
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
         if c is not last:
-            last, p = c, card_params(c, backend, cal)
-            shader = shader_tflops(c) or math.nan
-            band = level_band(cal.decode_bands, p.decode_confidence)
-            dequant: dict[str, float] = {}  # c_q per quant, at the shader rate
-        c_q = dequant.get(quants[i])
+            last, k = c, card_terms(c, backend, cal)
+            p, shader, band = k.params, k.shader, k.decode_band
+        c_q = k.dequant.get(quants[i])
         if c_q is None:
-            c_q = dequant_flops(cal, p.backend, quants[i])
-            extra = emulated_dot_work(c, p.backend, quants[i])  # > 0 without DP4A
-            if extra:
-                c_q += extra * dequant_flops(cal, p.backend, "Q4_0")
-            dequant[quants[i]] = c_q
+            c_q = k.dequant[quants[i]] = _dequant_work(c, p.backend, cal, quants[i])
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)
@@ -452,20 +492,12 @@ def prefill_estimates(
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
         if c is not last:
-            last, p = c, card_params(c, backend, cal)
-            bands = {moe: prefill_band(cal, p.prefill_confidence, c, p.backend, moe)
-                     for moe in (False, True)}
-            rates: dict[tuple[bool, bool], tuple[float, float]] = {}
-        kind = (quant[i], is_bf16[i])
+            last, k = c, card_terms(c, backend, cal)
+            p, bands, rates = k.params, k.prefill_bands, k.rates
+        kind = (quant[i], is_bf16[i], int8_mmq)
         rate = rates.get(kind)
         if rate is None:
-            peak = card_prefill_tflops(c, p.prefill_tensor_share, kind[0], int8_mmq,
-                                       p.backend, kind[1])
-            power = power_factor(c, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
-                                 kind[0], int8_mmq, p.backend, kind[1])
-            # attention runs at k × its own units' rate: charged as GEMM-rate work × the
-            # GEMMs' peak ÷ the attention kernels' peak
-            rate = rates[kind] = (peak * power, attention_slowdown(c, p.backend, peak))
+            rate = rates[kind] = _prompt_rate(c, p, cal, *kind)
         tf, slower = rate
         eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
         if not flash_attn:

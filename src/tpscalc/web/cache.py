@@ -1,9 +1,10 @@
 """A least-recently-used cache bounded by bytes, not by entries.
 
-Reports are kept as their compact JSON bytes, so the size of an entry is exact (`len`) and the
-cache can never hold more than its budget however many distinct parameters clients send. A hit
-costs one `json.loads` (a few milliseconds for the largest report); a miss builds the report
-(tens of milliseconds) and serialises it once.
+Its values are bytes by default (their `len` is their size); a cache of other values says how
+to size them. Reports are kept as their compact JSON bytes, so the size of an entry is exact
+(`len`) and the cache can never hold more than its budget however many distinct parameters
+clients send. A hit costs one `json.loads` (a few milliseconds for the largest report); a miss
+builds the report (tens of milliseconds) and serialises it once.
 
 Misses are single-flight: while one thread builds a key, the others asking for it wait for
 that build and share its bytes (or its exception) instead of building it again, so a cold page
@@ -14,17 +15,20 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar, cast
+
+V = TypeVar("V")
 
 
-class _Flight:
+class _Flight(Generic[V]):
     """One build in progress: waiters block on `done`, then read `value` or `error`."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.value: bytes | None = None
+        self.value: V | None = None
         self.error: BaseException | None = None
 
-    def result(self) -> bytes:
+    def result(self) -> V:
         self.done.wait()
         if self.error is not None:
             raise self.error
@@ -32,25 +36,30 @@ class _Flight:
         return self.value
 
 
-class ByteLRU:
-    """Maps keys to bytes, evicting the least recently used entries past `budget_bytes`.
+class ByteLRU(Generic[V]):
+    """Maps keys to values, evicting the least recently used entries past `budget_bytes` of
+    their sizes (`size_of`, bytes; default `len`, for bytes values).
 
-    An entry larger than a quarter of the budget is returned but not kept, so one huge value
-    cannot flush everything else. Safe to share between the threads that run sync endpoints.
+    An entry larger than `largest_bytes` (default a quarter of the budget, so one huge value
+    cannot flush everything else) is returned but not kept. Safe to share between the threads
+    that run sync endpoints.
     """
 
-    def __init__(self, budget_bytes: int) -> None:
+    def __init__(self, budget_bytes: int, size_of: Callable[[V], int] | None = None,
+                 largest_bytes: int | None = None) -> None:
         self.budget_bytes = budget_bytes
+        self.largest_bytes = budget_bytes // 4 if largest_bytes is None else largest_bytes
+        self.size_of = size_of or cast(Callable[[V], int], len)
         self.size_bytes = 0
         self.hits = 0
         self.misses = 0
         self.shared = 0  # misses answered by another thread's build
-        self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
-        self._flights: dict[Hashable, _Flight] = {}
+        self._entries: OrderedDict[Hashable, V] = OrderedDict()
+        self._flights: dict[Hashable, _Flight[V]] = {}
         self._lock = threading.Lock()
 
-    def get_or_make(self, key: Hashable, make: Callable[[], bytes]) -> bytes:
-        """The bytes under `key`, made (outside the lock, by one thread at a time) and kept
+    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
+        """The value under `key`, made (outside the lock, by one thread at a time) and kept
         when absent; a caller that finds the key being made waits for that build."""
         with self._lock:
             found = self._entries.get(key)
@@ -62,7 +71,7 @@ class ByteLRU:
             building = flight is None
             if flight is None:
                 self.misses += 1
-                flight = self._flights[key] = _Flight()
+                flight = self._flights[key] = _Flight[V]()
             else:
                 self.shared += 1
         if not building:
@@ -80,18 +89,19 @@ class ByteLRU:
             flight.done.set()
         return flight.value
 
-    def _keep(self, key: Hashable, value: bytes) -> None:
+    def _keep(self, key: Hashable, value: V) -> None:
         """Store `value` and evict past the budget (the caller holds the lock)."""
-        if len(value) > self.budget_bytes // 4:
+        size = self.size_of(value)
+        if size > self.largest_bytes:
             return
         if key not in self._entries:
             self._entries[key] = value
-            self.size_bytes += len(value)
+            self.size_bytes += size
         while self.size_bytes > self.budget_bytes and self._entries:
             _, dropped = self._entries.popitem(last=False)
-            self.size_bytes -= len(dropped)
+            self.size_bytes -= self.size_of(dropped)
 
-    def put(self, key: Hashable, value: bytes) -> None:
+    def put(self, key: Hashable, value: V) -> None:
         """Keep `value` under `key` (an oversized value is not kept)."""
         with self._lock:
             self._keep(key, value)
@@ -101,7 +111,7 @@ class ByteLRU:
         with self._lock:
             dropped = self._entries.pop(key, None)
             if dropped is not None:
-                self.size_bytes -= len(dropped)
+                self.size_bytes -= self.size_of(dropped)
 
     def clear(self) -> None:
         """Forget every entry."""

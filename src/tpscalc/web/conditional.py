@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import threading
-from collections import OrderedDict
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,40 +21,26 @@ from tpscalc.web.cache import ByteLRU
 MIN_GZIP_BYTES = 500
 GZIP_LEVEL = 6  # zlib's default: within ~3 % of level 9's size at a third of its time
 KEPT_BYTES = 16 * 2**20  # compressed bodies kept: ~20-150 kB each, one per hot report
-_GZIPPED = ByteLRU(KEPT_BYTES)
+_GZIPPED: ByteLRU[bytes] = ByteLRU(KEPT_BYTES)
 
 
 # A cached report is answered as the same bytes object on every hit: its tag is kept beside a
-# reference to it (the identity check makes a reused id harmless), so a hit does not hash the
-# body again (4 ms for a 1.2 MB rig report, the larger part of a hit's cost under load). Only
-# bodies worth it are kept, within a byte budget (what the references may keep alive after
-# the report cache dropped them).
+# reference to it, keyed by its id (the reference keeps the id from being reused), so a hit
+# does not hash the body again (4 ms for a 1.2 MB rig report, the larger part of a hit's cost
+# under load). Only bodies worth it are kept, within a byte budget (what the references may
+# keep alive after the report cache dropped them), any body up to the whole budget.
 TAGGED_MIN_BYTES = 64 * 2**10
 TAGGED_BYTES = 16 * 2**20
-_TAGGED: OrderedDict[int, tuple[bytes, str]] = OrderedDict()
-_TAGGED_LOCK = threading.Lock()
-_tagged_size = 0
+_TAGGED: ByteLRU[tuple[bytes, str]] = ByteLRU(TAGGED_BYTES, lambda held: len(held[0]),
+                                              largest_bytes=TAGGED_BYTES)
 
 
 def etag_of(body: bytes) -> str:
     """The strong ETag of the uncompressed body (a quoted 16-byte BLAKE2b digest, hex)."""
-    global _tagged_size
     if len(body) < TAGGED_MIN_BYTES:
         return _digest(body)
-    with _TAGGED_LOCK:
-        held = _TAGGED.get(id(body))
-        if held is not None and held[0] is body:
-            _TAGGED.move_to_end(id(body))
-            return held[1]
-    tag = _digest(body)
-    with _TAGGED_LOCK:
-        if id(body) not in _TAGGED and len(body) <= TAGGED_BYTES:
-            _TAGGED[id(body)] = (body, tag)
-            _tagged_size += len(body)
-            while _tagged_size > TAGGED_BYTES:
-                _, (dropped, _) = _TAGGED.popitem(last=False)
-                _tagged_size -= len(dropped)
-    return tag
+    held = _TAGGED.get_or_make(id(body), lambda: (body, _digest(body)))
+    return held[1] if held[0] is body else _digest(body)
 
 
 def _digest(body: bytes) -> str:

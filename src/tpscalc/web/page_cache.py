@@ -18,7 +18,7 @@ from tpscalc.web.cache import ByteLRU
 PAGE_CACHE_BYTES = 32 * 2**20  # compressed pages: ~15 kB each, so thousands fit
 MAX_AGE_S = 300  # browsers and proxies may reuse a page for five minutes, then revalidate
 GZIP_LEVEL = 6
-PAGES = ByteLRU(PAGE_CACHE_BYTES)
+PAGES: ByteLRU[bytes] = ByteLRU(PAGE_CACHE_BYTES)
 
 
 def _etag(body: bytes) -> str:

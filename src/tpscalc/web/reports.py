@@ -18,7 +18,7 @@ from tpscalc.web.errors import WebError
 # Reports kept as compact JSON: 48 MiB holds about 150 of the largest (a model on all 850
 # cards is ~330 kB) and thousands of filtered ones; `benchmarks/memory_soak.py` measures it.
 REPORT_CACHE_BYTES = 48 * 2**20
-CACHE = ByteLRU(REPORT_CACHE_BYTES)
+CACHE: ByteLRU[bytes] = ByteLRU(REPORT_CACHE_BYTES)
 
 
 def model_builder() -> Callable[[Model, ReportRequest], Any]:
