@@ -78,7 +78,7 @@ from tpscalc.estimate.calibration import (
     prefill_family_key,
     vendor_key,
 )
-from tpscalc.estimate.novelty import TIER_PREFIX, family_of, kind_of
+from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
     dequant_class,
     device_class,
@@ -516,20 +516,28 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
     return dict(sorted(out.items()))
 
 
+def _pooled_u(obs: Sequence[Obs], dec: dict[str, float], backend: str) -> float | None:
+    """1/η of `backend`'s measured drivers pooled: the row-weighted mean of u + δ_v over its
+    vendors' decode rows (None without any). The bare u is not any driver's level once the
+    vendors split it (Vulkan: 1/η 1.32 between Radeon's 0.92 and Arc's 1.97)."""
+    u = dec.get(f"u|{backend}")
+    per_row = [max(u + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0), U_MIN)
+               for o in obs if o.kind == "decode" and o.backend == backend] if u else []
+    return float(np.mean(per_row)) if per_row else None
+
+
 def _backends(
     obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
 ) -> dict[str, BackendParams]:
     out = {}
     for be in sorted({o.backend for o in obs}):
-        u = dec.get(f"u|{be}")
-        eta = 1.0 / max(u, U_MIN) if u else 0.5
+        u = _pooled_u(obs, dec, be)
+        eta = 1.0 / u if u else 0.5
         out[be] = BackendParams(
             decode_efficiency=round(eta, 4),
             overhead_per_token_us=round(max(dec.get(f"a|{be}", 0.0), 0.0), 1),
             overhead_per_layer_us=round(max(dec.get("b", 0.0), 0.0), 2),
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
-            # a vendor never measured on a MoE under this backend: no extra cost known
-            moe_decode_factor=1.0,
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
             prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
@@ -681,6 +689,12 @@ def by_family(o: Obs) -> str:
     return family_key(o.card, o.backend)
 
 
+def by_driver(o: Obs) -> str:
+    """Cross-validation group: one vendor's driver under one backend (calibration.vendor_key;
+    a backend of one vendor, Metal or CUDA, goes out whole)."""
+    return vendor_key(o.card, o.backend)
+
+
 def by_model(o: Obs) -> str:
     """Cross-validation group: one model (its family's other models stay known)."""
     return o.model
@@ -768,10 +782,22 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
     return ratios
 
 
+def driver_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(device, measured ÷ predicted) of every row predicted with its driver held out
+    (by_driver), pooled by kind under novelty.DRIVER_OUT: the range of a driver never
+    measured (novelty.driver_band). The 2023 `./main` prompt rows stay out."""
+    ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for o, pred, _ in cross_validate(obs, by_driver):
+        if np.isfinite(pred) and pred > 0 and not (o.kind == "prefill" and o.main_test):
+            ratios[(o.kind, DRIVER_OUT)].append((o.card.name, o.tokens_per_s / pred))
+    return ratios
+
+
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level (and, for prompts, per device class and
-    backend) from three cross-validations, pooled (band_ratios, bands_from_ratios)."""
-    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs)})
+    backend) from three cross-validations, pooled (band_ratios, bands_from_ratios), with the
+    novelty tiers' and the unmeasured drivers' (tier_ratios, driver_ratios)."""
+    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs), **driver_ratios(obs)})
 
 
 def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
@@ -787,7 +813,8 @@ def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
             out[i][level] = _band_of(r)
     tiers = tuple(f"{p}|" for p in TIER_PREFIX.values())
     for (kind, key), r in sorted(ratios.items()):
-        if ((kind == "prefill" or key.startswith(tiers)) and "|" in key
+        if ((kind == "prefill" or key.startswith(tiers) or key == DRIVER_OUT)
+                and ("|" in key or key == DRIVER_OUT)
                 and len({d for d, _ in r}) >= BAND_MIN_DEVICES):
             out[kind == "prefill"][key] = _band_of(r)
     return _cap_high_bands(out[0]), _cap_high_bands(out[1])
@@ -813,11 +840,14 @@ def _cap_high_bands(bands: dict[str, Band]) -> dict[str, Band]:
 def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its backend's `./main` band where there is one, see `bands`)."""
+    bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
+    # the driver matters only where a band for unmeasured drivers was fitted
+    driver = DRIVER_OUT not in bands or speed.card_params(o.card, o.backend, cal).driver_measured
     if o.kind == "decode":
-        return speed.level_band(cal.decode_bands, conf)
+        return speed.decode_band(cal, conf, driver)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
-    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe)
+    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)
 
 
 def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:

@@ -363,3 +363,34 @@ def test_vendor_level_carries_a_drivers_efficiency_and_moe_cost_to_an_unmeasured
         assert pooled < 0.8 * o.tokens_per_s
         moe, _ = calibrate.predict(cal, replace(o, is_moe=True))
         assert moe == pytest.approx(pred, rel=0.01)  # Intel's MoE cost is not AMD's
+
+
+def test_a_backends_level_is_its_measured_drivers_pooled() -> None:
+    # The Vulkan backend's η is the row-weighted mean of its vendors' 1/η, not the bare shared
+    # term, which is no driver's level once the vendors split it.
+    obs = [o for o in vulkan_synthetic() if not o.is_moe]
+    cal = calibrate.fit(obs)
+    rows = {v: sum(o.card.vendor == v for o in obs) for v in VULKAN_ETA}
+    u = sum(n / cal.vendors[f"vulkan:{v.lower()}"].decode_efficiency
+            for v, n in rows.items()) / len(obs)
+    assert cal.backends["vulkan"].decode_efficiency == pytest.approx(1 / u, rel=1e-3)
+    assert 0.5 < cal.backends["vulkan"].decode_efficiency < 0.85
+
+
+def test_a_fit_without_a_backend_predicts_it_from_the_pooled_drivers() -> None:
+    # Every Metal row held out: the Apple chips take the pooled level of the CUDA and Vulkan
+    # drivers (0.8, 0.85, 0.5 here), not the Vulkan backend's, and a range widened by the
+    # held-out drivers' band.
+    obs = [replace(o, source=f"github.com/{o.card.name}/bench")  # one publication per card
+           for o in [o for o in synthetic() if o.kind == "decode"] + vulkan_synthetic()]
+    cal = calibrate.calibrate([o for o in obs if o.backend != "metal"])
+    assert "driver-out" in cal.decode_bands
+    apple = next(o for o in obs if o.backend == "metal")
+    p = calibrate.speed.card_params(apple.card, "metal", cal)
+    pooled = [o for o in obs if o.backend != "metal"]
+    u = np.mean([1 / (TRUE["cuda"][0] if o.backend == "cuda" else VULKAN_ETA[o.card.vendor])
+                 for o in pooled])
+    assert p.decode_efficiency == pytest.approx(1 / u, rel=0.05)
+    band = calibrate.row_band(cal, apple, "low")
+    assert band.low_ratio <= cal.decode_bands["driver-out"].low_ratio
+    assert band.high_ratio >= cal.decode_bands["driver-out"].high_ratio
