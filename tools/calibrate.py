@@ -747,7 +747,10 @@ def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
     """(device, measured ÷ predicted) of every row in four cross-validations (a condition, a
     device, a family, a publication out: the last is a build and a harness the fit has not
     seen, which every user's own build is), pooled by kind and key: the confidence level the
-    prediction reported; for prompts also the level and the device class ("low|Apple") and the
+    prediction reported; for decode also the level and backend ("low|vulkan": Vulkan's
+    held-out devices miss by tens of %, across drivers and builds, CUDA's by a few, and one
+    pooled band held 58-67 % of Vulkan's rows under three protocols); for prompts the level and
+    the device class ("low|Apple") and the
     level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
     to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
     Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
@@ -773,9 +776,11 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
             ratios[(o.kind, f"{conf}|main|{o.backend}")].append(r)
             continue
         ratios[(o.kind, conf)].append(r)
-        if o.kind == "prefill" and o.is_moe:
+        if o.kind == "decode":
+            ratios[(o.kind, f"{conf}|{o.backend}")].append(r)
+        elif o.is_moe:
             ratios[(o.kind, f"{conf}|moe")].append(r)
-        elif o.kind == "prefill":
+        else:
             cls = device_class(o.card)
             ratios[(o.kind, f"{conf}|{cls}")].append(r)
             ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(r)
@@ -811,11 +816,8 @@ def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [("", 0.6), ("", 1.5)]
             out[i][level] = _band_of(r)
-    tiers = tuple(f"{p}|" for p in TIER_PREFIX.values())
     for (kind, key), r in sorted(ratios.items()):
-        if ((kind == "prefill" or key.startswith(tiers) or key == DRIVER_OUT)
-                and ("|" in key or key == DRIVER_OUT)
-                and len({d for d, _ in r}) >= BAND_MIN_DEVICES):
+        if ("|" in key or key == DRIVER_OUT) and len({d for d, _ in r}) >= BAND_MIN_DEVICES:
             out[kind == "prefill"][key] = _band_of(r)
     return _cap_high_bands(out[0]), _cap_high_bands(out[1])
 
@@ -840,11 +842,12 @@ def _cap_high_bands(bands: dict[str, Band]) -> dict[str, Band]:
 def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its backend's `./main` band where there is one, see `bands`)."""
-    bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
-    # the driver matters only where a band for unmeasured drivers was fitted
-    driver = DRIVER_OUT not in bands or speed.card_params(o.card, o.backend, cal).driver_measured
     if o.kind == "decode":
-        return speed.decode_band(cal, conf, driver)
+        p = speed.card_params(o.card, o.backend, cal)
+        return speed.decode_band(cal, conf, p.driver_measured, p.backend)
+    # the driver matters only where a band for unmeasured drivers was fitted
+    driver = (DRIVER_OUT not in cal.prefill_bands
+              or speed.card_params(o.card, o.backend, cal).driver_measured)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
     return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)

@@ -394,3 +394,20 @@ def test_a_fit_without_a_backend_predicts_it_from_the_pooled_drivers() -> None:
     band = calibrate.row_band(cal, apple, "low")
     assert band.low_ratio <= cal.decode_bands["driver-out"].low_ratio
     assert band.high_ratio >= cal.decode_bands["driver-out"].high_ratio
+
+
+def test_decode_rows_pool_per_backend_where_three_devices_stand_behind_it() -> None:
+    # Vulkan's held-out devices miss wider than CUDA's: each backend's decode pool gets its own
+    # band, and a backend of fewer than three devices keeps the level's.
+    rows = [(replace(_obs(CARDS[i % 5][1], be, "decode", 100.0 * r, 4e9, 32),
+                     card=replace(CARDS[i % 5][1], name=f"{be}{i % n}")), 100.0, "low")
+            for be, n, spread in (("vulkan", 4, (0.5, 1.6)), ("cuda", 4, (0.95, 1.05)),
+                                  ("rocm", 2, (0.2, 3.0)))
+            for i, r in enumerate(np.linspace(*spread, 20))]
+    dec, _ = calibrate.bands_from_ratios(calibrate.pool_ratios(rows))
+    assert dec["low|vulkan"].low_ratio < 0.6 and dec["low|vulkan"].high_ratio > 1.5
+    assert dec["low|cuda"].high_ratio / dec["low|cuda"].low_ratio < 1.15
+    assert "low|rocm" not in dec  # two devices
+    cal = calibrate.Calibration(backends={}, decode_bands=dec)
+    assert calibrate.speed.decode_band(cal, "low", backend="cuda") == dec["low|cuda"]
+    assert calibrate.speed.decode_band(cal, "low", backend="rocm") == dec["low"]

@@ -321,10 +321,13 @@ def level_band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
-def decode_band(cal: Calibration, level: str, driver_measured: bool = True) -> Band:
-    """The decode range at a confidence level, widened for an unmeasured driver
-    (novelty.driver_band)."""
-    return driver_band(cal.decode_bands, level_band(cal.decode_bands, level), driver_measured)
+def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
+                backend: str = "") -> Band:
+    """The decode range at a confidence level under the fitted `backend` ("low|vulkan": its
+    held-out devices' own spread, where the calibration has one), else the level's; widened
+    for an unmeasured driver (novelty.driver_band)."""
+    band = cal.decode_bands.get(f"{level}|{backend}") or level_band(cal.decode_bands, level)
+    return driver_band(cal.decode_bands, band, driver_measured)
 
 
 def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
@@ -376,7 +379,7 @@ def decode_estimates(
         if c is not last:
             last, p = c, card_params(c, backend, cal)
             shader = shader_tflops(c) or math.nan
-            band = decode_band(cal, p.decode_confidence, p.driver_measured)
+            band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
             dequant: dict[str, float] = {}  # c_q per quant, at the shader rate
         c_q = dequant.get(quants[i])
         if c_q is None:
