@@ -78,7 +78,7 @@ from tpscalc.estimate.calibration import (
     prefill_family_key,
     vendor_key,
 )
-from tpscalc.estimate.novelty import TIER_PREFIX, family_of, kind_of
+from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
     dequant_class,
     device_class,
@@ -518,20 +518,28 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
     return dict(sorted(out.items()))
 
 
+def _pooled_u(obs: Sequence[Obs], dec: dict[str, float], backend: str) -> float | None:
+    """1/η of `backend`'s measured drivers pooled: the row-weighted mean of u + δ_v over its
+    vendors' decode rows (None without any). The bare u is not any driver's level once the
+    vendors split it (Vulkan: 1/η 1.32 between Radeon's 0.92 and Arc's 1.97)."""
+    u = dec.get(f"u|{backend}")
+    per_row = [max(u + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0), U_MIN)
+               for o in obs if o.kind == "decode" and o.backend == backend] if u else []
+    return float(np.mean(per_row)) if per_row else None
+
+
 def _backends(
     obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
 ) -> dict[str, BackendParams]:
     out = {}
     for be in sorted({o.backend for o in obs}):
-        u = dec.get(f"u|{be}")
-        eta = 1.0 / max(u, U_MIN) if u else 0.5
+        u = _pooled_u(obs, dec, be)
+        eta = 1.0 / u if u else 0.5
         out[be] = BackendParams(
             decode_efficiency=round(eta, 4),
             overhead_per_token_us=round(max(dec.get(f"a|{be}", 0.0), 0.0), 1),
             overhead_per_layer_us=round(max(dec.get("b", 0.0), 0.0), 2),
             prefill_efficiency=round(float(np.exp(pre.get(f"e|{be}", np.log(0.3)))), 4),
-            # a vendor never measured on a MoE under this backend: no extra cost known
-            moe_decode_factor=1.0,
             prefill_quantized_factor=round(float(np.exp(pre.get(f"q|{be}", 0.0))), 4),
             prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
@@ -683,6 +691,12 @@ def by_family(o: Obs) -> str:
     return family_key(o.card, o.backend)
 
 
+def by_driver(o: Obs) -> str:
+    """Cross-validation group: one vendor's driver under one backend (calibration.vendor_key;
+    a backend of one vendor, Metal or CUDA, goes out whole)."""
+    return vendor_key(o.card, o.backend)
+
+
 def by_model(o: Obs) -> str:
     """Cross-validation group: one model (its family's other models stay known)."""
     return o.model
@@ -735,7 +749,10 @@ def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
     """(device, measured ÷ predicted) of every row in four cross-validations (a condition, a
     device, a family, a publication out: the last is a build and a harness the fit has not
     seen, which every user's own build is), pooled by kind and key: the confidence level the
-    prediction reported; for prompts also the level and the device class ("low|Apple") and the
+    prediction reported; for decode also the level and backend ("low|vulkan": Vulkan's
+    held-out devices miss by tens of %, across drivers and builds, CUDA's by a few, and one
+    pooled band held 58-67 % of Vulkan's rows under three protocols); for prompts the level and
+    the device class ("low|Apple") and the
     level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
     to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
     Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
@@ -761,19 +778,33 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
             ratios[(o.kind, f"{conf}|main|{o.backend}")].append(r)
             continue
         ratios[(o.kind, conf)].append(r)
-        if o.kind == "prefill" and o.is_moe:
+        if o.kind == "decode":
+            ratios[(o.kind, f"{conf}|{o.backend}")].append(r)
+        elif o.is_moe:
             ratios[(o.kind, f"{conf}|moe")].append(r)
-        elif o.kind == "prefill":
+        else:
             cls = device_class(o.card)
             ratios[(o.kind, f"{conf}|{cls}")].append(r)
             ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(r)
     return ratios
 
 
+def driver_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(device, measured ÷ predicted) of every row predicted with its driver held out
+    (by_driver), pooled by kind under novelty.DRIVER_OUT: the range of a driver never
+    measured (novelty.driver_band). The 2023 `./main` prompt rows stay out."""
+    ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for o, pred, _ in cross_validate(obs, by_driver):
+        if np.isfinite(pred) and pred > 0 and not (o.kind == "prefill" and o.main_test):
+            ratios[(o.kind, DRIVER_OUT)].append((o.card.name, o.tokens_per_s / pred))
+    return ratios
+
+
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level (and, for prompts, per device class and
-    backend) from three cross-validations, pooled (band_ratios, bands_from_ratios)."""
-    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs)})
+    backend) from three cross-validations, pooled (band_ratios, bands_from_ratios), with the
+    novelty tiers' and the unmeasured drivers' (tier_ratios, driver_ratios)."""
+    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs), **driver_ratios(obs)})
 
 
 def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
@@ -787,10 +818,8 @@ def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
         for level in LEVELS:
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [("", 0.6), ("", 1.5)]
             out[i][level] = _band_of(r)
-    tiers = tuple(f"{p}|" for p in TIER_PREFIX.values())
     for (kind, key), r in sorted(ratios.items()):
-        if ((kind == "prefill" or key.startswith(tiers)) and "|" in key
-                and len({d for d, _ in r}) >= BAND_MIN_DEVICES):
+        if ("|" in key or key == DRIVER_OUT) and len({d for d, _ in r}) >= BAND_MIN_DEVICES:
             out[kind == "prefill"][key] = _band_of(r)
     return _cap_high_bands(out[0]), _cap_high_bands(out[1])
 
@@ -816,10 +845,14 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its backend's `./main` band where there is one, see `bands`)."""
     if o.kind == "decode":
-        return speed.level_band(cal.decode_bands, conf)
+        p = speed.card_params(o.card, o.backend, cal)
+        return speed.decode_band(cal, conf, p.driver_measured, p.backend)
+    # the driver matters only where a band for unmeasured drivers was fitted
+    driver = (DRIVER_OUT not in cal.prefill_bands
+              or speed.card_params(o.card, o.backend, cal).driver_measured)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
-    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe)
+    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)
 
 
 def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:

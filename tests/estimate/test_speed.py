@@ -31,7 +31,7 @@ CAL = Calibration(
     backends={
         "cuda": BackendParams(decode_efficiency=0.8, overhead_per_token_us=0.0,
                               overhead_per_layer_us=20.0, prefill_efficiency=0.5,
-                              moe_decode_factor=1.5, prefill_quantized_factor=0.5),
+                              prefill_quantized_factor=0.5),
         "vulkan": BackendParams(decode_efficiency=0.6, overhead_per_token_us=100.0,
                                 overhead_per_layer_us=0.0, prefill_efficiency=0.25),
     },
@@ -112,7 +112,8 @@ def test_decode_overhead_bound_for_tiny_model() -> None:
 
 
 def test_decode_moe_factor_applies_to_weights_only() -> None:
-    est = speed.decode_estimates(4e9, 1e9, 32, [card()], None, CAL, is_moe=True)[0]
+    cal = replace(CAL, vendors={"cuda:nvidia": LevelParams(0.8, None, 10, 1.5)})
+    est = speed.decode_estimates(4e9, 1e9, 32, [card()], None, cal, is_moe=True)[0]
     assert est.tokens_per_s == pytest.approx(1 / ((6e9 + 1e9) / 0.8e12 + 640e-6))
 
 
@@ -299,12 +300,41 @@ def test_prefill_power_limit_and_attention_rate() -> None:
 
 
 def test_vendor_level_sets_decode_eta_and_moe_factor_under_its_backend() -> None:
-    # vulkan:amd: η 0.9 and MoE ×1.0 (RADV); vulkan:intel keeps the backend's η 0.6, MoE ×2
-    cal = replace(CAL, backends={**CAL.backends, "vulkan": replace(
-        CAL.backends["vulkan"], moe_decode_factor=2.0)},
-        vendors={"vulkan:amd": LevelParams(0.9, None, 8, 1.0)})
+    # vulkan:amd: η 0.9 and MoE ×2 (its driver's mul_mat_id); vulkan:intel, unmeasured, keeps
+    # the backend's η 0.6 and no MoE cost beyond the bytes (none measured on its driver)
+    cal = replace(CAL, vendors={"vulkan:amd": LevelParams(0.9, None, 8, 2.0)})
     amd, intel = card(vendor="AMD", arch="RDNA 3.5"), card(vendor="Intel", arch="Xe2-HPG")
     est = speed.decode_estimates(4e9, 0.0, 32, [amd, intel], "vulkan", cal, is_moe=True)
-    assert est[0].tokens_per_s == pytest.approx(1 / (4e9 / 0.9e12 + 100e-6))
-    assert est[1].tokens_per_s == pytest.approx(1 / (8e9 / 0.6e12 + 100e-6))
+    assert est[0].tokens_per_s == pytest.approx(1 / (8e9 / 0.9e12 + 100e-6))
+    assert est[1].tokens_per_s == pytest.approx(1 / (4e9 / 0.6e12 + 100e-6))
     assert est[0].confidence == est[1].confidence == "low"  # no family or device measured
+
+
+def test_an_unmeasured_backend_takes_every_measured_drivers_pooled_level() -> None:
+    # No Metal row fitted: an Apple chip on Metal gets the drivers' row-weighted 1/η,
+    # (30 / 0.8 + 10 / 0.9 + 10 / 0.5) / 50 = 1.3722, and their mean per-token cost,
+    # (30 × 0 + 20 × 100) / 50 = 40 µs, not the Vulkan backend's η 0.6 and 100 µs.
+    vendors = {"cuda:nvidia": LevelParams(0.8, None, 30),
+               "vulkan:amd": LevelParams(0.9, None, 10), "vulkan:intel": LevelParams(0.5, None, 10)}
+    cal = replace(CAL, vendors=vendors)
+    m3 = card("Apple M3 (10-core GPU)", vendor="Apple", arch=None)
+    p = speed.card_params(m3, "metal", cal)
+    assert p.decode_efficiency == pytest.approx(1 / 1.3722, rel=1e-3)
+    assert p.per_token_us == pytest.approx(40.0)
+    assert (p.decode_confidence, p.driver_measured) == ("low", False)
+    # a measured driver keeps its own level
+    amd = speed.card_params(card(vendor="AMD", arch="RDNA 3.0"), "vulkan", cal)
+    assert amd.decode_efficiency == pytest.approx(0.9)
+    assert amd.driver_measured
+
+
+def test_an_unmeasured_driver_widens_its_range_to_the_held_out_drivers_band() -> None:
+    vendors = {"vulkan:amd": LevelParams(0.9, None, 10)}
+    cal = replace(CAL, vendors=vendors, decode_bands={**CAL.decode_bands,
+                                                      "driver-out": Band(0.4, 1.3)})
+    amd, intel = card(vendor="AMD", arch="RDNA 3.0"), card(vendor="Intel", arch="Xe2-HPG")
+    known, unknown = speed.decode_estimates(4e9, 0.0, 32, [amd, intel], "vulkan", cal)
+    assert known.low / known.tokens_per_s == pytest.approx(0.6)  # the "low" band as it is
+    assert known.high / known.tokens_per_s == pytest.approx(1.5)
+    assert unknown.low / unknown.tokens_per_s == pytest.approx(0.4)  # widened, never narrowed
+    assert unknown.high / unknown.tokens_per_s == pytest.approx(1.5)

@@ -363,3 +363,51 @@ def test_vendor_level_carries_a_drivers_efficiency_and_moe_cost_to_an_unmeasured
         assert pooled < 0.8 * o.tokens_per_s
         moe, _ = calibrate.predict(cal, replace(o, is_moe=True))
         assert moe == pytest.approx(pred, rel=0.01)  # Intel's MoE cost is not AMD's
+
+
+def test_a_backends_level_is_its_measured_drivers_pooled() -> None:
+    # The Vulkan backend's η is the row-weighted mean of its vendors' 1/η, not the bare shared
+    # term, which is no driver's level once the vendors split it.
+    obs = [o for o in vulkan_synthetic() if not o.is_moe]
+    cal = calibrate.fit(obs)
+    rows = {v: sum(o.card.vendor == v for o in obs) for v in VULKAN_ETA}
+    u = sum(n / cal.vendors[f"vulkan:{v.lower()}"].decode_efficiency
+            for v, n in rows.items()) / len(obs)
+    assert cal.backends["vulkan"].decode_efficiency == pytest.approx(1 / u, rel=1e-3)
+    assert 0.5 < cal.backends["vulkan"].decode_efficiency < 0.85
+
+
+def test_a_fit_without_a_backend_predicts_it_from_the_pooled_drivers() -> None:
+    # Every Metal row held out: the Apple chips take the pooled level of the CUDA and Vulkan
+    # drivers (0.8, 0.85, 0.5 here), not the Vulkan backend's, and a range widened by the
+    # held-out drivers' band.
+    obs = [replace(o, source=f"github.com/{o.card.name}/bench")  # one publication per card
+           for o in [o for o in synthetic() if o.kind == "decode"] + vulkan_synthetic()]
+    cal = calibrate.calibrate([o for o in obs if o.backend != "metal"])
+    assert "driver-out" in cal.decode_bands
+    apple = next(o for o in obs if o.backend == "metal")
+    p = calibrate.speed.card_params(apple.card, "metal", cal)
+    pooled = [o for o in obs if o.backend != "metal"]
+    u = np.mean([1 / (TRUE["cuda"][0] if o.backend == "cuda" else VULKAN_ETA[o.card.vendor])
+                 for o in pooled])
+    assert p.decode_efficiency == pytest.approx(1 / u, rel=0.05)
+    band = calibrate.row_band(cal, apple, "low")
+    assert band.low_ratio <= cal.decode_bands["driver-out"].low_ratio
+    assert band.high_ratio >= cal.decode_bands["driver-out"].high_ratio
+
+
+def test_decode_rows_pool_per_backend_where_three_devices_stand_behind_it() -> None:
+    # Vulkan's held-out devices miss wider than CUDA's: each backend's decode pool gets its own
+    # band, and a backend of fewer than three devices keeps the level's.
+    rows = [(replace(_obs(CARDS[i % 5][1], be, "decode", 100.0 * r, 4e9, 32),
+                     card=replace(CARDS[i % 5][1], name=f"{be}{i % n}")), 100.0, "low")
+            for be, n, spread in (("vulkan", 4, (0.5, 1.6)), ("cuda", 4, (0.95, 1.05)),
+                                  ("rocm", 2, (0.2, 3.0)))
+            for i, r in enumerate(np.linspace(*spread, 20))]
+    dec, _ = calibrate.bands_from_ratios(calibrate.pool_ratios(rows))
+    assert dec["low|vulkan"].low_ratio < 0.6 and dec["low|vulkan"].high_ratio > 1.5
+    assert dec["low|cuda"].high_ratio / dec["low|cuda"].low_ratio < 1.15
+    assert "low|rocm" not in dec  # two devices
+    cal = calibrate.Calibration(backends={}, decode_bands=dec)
+    assert calibrate.speed.decode_band(cal, "low", backend="cuda") == dec["low|cuda"]
+    assert calibrate.speed.decode_band(cal, "low", backend="rocm") == dec["low"]

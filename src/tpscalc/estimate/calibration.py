@@ -7,7 +7,7 @@ alone. The level used for a card decides the confidence label and the width of t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -24,13 +24,14 @@ LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
 class BackendParams(FrozenValue):
     """Backend-wide parameters: decode overhead, and fallbacks for unmeasured families."""
 
-    decode_efficiency: float  # share of card bandwidth reached on weights + KV cache (0..1]
+    # share of card bandwidth reached on weights + KV cache: its measured vendors' drivers'
+    # level pooled (tools/calibrate._backends), for a vendor with no level of its own
+    decode_efficiency: float
     overhead_per_token_us: float  # fixed cost of one generated token, microseconds
     overhead_per_layer_us: float  # extra fixed cost per layer, µs (one fit for all backends)
     # ε: share of the combined prompt rate (speed.combined_tflops, from the matrix rate
     # llama.cpp's prompt kernels use: speed_terms.prompt_matrix_tflops) reached
     prefill_efficiency: float
-    moe_decode_factor: float = 1.0  # time multiplier on bytes read for mixture-of-experts models
     prefill_quantized_factor: float = 1.0  # ε multiplier for quantized weights (dequantization)
     prefill_tensor_share: float = 1.0  # w: share of prompt work timed by the matrix (tensor) rate
     # ε multiplier without flash attention (llama-bench -fa 0): the attention scores written,
@@ -49,7 +50,7 @@ class LevelParams(FrozenValue):
     prefill_efficiency: float | None
     n_measurements: int = 0
     # Vendor level only: time multiplier on the bytes a mixture-of-experts model reads under
-    # this vendor's driver (None: no MoE row measured there; the backend's then applies).
+    # this vendor's driver (None: no MoE row measured there; then no extra cost is known).
     moe_decode_factor: float | None = None
 
 
@@ -183,6 +184,26 @@ def vendor_key(card: Card, backend: str) -> str:
     decode efficiency fitted on Intel Arc cards says little about a Radeon under the same API.
     """
     return f"{backend}:{_slug(card.vendor or 'unknown')}"
+
+
+def unmeasured_backend(cal: Calibration, nearest: BackendParams) -> BackendParams:
+    """Parameters for a backend with no measurement and no alias: the decode level and
+    per-token cost of every measured driver pooled (row-weighted mean of 1/η over
+    `Calibration.vendors`, of the per-token cost over their backends), the rest `nearest`'s.
+    One other backend's own level would be one API's drivers' (Vulkan's on Intel Arc and
+    Radeon), which has nothing to say about an unmeasured one; the pool is where a typical
+    llama.cpp GEMV kernel stands. Without vendor levels, `nearest` as it is."""
+    levels = [(v.n_measurements, v.decode_efficiency, k.partition(":")[0])
+              for k, v in cal.vendors.items()
+              if v.decode_efficiency and v.n_measurements > 0 and k.partition(":")[0]
+              in cal.backends]
+    n = sum(w for w, _, _ in levels)
+    if not n:
+        return nearest
+    u = sum(w / eta for w, eta, _ in levels) / n
+    per_token = sum(w * cal.backends[be].overhead_per_token_us for w, _, be in levels) / n
+    return replace(nearest, decode_efficiency=round(1.0 / u, 4),
+                   overhead_per_token_us=round(per_token, 1))
 
 
 def device_key(card_name: str, backend: str) -> str:

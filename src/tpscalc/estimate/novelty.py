@@ -105,6 +105,23 @@ def tier_band(bands: dict[str, Band], level: str, tier: Tier, moe_prompt: bool =
     return bands.get(f"{key}|moe") if moe_prompt else bands.get(key)
 
 
+# Band key of the predictions whose driver was never measured: tools/calibrate.py fits it on
+# every row predicted with its vendor's driver under its backend held out ("vulkan:amd",
+# "metal:apple": a single-vendor backend goes out whole).
+DRIVER_OUT = "driver-out"
+
+
+def driver_band(bands: dict[str, Band], band: Band, driver_measured: bool) -> Band:
+    """`band`, widened for an unmeasured driver to hold the DRIVER_OUT band of `bands` too (an
+    η pooled over other drivers misses by what those drivers differ, not by a measured
+    device's scatter)."""
+    wide = None if driver_measured else bands.get(DRIVER_OUT)
+    if wide is None:
+        return band
+    return Band(min(band.low_ratio, wide.low_ratio), max(band.high_ratio, wide.high_ratio),
+                band.n)
+
+
 def widened(tokens_per_s: float, low: float, high: float, band: Band | None,
             ) -> tuple[float, float]:
     """(low, high) holding both the range given and `band` about `tokens_per_s`."""

@@ -50,8 +50,10 @@ from tpscalc.estimate.calibration import (
     family_key,
     inherited_prefill_efficiency,
     prefill_family_key,
+    unmeasured_backend,
     vendor_key,
 )
+from tpscalc.estimate.novelty import driver_band
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
     dequant_class,
@@ -200,14 +202,18 @@ class CardParams(FrozenValue):
     backend: str = "cuda"
     prefill_attention_efficiency: float = 1.0
     prefill_no_flash_attn_factor: float = 1.0
+    # False where the card's driver (its vendor under the backend, or the backend itself) has
+    # no fitted decode level: its η is a pool's, and its ranges widen (novelty.driver_band)
+    driver_measured: bool = True
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
-    """The backend's parameters; an unfitted backend borrows its alias's (sycl -> vulkan)."""
-    for name in (backend, cal.backend_aliases.get(backend, ""), "vulkan"):
+    """The backend's parameters; an unfitted backend borrows its alias's (sycl -> vulkan),
+    else the pooled decode level of every measured driver (calibration.unmeasured_backend)."""
+    for name in (backend, cal.backend_aliases.get(backend, "")):
         if name in cal.backends:
             return cal.backends[name]
-    return next(iter(cal.backends.values()))
+    return unmeasured_backend(cal, cal.backends[_backend_name(backend, cal)])
 
 
 def _backend_name(backend: str, cal: Calibration) -> str:
@@ -231,8 +237,9 @@ class CardTerms:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
         self.params = p = _card_params(card, backend, cal)
         self.shader = shader_tflops(card) or math.nan
-        self.decode_band = level_band(cal.decode_bands, p.decode_confidence)
-        self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe)
+        self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
+        self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe,
+                                                p.driver_measured)
                               for moe in (False, True)}
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
@@ -291,8 +298,11 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     dev = cal.devices.get(device_key(card.name, asked))
     fam = cal.families.get(family_key(card, asked))
     pre_fam = cal.families.get(prefill_family_key(card, asked))
-    eta, eta_conf, moe = be.decode_efficiency, "low", be.moe_decode_factor
-    ven = cal.vendors.get(vendor_key(card, asked))  # the vendor's driver under the backend
+    # the vendor's driver under the backend; without a level of its own, the backend's pooled
+    # one, and no MoE cost beyond the bytes (none measured on that driver)
+    eta, eta_conf, moe = be.decode_efficiency, "low", 1.0
+    ven = cal.vendors.get(vendor_key(card, asked))
+    driver = ven is not None and ven.decode_efficiency is not None
     if ven is not None:
         eta = ven.decode_efficiency if ven.decode_efficiency is not None else eta
         moe = ven.moe_decode_factor if ven.moe_decode_factor is not None else moe
@@ -317,6 +327,7 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         _backend_name(asked, cal),
         be.prefill_attention_efficiency or cal.prefill_attention_efficiency,
         be.prefill_no_flash_attn_factor,
+        driver,
     )
 
 
@@ -357,16 +368,26 @@ def level_band(bands: dict[str, Band], level: str) -> Band:
     return bands.get(level) or _FALLBACK_BAND
 
 
+def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
+                backend: str = "") -> Band:
+    """The decode range at a confidence level under the fitted `backend` ("low|vulkan": its
+    held-out devices' own spread, where the calibration has one), else the level's; widened
+    for an unmeasured driver (novelty.driver_band)."""
+    band = cal.decode_bands.get(f"{level}|{backend}") or level_band(cal.decode_bands, level)
+    return driver_band(cal.decode_bands, band, driver_measured)
+
+
 def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
-                 moe: bool = False) -> Band:
+                 moe: bool = False, driver_measured: bool = True) -> Band:
     """The prefill range at a confidence level: a MoE's prompt the MoE band where the
     calibration has one ("medium|moe"), else the band of the card's device class under the
-    backend ("medium|consumer GDDR|cuda"), else its class's ("low|Apple"), else the level's."""
-    if moe and f"{level}|moe" in cal.prefill_bands:
-        return cal.prefill_bands[f"{level}|moe"]
+    backend ("medium|consumer GDDR|cuda"), else its class's ("low|Apple"), else the level's;
+    widened for an unmeasured driver (novelty.driver_band)."""
     cls = device_class(card)
-    return (cal.prefill_bands.get(f"{level}|{cls}|{backend}")
-            or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
+    band = (cal.prefill_bands.get(f"{level}|moe") if moe else None) or (
+        cal.prefill_bands.get(f"{level}|{cls}|{backend}")
+        or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
+    return driver_band(cal.prefill_bands, band, driver_measured)
 
 
 # ---- public estimates ------------------------------------------------------------------------
