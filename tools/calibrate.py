@@ -119,7 +119,9 @@ FLOOR_SHARE = 0.7
 # half-rate batches b½ (speed_terms.moe_gemm_flops_per_token; 0: no term), chosen jointly over
 # all backends.
 ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
-MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0)
+# b½ up to MMQ's tile width: its expert GEMMs run in tiles of up to 128 token columns
+# (ggml-cuda/mmq.cuh get_mmq_x_max_host), which an expert's 8-64 rows fill in part.
+MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0, 64.0, 96.0, 128.0)
 # Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
 MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
 # Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
@@ -332,7 +334,7 @@ def _streaming_bound(o: Obs) -> bool:
     """True for a prompt row within FLOOR_SHARE of its weight-streaming bound at the spec
     bandwidth: every micro-batch reads all the weights (a MoE's experts too: with hundreds of
     tokens a batch touches nearly every expert), so its speed says nothing about ε."""
-    passes = -(-o.prompt_tokens // speed.DEFAULT_UBATCH)
+    passes = -(-o.prompt_tokens // o.ubatch)
     bound_tps = o.prompt_tokens / (passes * o.weights_bytes / (o.card.bandwidth_gb_s * 1e9))
     return o.tokens_per_s >= FLOOR_SHARE * bound_tps
 
@@ -644,6 +646,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         cal,
         weights_bytes=o.weights_bytes,
         quantized=o.quantized,
+        ubatch=o.ubatch,
         attention_flops_per_token=o.attn_flops,
         expert_params=o.expert_params,
         expert_batch=o.expert_batch,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.memory import kv_cache_bytes
-from tpscalc.estimate.speed import prefill_flops_per_token, prompt_mean_context
+from tpscalc.estimate.speed import DEFAULT_UBATCH, prefill_flops_per_token, prompt_mean_context
 from tpscalc.estimate.speed_terms import (
     attention_flops_per_token,
     decode_kv_read_bytes,
@@ -110,6 +110,7 @@ class Obs:
     main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
     scoreboard: bool = False  # a llama.cpp scoreboard row of all_sources_public.csv
     date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
+    ubatch: int = DEFAULT_UBATCH  # llama-bench -ub: prompt tokens per micro-batch
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,7 @@ def _obs(
     depth: int = 0,
     flash_attn: bool = False,
     scoreboard: bool = False,
+    ubatch: int = DEFAULT_UBATCH,
 ) -> Obs:
     arch = facts.arch
     if arch is not None:
@@ -219,8 +221,8 @@ def _obs(
         kv = decode_kv_read_bytes(arch, context, float(kv_cache_bytes(arch, cells)),
                                   flash_attn=flash_attn)
         experts = moe_expert_params_per_token(arch)
-        batch = expert_batch(arch, prompt, 512) if kind == "prefill" else float("inf")
-        gemms = moe_expert_gemms_per_token(arch, prompt, 512) if kind == "prefill" else 0.0
+        batch = expert_batch(arch, prompt, ubatch) if kind == "prefill" else float("inf")
+        gemms = moe_expert_gemms_per_token(arch, prompt, ubatch) if kind == "prefill" else 0.0
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(
             facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
@@ -261,6 +263,7 @@ def _obs(
         main_test=test.endswith("_main"),
         scoreboard=scoreboard,
         date=date,
+        ubatch=ubatch,
     )
 
 
@@ -343,6 +346,16 @@ def _bench_test(m: re.Match[str]) -> tuple[str, float, int, int]:
     return "prefill", prompt_mean_context(n, depth), n, depth
 
 
+# llama-bench's micro-batch option as the extra CSV's runtime notes give it ("...; -ub 2048)").
+_UBATCH = re.compile(r"(?:^|[\s;(])-ub\s+(\d+)")
+
+
+def ubatch_of(runtime: str) -> int:
+    """Prompt tokens per micro-batch of a row: its `-ub N`, else llama.cpp's default (512)."""
+    m = _UBATCH.search(runtime)
+    return int(m.group(1)) if m else DEFAULT_UBATCH
+
+
 def _all_layers(ngl: str) -> bool:
     """True when a row's llama-bench -ngl put every layer on the GPU: empty (the default, 99)
     or any count from 99 up (llama.cpp caps -ngl at the model's layers)."""
@@ -400,6 +413,7 @@ def extra_rows(
             False,
             depth=depth,
             flash_attn=_flash_attn(r["flash_attn"]),
+            ubatch=ubatch_of(r["runtime"]),
         )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
-from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, extra_rows
+from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, extra_rows, ubatch_of
 
 from tpscalc.catalog import get_card, get_model
 
@@ -53,3 +53,25 @@ def test_strix_halo_rows_load_on_both_backends_at_depth_and_in_prompts() -> None
         (b, k) for b in ("rocm", "vulkan") for k in ("decode", "prefill")}
     assert {o.depth for o in obs} == {0, 32768, 65536}
     assert sum(o.is_moe and o.kind == "prefill" for o in obs) >= 20
+
+
+@pytest.mark.parametrize(("runtime", "ubatch"), [
+    ("llama.cpp build 1a68ec937 (9193) (ROCm 7.2.3; -mmap 0; -ub 2048)", 2048),
+    ("llama.cpp build 1a68ec937 (9193) (ROCm 7.2.3; -mmap 0)", 512),
+    ("llama.cpp (llama-bench -ngl 99)", 512),
+])
+def test_a_rows_micro_batch_is_its_ub_option_else_llama_cpps_default(runtime: str,
+                                                                     ubatch: int) -> None:
+    assert ubatch_of(runtime) == ubatch
+
+
+def test_a_deep_prompt_run_with_ub_2048_has_a_quarter_of_the_expert_gemms_per_token() -> None:
+    """kyuz0's deep ROCm prompts ran with -ub 2048: one micro-batch of 2048 rows, so each
+    expert GEMM holds 4 × the rows and a token pays a quarter of the GEMMs of -ub 512."""
+    obs = [o for o in extra_rows(get_card, get_model)
+           if o.card.name == "Ryzen AI Max+ 395 (Radeon 8060S)" and o.kind == "prefill"
+           and o.model == "Qwen3.6-35B-A3B" and o.quant == "Q4_K_M"]
+    deep = {o.backend: o for o in obs if o.depth == 32768}
+    assert (deep["rocm"].ubatch, deep["vulkan"].ubatch) == (2048, 512)
+    assert deep["rocm"].expert_gemms == pytest.approx(deep["vulkan"].expert_gemms / 4, rel=1e-6)
+    assert deep["rocm"].expert_batch == pytest.approx(4 * deep["vulkan"].expert_batch)
