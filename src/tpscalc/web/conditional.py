@@ -38,12 +38,14 @@ _TAGGED: ByteLRU[tuple[bytes, str]] = ByteLRU(TAGGED_BYTES, lambda held: len(hel
 def etag_of(body: bytes) -> str:
     """The strong ETag of the uncompressed body (a quoted 16-byte BLAKE2b digest, hex)."""
     if len(body) < TAGGED_MIN_BYTES:
-        return _digest(body)
-    held = _TAGGED.get_or_make(id(body), lambda: (body, _digest(body)))
-    return held[1] if held[0] is body else _digest(body)
+        return digest_etag(body)
+    held = _TAGGED.get_or_make(id(body), lambda: (body, digest_etag(body)))
+    return held[1] if held[0] is body else digest_etag(body)
 
 
-def _digest(body: bytes) -> str:
+def digest_etag(body: bytes) -> str:
+    """A strong ETag of `body`: its quoted 16-byte BLAKE2b digest, hex (every tag the site
+    sends, pages and JSON reports alike)."""
     return '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
 
 

@@ -8,27 +8,22 @@ compressed bytes, so `If-None-Match` revalidation answers 304 with no body.
 from __future__ import annotations
 
 import gzip
-import hashlib
 from collections.abc import Callable, Hashable
 
 from fastapi import Request, Response
 
 from tpscalc.web.cache import ByteLRU
+from tpscalc.web.conditional import GZIP_LEVEL, digest_etag
 
 PAGE_CACHE_BYTES = 32 * 2**20  # compressed pages: ~15 kB each, so thousands fit
 MAX_AGE_S = 300  # browsers and proxies may reuse a page for five minutes, then revalidate
-GZIP_LEVEL = 6
 PAGES: ByteLRU[bytes] = ByteLRU(PAGE_CACHE_BYTES)
-
-
-def _etag(body: bytes) -> str:
-    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
 
 
 def cached_html(request: Request, key: Hashable, render: Callable[[], str]) -> Response:
     """The page under `key` (rendered by `render` when absent) as an HTML response."""
     packed = PAGES.get_or_make(key, lambda: gzip.compress(render().encode(), GZIP_LEVEL, mtime=0))
-    etag = _etag(packed)
+    etag = digest_etag(packed)
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={MAX_AGE_S}",
                "Vary": "Accept-Encoding"}
     if etag in (request.headers.get("if-none-match") or ""):
