@@ -17,6 +17,7 @@ from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
+from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.placement_batch import Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import (
@@ -134,8 +135,7 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
 def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
                runtime: Runtime) -> list[Estimate]:
     """Each row's estimate at its chosen format and placement, the speeds of all in one go."""
-    placements = [placed.placement(x, [c.name for c in rig.devices])
-                  for (_, _, rig), (_, _, (placed, x), _) in zip(rows, chosen, strict=True)]
+    placements = _placements(rows, chosen)
     speeds = iter(device_speeds(
         [(terms, terms.quants[j], lay, p, rig)
          for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements, strict=True)
@@ -144,3 +144,17 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
                             next(speeds) if label != "no" else NO_SPEEDS)
             for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
                                                                   strict=True)]
+
+
+def _placements(rows: Sequence[Row], chosen: Sequence[_Tried]) -> list[Placement]:
+    """Each row's chosen placement, read from the Placed of its format in one go per Placed."""
+    by_placed: dict[int, tuple[Placed, list[int]]] = {}
+    for i, (_, _, (placed, _), _) in enumerate(chosen):
+        by_placed.setdefault(id(placed), (placed, []))[1].append(i)
+    out: list[Placement | None] = [None] * len(rows)
+    for placed, at in by_placed.values():
+        made = placed.placements([chosen[i][2][1] for i in at],
+                                 [[c.name for c in rows[i][2].devices] for i in at])
+        for i, p in zip(at, made, strict=True):
+            out[i] = p
+    return [p for p in out if p is not None]
