@@ -9,11 +9,14 @@ user gives, or no GPU, go through rig_engine.estimate_rig. A test compares every
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
@@ -21,19 +24,34 @@ from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.placement_batch import Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import (
+    _CONFIDENCE_ORDER,
+    _CONFIDENCE_RANK,
+    _HOST_BOUNDS,
+    DEFAULT_PCIE_GB_S,
     GIB,
+    PCIE_EFFICIENCY,
     DeviceSpeeds,
     _Layout,
     _pages,
+    _ram_rate,
     _shared_layout,
     _usable_ram_bytes,
-    device_speeds,
+    cpu_part_figures,
+    decode_figures,
+    device_estimates,
     estimate_placed,
     estimate_rig,
     pick,
+    prefill_figures,
 )
 from tpscalc.estimate.runtime import Runtime
-from tpscalc.estimate.types import Estimate, FitLabel
+from tpscalc.estimate.types import (
+    Bound,
+    DecodeEstimate,
+    Estimate,
+    FitLabel,
+    PrefillEstimate,
+)
 
 Row = tuple[Model, ModelTerms, Rig]
 _Tried = tuple[int, _Layout, tuple[Placed, int], FitLabel]
@@ -134,16 +152,163 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
 
 def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
                runtime: Runtime) -> list[Estimate]:
-    """Each row's estimate at its chosen format and placement, the speeds of all in one go."""
+    """Each row's estimate at its chosen format and placement: the device speeds of all in one
+    go, and their stages composed over every row at once (_composed)."""
     placements = _placements(rows, chosen)
-    speeds = iter(device_speeds(
-        [(terms, terms.quants[j], lay, p, rig)
-         for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements, strict=True)
-         if label != "no"], query, calibration()))
+    placed = [(terms, terms.quants[j], lay, p, rig)
+              for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
+                                                                strict=True)
+              if label != "no"]
+    composed = iter(_composed(placed, query))
     return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
-                            next(speeds) if label != "no" else NO_SPEEDS)
+                            NO_SPEEDS, next(composed) if label != "no" else None)
             for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
                                                                   strict=True)]
+
+
+Composed = tuple[DecodeEstimate, PrefillEstimate | None]
+
+
+def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats:
+    """A flat list of every row's device values as [rows, most devices], `pad` after a row's
+    own (a row's devices keep their order: sums over the columns add them as rig_engine does,
+    a pad adding nothing)."""
+    counts = np.array(spans, dtype=np.int64)
+    rows = np.repeat(np.arange(len(spans)), counts)
+    slots = np.arange(len(values)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out = np.full((len(spans), max(1, int(counts.max(initial=0)))), pad)
+    out[rows, slots] = values
+    return out
+
+
+def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+              query: Query) -> list[Composed]:
+    """rig_engine._decode and _prefill of every placed row (terms, format, layout, placement,
+    rig), from the same formulas (decode_figures, prefill_figures, cpu_part_figures) over
+    columns of the rows."""
+    if not placed:
+        return []
+    decode, prefill, spans = device_estimates(placed, query, calibration())
+    with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
+        dec = _decode_columns(placed, decode, [s[0] for s in spans])
+        part = _part_columns(placed)
+        return _compose(placed, dec, part, prefill, [s[1] for s in spans], query)
+
+
+def _decode_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                    decode: Sequence[DecodeEstimate], spans: Sequence[int]) -> dict[str, Any]:
+    """The devices' decode estimates as columns: sums, slowest, confidence, the first."""
+    tps = _padded([e.tokens_per_s for e in decode], spans, np.inf)
+    high = _padded([e.high for e in decode], spans, np.inf)
+    low = _padded([e.low for e in decode], spans, np.inf)
+    rank = _padded([_CONFIDENCE_RANK[e.confidence] for e in decode], spans, 2.0)
+    gpu_s, fast, slow = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
+    for j in range(tps.shape[1]):  # device order, as _decode adds them
+        gpu_s, fast, slow = gpu_s + 1.0 / tps[:, j], fast + 1.0 / high[:, j], slow + 1.0 / low[:, j]
+    starts = np.cumsum(spans) - spans
+    slowest = starts + np.argmin(tps, axis=1)  # the first of equals, as _decode
+    n = np.array(spans)
+    return {"gpu_s": gpu_s, "fast": fast, "slow": slow, "n": n, "decode": decode,
+            "first": starts, "slowest": slowest,
+            "rank": np.where(n > 0, rank.min(axis=1), 0).astype(np.int64).tolist()}
+
+
+def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]]
+                  ) -> tuple[Floats, ...]:
+    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns."""
+    def col(values: list[Any]) -> Floats:
+        return np.array(values)
+
+    ram = [_usable_ram_bytes(rig) for _, _, _, _, rig in placed]
+    return tuple(cpu_part_figures(
+        col([lay.model.n_layers for _, _, lay, _, _ in placed]),
+        col([lay.read for _, _, lay, _, _ in placed]),
+        col([lay.output_read for _, _, lay, _, _ in placed]),
+        col([lay.expert_read_per_layer for _, _, lay, _, _ in placed]),
+        col([lay.model.expert_bytes for _, _, lay, _, _ in placed]),
+        col([t.kv_decode for t, _, _, _, _ in placed]),
+        col([p.cpu_layers for _, _, _, p, _ in placed]),
+        col([p.cpu_expert_layers for _, _, _, p, _ in placed]),
+        col([p.output_on_gpu for _, _, _, p, _ in placed]),
+        col([p.cpu_weights_bytes for _, _, _, p, _ in placed]),
+        col([p.cpu_kv_bytes for _, _, _, p, _ in placed]),
+        col([p.embedding_bytes for _, _, _, p, _ in placed]),
+        col([np.inf if r is None else r for r in ram])))
+
+
+def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+             dec: dict[str, Any], part: tuple[Floats, ...],
+             prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+             query: Query) -> list[Composed]:
+    """Each row's (decode, prefill) from its device columns and CPU part (_decode, _prefill)."""
+    dense_read, expert_read, dense_stored, expert_stored, resident = part
+    cpu_read = dense_read + expert_read  # host.CpuPart.read
+    rates: list[tuple[float, Bound]] = [
+        _ram_rate(rig, q, t.is_moe) if r > 0 else (1.0, "ram_bandwidth")
+             for (t, q, _, _, rig), r in zip(placed, cpu_read.tolist(), strict=True)]
+    storage_gb_s = np.array([rig.storage_gb_s for *_, rig in placed])
+    tps, low, high, k, host_s, alone = decode_figures(
+        dec["gpu_s"], dec["fast"], dec["slow"], dec["n"], cpu_read,
+        np.array([r for r, _ in rates]), np.array([b != "ram_bandwidth" for _, b in rates]),
+        host.paged_bytes(dense_read, dense_stored, expert_read, expert_stored, resident),
+        storage_gb_s)
+    ests: Sequence[DecodeEstimate] = dec["decode"]
+    decodes = []
+    for i, (t, lo, hi, kind, h, one, rank, first, slowest, (_, ram_bound)) in enumerate(zip(
+            tps.tolist(), low.tolist(), high.tolist(), k.tolist(), host_s.tolist(),
+            alone.tolist(), dec["rank"], dec["first"].tolist(), dec["slowest"].tolist(), rates,
+            strict=True)):
+        if one:
+            decodes.append(ests[first])
+            continue
+        bound: Bound = ((ests[slowest].bound if dec["n"][i] else "bandwidth") if kind == 0
+                        else _HOST_BOUNDS[kind] if kind < 4 else ram_bound)
+        decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
+                                      bound))
+    return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
+                    strict=True))
+
+
+def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+              prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+              part: tuple[Floats, ...], storage_gb_s: Floats, query: Query
+              ) -> list[PrefillEstimate | None]:
+    """Each row's prompt estimate from its devices' (rig_engine._prefill over columns)."""
+    test = query.test
+    prompt, passes = test.n_prompt, math.ceil(test.n_prompt / test.n_ubatch)
+    _, _, dense_stored, expert_stored, resident = part
+    paged = passes * host.paged_bytes(dense_stored, dense_stored, expert_stored, expert_stored,
+                                      resident) / (storage_gb_s * 1e9)  # CpuPart.paged_per_pass
+    unknown = [e is None for e in prefill]
+    tps = _padded([np.inf if e is None else e.tokens_per_s for e in prefill], spans, np.inf)
+    low = _padded([np.inf if e is None else e.low for e in prefill], spans, np.inf)
+    high = _padded([np.inf if e is None else e.high for e in prefill], spans, np.inf)
+    compute, slow, fast = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
+    for j in range(tps.shape[1]):  # device order, as _prefill adds them
+        compute = compute + prompt / tps[:, j]
+        slow, fast = slow + prompt / low[:, j], fast + prompt / high[:, j]
+    starts = (np.cumsum(spans) - spans).tolist()
+    slowest = np.argmax(prompt / tps, axis=1).tolist()  # the first of equals, as _prefill
+    moved = np.array([p.cpu_weights_bytes - p.embedding_bytes for _, _, _, p, _ in placed])
+    link = np.array([PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
+                     for *_, rig in placed])
+    figures = prefill_figures(prompt, passes, compute, slow, fast, moved, link, paged)
+    out: list[PrefillEstimate | None] = []
+    at = 0
+    for n, first, k, (t, lo, hi, seconds, kind, pcie) in zip(
+            spans, starts, slowest, zip(*(f.tolist() for f in figures)), strict=True):
+        if n == 0:
+            raise ValueError("a placed row with no device to run its prompt")
+        if any(unknown[at:at + n]):
+            out.append(None)
+        elif n == 1 and pcie <= 0:  # one device alone: its own estimate
+            out.append(prefill[first])
+        else:
+            bound: Bound = ("storage" if kind == 2 else "pcie" if kind == 1
+                            else prefill[first + k].bound)
+            out.append(PrefillEstimate(t, lo, hi, seconds, bound))
+        at += n
+    return out
 
 
 def _placements(rows: Sequence[Row], chosen: Sequence[_Tried]) -> list[Placement]:

@@ -30,6 +30,7 @@ from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.elementwise import Num, where
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.novelty import with_novelty
 from tpscalc.estimate.placement import (
@@ -351,6 +352,20 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
     """Each row's (terms, format, layout, placement, rig) device estimates, from one
     speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
     device its share of the terms at its own calibrated rate (the single card's functions)."""
+    decode, prefill, spans = device_estimates(rows, query, cal)
+    out, i, k = [], 0, 0
+    for nd, npf in spans:
+        out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
+        i, k = i + nd, k + npf
+    return out
+
+
+def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                     query: Query, cal: Calibration
+                     ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
+                                list[tuple[int, int]]]:
+    """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
+    decode and prefill entries each row has."""
     columns = _Columns()
     spans = [columns.add(*row) for row in rows]
     d, f, test = columns.decode, columns.prefill, query.test
@@ -364,17 +379,17 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
         attention_flops_per_token=f.attention,
         expert_params=f.experts, expert_batch=f.batch, expert_gemms=f.gemms,
         flash_attn=test.flash_attn) if f.cards else []
-    out, i, k = [], 0, 0
-    for nd, npf in spans:
-        out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
-        i, k = i + nd, k + npf
-    return out
+    return decode, prefill, spans
 
 
 def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
                     p: Placement, label: FitLabel, rig: Rig, query: Query, runtime: Runtime,
-                    speeds: DeviceSpeeds) -> Estimate:
-    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds."""
+                    speeds: DeviceSpeeds,
+                    composed: tuple[DecodeEstimate, PrefillEstimate | None] | None = None,
+                    ) -> Estimate:
+    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds, or
+    from the stages already `composed` (rig_batch: decode_figures and prefill_figures over
+    every row at once, the (decode, prefill) _decode and _prefill give)."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
@@ -390,11 +405,14 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                         offload_share=round(p.offload_share(lay.weights), 3),
                         runtime=runtime.name)
     cal = calibration()
-    part = _cpu_part(lay, p, terms.kv_decode, rig)  # what sits in RAM: decode, prompt, paging
-    decode = _decode(terms, q, part, rig, cal, speeds.decode)
+    if composed is None:
+        part = _cpu_part(lay, p, terms.kv_decode, rig)  # in RAM: decode, prompt, paging
+        decode = _decode(terms, q, part, rig, cal, speeds.decode)
+        prefill = _prefill(terms, p, part, rig, query, speeds.prefill)
+    else:
+        decode, prefill = composed
     if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
         decode = low_confidence(decode, cal)
-    prefill = _prefill(terms, p, part, rig, query, speeds.prefill)
     # a model nobody measured: the range of its tier (novelty.py), a lower label
     decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
                                    terms.is_moe)
@@ -408,7 +426,8 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                     True, label, decode if model.generates else None, prefill, None,
                     query.test, held, placement=p,
                     offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
-                    paging=_paging(part, p, rig) if label == "paging" else None)
+                    paging=_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
+                    if label == "paging" else None)
 
 
 def _usable_gib(rig: Rig) -> float:
@@ -439,13 +458,11 @@ def _decode(t: ModelTerms, q: str, part: host.CpuPart, rig: Rig, cal: Calibratio
             ests: list[DecodeEstimate]) -> DecodeEstimate:
     """The time of a token as the sum of its stages: each device's share (`ests`, those of
     device_speeds), the CPU's part (`part`, _cpu_part), the split's cost."""
-    terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0,
-                                 "storage": 0.0}
-    gpu_fast = gpu_slow = 0.0
+    gpu_s = gpu_fast = gpu_slow = 0.0
     confidence: Confidence = "low"
     gpu_bound: Bound = "bandwidth"
-    if ests:  # one pass over the devices (a report composes ~850 rows): sums in device order
-        gpu_s, rank, slowest = 0.0, 2, ests[0]
+    if ests:  # one pass over the devices: sums in device order
+        rank, slowest = 2, ests[0]
         for e in ests:
             gpu_s += 1.0 / e.tokens_per_s
             gpu_fast += 1.0 / e.high
@@ -453,56 +470,86 @@ def _decode(t: ModelTerms, q: str, part: host.CpuPart, rig: Rig, cal: Calibratio
             rank = min(rank, _CONFIDENCE_RANK[e.confidence])
             if e.tokens_per_s < slowest.tokens_per_s:
                 slowest = e
-        terms["bandwidth"] = gpu_s
         confidence = _CONFIDENCE_ORDER[rank]
         gpu_bound = slowest.bound  # the slowest device's (the first of equals)
     cpu_read = part.read
-    stages = len(ests) + (1 if cpu_read > 0 else 0)
-    if cpu_read > 0:
-        rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
-        terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
-        terms["overhead"] += CPU_TOKEN_US * 1e-6
-        terms["storage"] = part.paged_per_token() / (rig.storage_gb_s * 1e9)
-    split = (stages - 1) * HOP_US * 1e-6
-    terms["overhead"] += split
-    seconds = sum(terms.values())
-    tps = 1.0 / seconds
-    bound = max(terms, key=lambda k: terms[k])
-    if bound == "bandwidth":  # the GPUs' share decides: what decided it on them
-        bound = gpu_bound
+    rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe) if cpu_read > 0 else (1.0, "ram_bandwidth")
+    tps, low, high, k, host_s, alone = decode_figures(
+        gpu_s, gpu_fast, gpu_slow, len(ests), cpu_read, rate_gb_s, ram_bound != "ram_bandwidth",
+        part.paged_per_token(), rig.storage_gb_s)
+    if alone:  # one device alone: its own estimate, as on one card
+        return ests[0]
+    bound = gpu_bound if k == 0 else _HOST_BOUNDS[k] if k < 4 else ram_bound
+    return DecodeEstimate(tps, low, high, "low" if host_s > 0 else confidence, bound)
+
+
+# decode_figures' bound: the GPUs' (theirs), the hand-overs, the RAM, storage, a CPU limit
+_HOST_BOUNDS: tuple[Bound, ...] = ("bandwidth", "overhead", "ram_bandwidth", "storage")
+
+
+def decode_figures(gpu_s: Num, gpu_fast_s: Num, gpu_slow_s: Num, devices: Num, cpu_read: Num,
+                   ram_rate_gb_s: Num, ram_other_bound: Num, paged: Num, storage_gb_s: Num,
+                   ) -> tuple[Num, Num, Num, Num, Num, Num]:
+    """A token's stages composed, on one row's floats or on columns of rows (elementwise.py):
+    `gpu_s` (and its fast and slow ends) the devices' seconds summed, `devices` how many,
+    `cpu_read` the bytes read from RAM at `ram_rate_gb_s` (`ram_other_bound`: a CPU limit, not
+    the RAM, sets that rate), `paged` the bytes re-read from storage at `storage_gb_s`.
+
+    (tokens/s, low, high, which term is largest: 0 the GPUs, 1 the overheads, 2 the RAM,
+    3 storage, 4 the CPU's limit; the host's seconds; whether one device alone answers)."""
+    on_cpu = cpu_read > 0
+    ram = where(on_cpu, cpu_read / (ram_rate_gb_s * 1e9), 0.0)
+    storage = where(on_cpu, paged / (storage_gb_s * 1e9), 0.0)
+    split = (devices + on_cpu - 1) * HOP_US * 1e-6
+    overhead = where(on_cpu, CPU_TOKEN_US * 1e-6, 0.0) + split
+    # the terms in the order the bound is told apart (the first of equals): a CPU limit's
+    # term comes last, after storage, the RAM's then 0
+    third = where(ram_other_bound, 0.0, ram)
+    last = where(ram_other_bound, ram, 0.0)
+    seconds = where(ram_other_bound, gpu_s + overhead + third + storage + last,
+                    gpu_s + overhead + third + storage)
+    largest, k = gpu_s, 0
+    for i, term in enumerate((overhead, third, storage, last), start=1):
+        k = where(term > largest, i, k)
+        largest = where(term > largest, term, largest)
     # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
     # CPU terms (assumed, not calibrated) at the rig band; the hand-overs as assumed; paging
     # from as estimated (the fast end) to every CPU byte re-read each token (the slow end).
-    storage = terms["storage"]
-    host_s = seconds - terms["bandwidth"] - split - storage
-    if host_s <= 1e-9 * seconds:  # the sum's rounding is not a host term
-        host_s = 0.0
-    if host_s > 0:
-        confidence = "low"
-    if stages == 1 and host_s <= 0:  # one device alone: its own estimate, as on one card
-        return ests[0]
-    worst = cpu_read / (rig.storage_gb_s * 1e9) if storage > 0 else 0.0
-    return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host_s / _BAND[0] + worst),
-                          1.0 / (gpu_fast + split + host_s / _BAND[1] + storage), confidence,
-                          bound)
+    host_s = seconds - gpu_s - split - storage
+    host_s = where(host_s <= 1e-9 * seconds, 0.0, host_s)  # the sum's rounding is no host term
+    worst = where(storage > 0, cpu_read / (storage_gb_s * 1e9), 0.0)
+    return (1.0 / seconds, 1.0 / (gpu_slow_s + split + host_s / _BAND[0] + worst),
+            1.0 / (gpu_fast_s + split + host_s / _BAND[1] + storage), k, host_s,
+            (devices + on_cpu == 1) & (host_s <= 0))
 
 
 def _cpu_part(lay: _Layout, p: Placement, kv_read: float, rig: Rig) -> host.CpuPart:
     """The bytes `p` leaves in system RAM, read per token and stored, and the RAM left to them
     (unbounded when the RAM is not known: nothing pages)."""
-    n = lay.model.n_layers
-    read = (p.cpu_layers * (lay.read - lay.output_read) / n
-            + p.cpu_expert_layers * lay.expert_read_per_layer
-            + (0.0 if p.output_on_gpu else lay.output_read)
-            + kv_read * p.cpu_layers / n)
-    expert_layers = p.cpu_layers + p.cpu_expert_layers
-    expert_read = expert_layers * lay.expert_read_per_layer
-    expert_stored = expert_layers * lay.model.expert_bytes
-    stored = p.cpu_weights_bytes + p.cpu_kv_bytes - p.embedding_bytes
     ram = _usable_ram_bytes(rig)
-    resident = math.inf if ram is None else ram - p.embedding_bytes
-    return host.CpuPart(read - expert_read, expert_read, stored - expert_stored, expert_stored,
-                        resident)
+    return host.CpuPart(*cpu_part_figures(
+        lay.model.n_layers, lay.read, lay.output_read, lay.expert_read_per_layer,
+        lay.model.expert_bytes, kv_read, p.cpu_layers, p.cpu_expert_layers, p.output_on_gpu,
+        p.cpu_weights_bytes, p.cpu_kv_bytes, p.embedding_bytes,
+        math.inf if ram is None else ram))
+
+
+def cpu_part_figures(n: Num, read: Num, output_read: Num, expert_read_per_layer: Num,
+                     expert_bytes: Num, kv_read: Num, cpu_layers: Num, cpu_expert_layers: Num,
+                     output_on_gpu: Num, cpu_weights: Num, cpu_kv: Num, embedding: Num,
+                     ram: Num) -> tuple[Num, Num, Num, Num, Num]:
+    """host.CpuPart's fields (dense and expert bytes read, dense and expert bytes stored, RAM
+    left), bytes, from a placement's CPU part, on one row or columns of rows (elementwise.py)."""
+    total = (cpu_layers * (read - output_read) / n
+             + cpu_expert_layers * expert_read_per_layer
+             + where(output_on_gpu, 0.0, output_read)
+             + kv_read * cpu_layers / n)
+    expert_layers = cpu_layers + cpu_expert_layers
+    expert_read = expert_layers * expert_read_per_layer
+    expert_stored = expert_layers * expert_bytes
+    stored = cpu_weights + cpu_kv - embedding
+    return (total - expert_read, expert_read, stored - expert_stored, expert_stored,
+            ram - embedding)
 
 
 def _paging(part: host.CpuPart, p: Placement, rig: Rig) -> Paging:
@@ -548,16 +595,34 @@ def _prefill(t: ModelTerms, p: Placement, part: host.CpuPart, rig: Rig, query: Q
     known = [e for e in ests if e is not None]
     if len(known) < len(ests):
         return None
-    moved = p.cpu_weights_bytes - p.embedding_bytes
-    link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
-    pcie = passes * moved / (link * 1e9) + paged if moved > 0 else 0.0
+    compute = slow = fast = 0.0
+    slowest = known[0] if known else None
+    for e in known:  # in device order; the slowest is the first of equals
+        compute += prompt / e.tokens_per_s
+        slow += prompt / e.low
+        fast += prompt / e.high
+        if prompt / e.tokens_per_s > prompt / slowest.tokens_per_s:  # type: ignore[union-attr]
+            slowest = e
+    tps, low, high, seconds, k, pcie = prefill_figures(
+        prompt, passes, compute, slow, fast, p.cpu_weights_bytes - p.embedding_bytes,
+        PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S), paged)
     if len(known) == 1 and pcie <= 0:  # one device alone: its own estimate, as on one card
         return known[0]
-    compute = sum(prompt / e.tokens_per_s for e in known)
+    bound: Bound = "storage" if k == 2 else "pcie" if k == 1 else slowest.bound  # type: ignore[union-attr]
+    return PrefillEstimate(tps, low, high, seconds, bound)
+
+
+def prefill_figures(prompt: Num, passes: Num, compute: Num, slow: Num, fast: Num, moved: Num,
+                    link_gb_s: Num, paged: Num) -> tuple[Num, Num, Num, Num, Num, Num]:
+    """A prompt's time composed, on one row's floats or columns of rows (elementwise.py): the
+    devices' seconds (`compute`, its `slow` and `fast` ends), the copies of `moved` CPU weight
+    bytes over the link each of `passes` micro-batches, and `paged` seconds of storage reads.
+
+    (tokens/s, low, high, seconds, the bound: 0 the devices', 1 the link, 2 storage; the link's
+    and storage's seconds)."""
+    pcie = where(moved > 0, passes * moved / (link_gb_s * 1e9) + paged, 0.0)
     seconds = compute + pcie
-    slowest = max(known, key=lambda e: prompt / e.tokens_per_s).bound
-    bound: Bound = ("storage" if paged > max(compute, pcie - paged)
-                    else "pcie" if pcie > compute else slowest)
-    slow = sum(prompt / e.low for e in known) + pcie / _BAND[0]
-    fast = sum(prompt / e.high for e in known) + pcie / _BAND[1]
-    return PrefillEstimate(prompt / seconds, prompt / slow, prompt / fast, seconds, bound)
+    rest = pcie - paged
+    k = where(paged > where(rest > compute, rest, compute), 2, where(pcie > compute, 1, 0))
+    return (prompt / seconds, prompt / (slow + pcie / _BAND[0]),
+            prompt / (fast + pcie / _BAND[1]), seconds, k, pcie)
