@@ -90,9 +90,11 @@ def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
 
 def lower_confidence(level: str, tier: Tier) -> str:
     """The confidence label one level lower per step away from the measurements."""
-    steps = {"measured": 0, "family": 1, "novel": 2}[tier]
     i = LEVELS.index(level) if level in LEVELS else len(LEVELS) - 1
-    return LEVELS[min(i + steps, len(LEVELS) - 1)]
+    return LEVELS[min(i + _STEPS[tier], len(LEVELS) - 1)]
+
+
+_STEPS: dict[Tier, int] = {"measured": 0, "family": 1, "novel": 2}
 
 
 def tier_band(bands: dict[str, Band], level: str, tier: Tier, moe_prompt: bool = False,

@@ -11,7 +11,7 @@ A test compares every row with placement.place. Pure: arrays in, arrays out.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -186,32 +186,12 @@ def place_many(layouts: Sequence[ModelLayout], usable: Floats, buffer: Floats,
     search: the rows that may move weights to the RAM when they do not fit the GPUs (default:
     those with RAM); a row with RAM left out is placed as without it and, when --fit cannot
     put it all on the GPUs, does not fit (a caller that knows an offload answer already asks
-    only whether all fits the GPUs).
-
-    Rows with the same inputs are placed once (a model page's ~870 cards come in far fewer
-    memory sizes): every step works on each row alone, so a row's answer is the same."""
-    searched = ~np.isnan(ram) if search is None else search
-    kinds: dict[int, int] = {}
-    kind = [kinds.setdefault(id(m), len(kinds)) for m in layouts]
-    keys = np.column_stack([np.array(kind, dtype=np.float64), usable, buffer,
-                            np.nan_to_num(ram, nan=-1.0), np.isnan(ram), searched])
-    _, first, back = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    if len(first) == len(layouts):
-        return _place(layouts, usable, buffer, ram, searched)
-    one = _place([layouts[i] for i in first], usable[first], buffer[first], ram[first],
-                 searched[first])
-    back = back.reshape(-1)
-    return Placed(layouts, *(getattr(one, f.name)[back] for f in fields(Placed)[1:]))
-
-
-def _place(layouts: Sequence[ModelLayout], usable: Floats, buffer: Floats,
-           ram: Floats, search: Bools) -> Placed:
-    """place_many on rows of their own."""
+    only whether all fits the GPUs)."""
     m = _columns(layouts)
     n, zeros = m.n, np.zeros(len(layouts), dtype=np.int64)
     counts, ok = _counts(m, usable, buffer, n, zeros, True)
     experts, output, used = zeros.copy(), np.ones(len(layouts), dtype=bool), buffer
-    may_move = search & ~np.isnan(ram)
+    may_move = ~np.isnan(ram) if search is None else search & ~np.isnan(ram)
     stuck = ~ok & ~may_move
     if stuck.any():  # nothing may move: all layers as split, whether they fit or not
         split, split_ok = _counts(m, usable, buffer, n, zeros, False)

@@ -113,8 +113,40 @@ def _layouts(rows: Sequence[Row], j: int, query: Query, doubled: bool) -> list[_
 
 
 def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate]:
-    """The rows of one GPU count: formats walked together, least compressed first."""
+    """The rows of one GPU count: formats walked together, least compressed first, once for
+    the rows alike (a model page's ~870 rigs come in a few dozen memory sizes)."""
     usable, buffer, buffer2, ram = _memory(rows, query, runtime)
+    first, back = _alike(rows, usable, buffer, buffer2, ram)
+    if len(first) < len(rows):
+        at = np.array(first)
+        chosen = _search([rows[i] for i in first], usable[at], buffer[at], buffer2[at], ram[at],
+                         query)
+        return _estimates(rows, [chosen[k] for k in back], query, runtime)
+    return _estimates(rows, _search(rows, usable, buffer, buffer2, ram, query), query, runtime)
+
+
+def _alike(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats,
+           ram: Floats) -> tuple[list[int], list[int]]:
+    """The first of each set of rows whose search is the same (the same terms, GPU memory and
+    buffers, RAM), and each row's set: every step of the search reads only these, and the
+    device names, which a placement takes when it is read."""
+    kinds: dict[int, int] = {}
+    keys = np.column_stack([
+        np.array([kinds.setdefault(id(t), len(kinds)) for _, t, _ in rows], dtype=np.float64),
+        usable, buffer, buffer2, np.nan_to_num(ram, nan=-1.0), np.isnan(ram),
+        np.array([r.ram_gib is None for _, _, r in rows])])
+    raw, size = keys.tobytes(), keys.shape[1] * keys.itemsize
+    seen: dict[bytes, int] = {}
+    back = [seen.setdefault(raw[i:i + size], len(seen)) for i in range(0, len(raw), size)]
+    first = [0] * len(seen)
+    for i in range(len(back) - 1, -1, -1):
+        first[back[i]] = i
+    return first, back
+
+
+def _search(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats, ram: Floats,
+            query: Query) -> list[_Tried]:
+    """Each row's chosen format, layout, placement and fit (rig_engine.estimate_rig's walk)."""
     tried: list[list[_Tried]] = [[] for _ in rows]
     looking = list(range(len(rows)))
     # a row with an offload answer keeps it unless a later format fits all on the GPUs: the
@@ -147,7 +179,7 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
         search[at[labels == 1]] = False
         looking = [i for i, done in zip(looking, on_gpus.tolist(), strict=True) if not done]
         j += 1
-    return _estimates(rows, [pick(t) for t in tried], query, runtime)
+    return [pick(t) for t in tried]
 
 
 def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,

@@ -423,11 +423,27 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
         decode, prefill = at_level(decode, runtime.level), prefill_at_level(prefill,
                                                                             runtime.level)
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
-                    True, label, decode if model.generates else None, prefill, None,
+                    True, label, decode if _generates(model) else None, prefill, None,
                     query.test, held, placement=p,
                     offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
                     paging=_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
                     if label == "paging" else None)
+
+
+# id(model) -> (model, Model.generates): a report's rows ask it of one model ~850 times (a
+# card report of ~1,000 models once each); the model is kept so an id is never reused
+_GENERATES: dict[int, tuple[Model, bool]] = {}
+
+
+def _generates(model: Model) -> bool:
+    """model.generates, memoised."""
+    held = _GENERATES.get(id(model))
+    if held is not None and held[0] is model:
+        return held[1]
+    if len(_GENERATES) >= LAYOUTS_MEMO_SIZE:
+        _GENERATES.clear()
+    _GENERATES[id(model)] = (model, model.generates)
+    return model.generates
 
 
 def _usable_gib(rig: Rig) -> float:
