@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
+from tpscalc.estimate.calibration import Band, Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
+from tpscalc.estimate.novelty import Tier, lower_confidence, model_tier, tier_band, widened_by
 from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.placement_batch import Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
@@ -43,10 +45,12 @@ from tpscalc.estimate.rig_engine import (
     estimate_rig,
     pick,
     prefill_figures,
+    tiered,
 )
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.types import (
     Bound,
+    Confidence,
     DecodeEstimate,
     Estimate,
     FitLabel,
@@ -191,7 +195,9 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
               for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
                                                                 strict=True)
               if label != "no"]
-    composed = iter(_composed(placed, query))
+    composed = iter(_tiers([m for (m, _, _), t in zip(rows, chosen, strict=True)
+                            if t[3] != "no"], [t for t, *_ in placed],
+                           _composed(placed, query), calibration()))
     return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
                             NO_SPEEDS, next(composed) if label != "no" else None)
             for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
@@ -199,6 +205,51 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
 
 
 Composed = tuple[DecodeEstimate, PrefillEstimate | None]
+
+
+def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[Composed],
+           cal: Calibration) -> list[Composed]:
+    """rig_engine.tiered of every row: the ranges of a model nobody measured widened to its
+    tier's band over columns of the rows of one tier (novelty.widened_by), a guessed model's
+    row by itself."""
+    out = list(composed)
+    by_tier: dict[Tier, list[int]] = {}
+    for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
+        if t.approximated or d.measured is not None:
+            out[i] = tiered(d, p, m, t, cal)
+        elif (tier := model_tier(m, cal)) != "measured":
+            by_tier.setdefault(tier, []).append(i)
+    for tier, at in by_tier.items():
+        decodes = [out[i][0] for i in at]
+        levels = [d.confidence for d in decodes]
+        band = {lv: tier_band(cal.decode_bands, lv, tier) for lv in set(levels)}
+        lower = {lv: cast(Confidence, lower_confidence(lv, tier)) for lv in band}
+        lo, hi = _widened([(d.tokens_per_s, d.low, d.high) for d in decodes],
+                          [band[lv] for lv in levels])
+        pre = [(k, p) for k, i in enumerate(at) if (p := out[i][1]) is not None]
+        keys = [(levels[k], terms[at[k]].is_moe) for k, _ in pre]
+        prompt_band = {key: tier_band(cal.prefill_bands, key[0], tier, key[1]) for key in set(keys)}
+        plo, phi = _widened([(p.tokens_per_s, p.low, p.high) for _, p in pre],
+                            [prompt_band[key] for key in keys])
+        widened_prefill: dict[int, PrefillEstimate] = {
+            k: PrefillEstimate(p.tokens_per_s, a, b, p.time_to_first_token_s, p.bound)
+            for (k, p), a, b in zip(pre, plo, phi, strict=True)}
+        for k, (i, d) in enumerate(zip(at, decodes, strict=True)):
+            out[i] = (DecodeEstimate(d.tokens_per_s, lo[k], hi[k], lower[d.confidence],
+                                     d.bound), widened_prefill.get(k))
+    return out
+
+
+def _widened(ranges: Sequence[tuple[float, float, float]], bands: Sequence[Band | None]
+             ) -> tuple[list[float], list[float]]:
+    """novelty.widened of each (tokens/s, low, high) by its band, over columns."""
+    if not ranges:
+        return [], []
+    tps, low, high = (np.array(c) for c in zip(*ranges))
+    lo, hi = widened_by(tps, low, high,
+                        np.array([np.nan if b is None else b.low_ratio for b in bands]),
+                        np.array([np.nan if b is None else b.high_ratio for b in bands]))
+    return lo.tolist(), hi.tolist()
 
 
 def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats:

@@ -388,8 +388,8 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                     composed: tuple[DecodeEstimate, PrefillEstimate | None] | None = None,
                     ) -> Estimate:
     """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds, or
-    from the stages already `composed` (rig_batch: decode_figures and prefill_figures over
-    every row at once, the (decode, prefill) _decode and _prefill give)."""
+    from the speeds already `composed` (rig_batch: over every row at once, the (decode,
+    prefill) that _decode and _prefill give, then `tiered`)."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
@@ -407,15 +407,11 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
     cal = calibration()
     if composed is None:
         part = _cpu_part(lay, p, terms.kv_decode, rig)  # in RAM: decode, prompt, paging
-        decode = _decode(terms, q, part, rig, cal, speeds.decode)
-        prefill = _prefill(terms, p, part, rig, query, speeds.prefill)
+        decode, prefill = tiered(_decode(terms, q, part, rig, cal, speeds.decode),
+                                 _prefill(terms, p, part, rig, query, speeds.prefill),
+                                 model, terms, cal)
     else:
         decode, prefill = composed
-    if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
-        decode = low_confidence(decode, cal)
-    # a model nobody measured: the range of its tier (novelty.py), a lower label
-    decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
-                                   terms.is_moe)
     held = None
     if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's
         decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
@@ -444,6 +440,16 @@ def _generates(model: Model) -> bool:
         _GENERATES.clear()
     _GENERATES[id(model)] = (model, model.generates)
     return model.generates
+
+
+def tiered(decode: DecodeEstimate, prefill: PrefillEstimate | None, model: Model,
+           terms: ModelTerms, cal: Calibration
+           ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
+    """A rig's composed speeds as the answer gives them: a guessed model's low confidence, and
+    a model nobody measured at the range of its tier (novelty.py), a lower label."""
+    if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
+        decode = low_confidence(decode, cal)
+    return with_novelty(decode, prefill, cal, model, decode.confidence, terms.is_moe)
 
 
 def _usable_gib(rig: Rig) -> float:
