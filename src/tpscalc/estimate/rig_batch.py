@@ -195,9 +195,10 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
               for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
                                                                 strict=True)
               if label != "no"]
+    alike = [t for t in chosen if t[3] != "no"]  # rows alike share one chosen entry
     composed = iter(_tiers([m for (m, _, _), t in zip(rows, chosen, strict=True)
                             if t[3] != "no"], [t for t, *_ in placed],
-                           _composed(placed, query), calibration()))
+                           _composed(placed, query, alike), calibration()))
     return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
                             NO_SPEEDS, next(composed) if label != "no" else None)
             for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
@@ -265,13 +266,13 @@ def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats
 
 
 def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-              query: Query) -> list[Composed]:
+              query: Query, alike: Sequence[object]) -> list[Composed]:
     """rig_engine._decode and _prefill of every placed row (terms, format, layout, placement,
     rig), from the same formulas (decode_figures, prefill_figures, cpu_part_figures) over
     columns of the rows."""
     if not placed:
         return []
-    decode, prefill, spans = device_estimates(placed, query, calibration())
+    decode, prefill, spans = device_estimates(placed, query, calibration(), alike)
     with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
         dec = _decode_columns(placed, decode, [s[0] for s in spans])
         part = _part_columns(placed)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import cpu_speed, host, speed
@@ -276,75 +276,66 @@ class DeviceSpeeds:
     prefill: list[PrefillEstimate | None]
 
 
-@dataclass
-class _DecodeColumns:
-    """speed.decode_estimates' arguments, one entry per device row (a column: a field here,
-    filled in _Columns.add and passed in device_speeds)."""
-
-    cards: list[Card] = field(default_factory=list)
-    read: list[float] = field(default_factory=list)
-    kv: list[float] = field(default_factory=list)
-    layers: list[float] = field(default_factory=list)
-    params: list[float] = field(default_factory=list)
-    attention: list[float] = field(default_factory=list)
-    moe: list[bool] = field(default_factory=list)
-    quant: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _PrefillColumns:
-    """speed.prefill_estimates' arguments, one entry per device row (as _DecodeColumns)."""
-
-    cards: list[Card] = field(default_factory=list)
-    flops: list[float] = field(default_factory=list)
-    weights: list[float] = field(default_factory=list)
-    attention: list[float] = field(default_factory=list)
-    experts: list[float] = field(default_factory=list)
-    batch: list[float] = field(default_factory=list)
-    gemms: list[float] = field(default_factory=list)
-    quantized: list[bool] = field(default_factory=list)
-    bf16: list[bool] = field(default_factory=list)
+def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
+            ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+    """One placed row's device rows of the speed calls, each (its device's index, its share of
+    the model's terms as speed.decode_estimates' and speed.prefill_estimates' keywords): a
+    column is one entry here."""
+    n = lay.model.n_layers
+    decode = []
+    for i, (dev, r) in enumerate(zip(p.devices, _device_reads(lay, p))):
+        if dev.layers or r > 0:
+            s = dev.layers / n
+            decode.append((i, {"read_bytes_per_token": r, "kv_bytes_at_context": t.kv_decode * s,
+                               "n_layers": dev.layers, "params_read": t.params_active * s,
+                               "attention_flops": t.attention_decode * s, "is_moe": t.is_moe,
+                               "quant": q}))
+    # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+    # to the main GPU); each device does its share.
+    quantized = q not in UNQUANTIZED
+    prefill = []
+    for i, dev in enumerate(p.devices):
+        if k := dev.layers + (p.cpu_layers if i == 0 else 0):
+            s = k / n
+            prefill.append((i, {"flops_per_token": t.flops_per_token * s,
+                                "weights_bytes": lay.weights * s,
+                                "attention_flops_per_token": t.attention_prefill * s,
+                                "expert_params": t.expert_params * s,
+                                "expert_batch": t.expert_batch,
+                                "expert_gemms": t.expert_gemms * s, "quantized": quantized,
+                                "bf16": q == "BF16"}))
+    return decode, prefill
 
 
 class _Columns:
     """The rows of the speed calls: each device's share of a model's terms, in order."""
 
     def __init__(self) -> None:
-        self.decode, self.prefill = _DecodeColumns(), _PrefillColumns()
+        self.decode: list[tuple[Card, dict[str, Any]]] = []
+        self.prefill: list[tuple[Card, dict[str, Any]]] = []
+        self._made: dict[int, tuple[object, tuple[list[tuple[int, dict[str, Any]]], ...]]] = {}
 
-    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
-        """Add one placed row's devices; how many decode and prefill rows it took."""
-        n = lay.model.n_layers
-        d = self.decode
-        used = shares = 0
-        for c, dev, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
-            if dev.layers or r > 0:
-                s, used = dev.layers / n, used + 1
-                d.cards.append(c)
-                d.read.append(r)
-                d.kv.append(t.kv_decode * s)
-                d.layers.append(dev.layers)
-                d.params.append(t.params_active * s)
-                d.attention.append(t.attention_decode * s)
-                d.moe.append(t.is_moe)
-                d.quant.append(q)
-        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-        # to the main GPU); each device does its share.
-        quantized = q not in UNQUANTIZED
-        f = self.prefill
-        for i, (c, dev) in enumerate(zip(rig.devices, p.devices)):
-            if k := dev.layers + (p.cpu_layers if i == 0 else 0):
-                s, shares = k / n, shares + 1
-                f.cards.append(c)
-                f.flops.append(t.flops_per_token * s)
-                f.weights.append(lay.weights * s)
-                f.attention.append(t.attention_prefill * s)
-                f.experts.append(t.expert_params * s)
-                f.batch.append(t.expert_batch)
-                f.gemms.append(t.expert_gemms * s)
-                f.quantized.append(quantized)
-                f.bf16.append(q == "BF16")
-        return used, shares
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig,
+            alike: object = None) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took. Rows given
+        the same `alike` (rig_batch: the same search result) share their shares."""
+        held = self._made.get(id(alike)) if alike is not None else None
+        if held is None or held[0] is not alike:
+            held = (alike, _shares(t, q, lay, p))
+            if alike is not None:
+                self._made[id(alike)] = held
+        decode, prefill = held[1]
+        self.decode += [(rig.devices[i], share) for i, share in decode]
+        self.prefill += [(rig.devices[i], share) for i, share in prefill]
+        return len(decode), len(prefill)
+
+    @staticmethod
+    def keywords(rows: list[tuple[Card, dict[str, Any]]]) -> dict[str, Any]:
+        """The rows as the speed call's keywords: `cards` and one list per share."""
+        if not rows:
+            return {"cards": []}
+        return {"cards": [c for c, _ in rows]} | {
+            k: [share[k] for _, share in rows] for k in rows[0][1]}
 
 
 def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
@@ -361,24 +352,23 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
 
 
 def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                     query: Query, cal: Calibration
+                     query: Query, cal: Calibration, alike: Sequence[object] | None = None
                      ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
                                 list[tuple[int, int]]]:
     """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
-    decode and prefill entries each row has."""
+    decode and prefill entries each row has (`alike`: rows with the same entry there have the
+    same placement, only their cards differ)."""
     columns = _Columns()
-    spans = [columns.add(*row) for row in rows]
-    d, f, test = columns.decode, columns.prefill, query.test
+    spans = [columns.add(*row, alike=None if alike is None else alike[i])
+             for i, row in enumerate(rows)]
+    test = query.test
     decode = speed.decode_estimates(
-        d.read, d.kv, d.layers, d.cards, query.backend, cal, is_moe=d.moe,
-        params_read=d.params, quant=d.quant,
-        attention_flops=d.attention) if d.cards else []
+        backend=query.backend, cal=cal,
+        **_Columns.keywords(columns.decode)) if columns.decode else []
     prefill = speed.prefill_estimates(
-        f.flops, test.n_prompt, f.cards, query.backend, cal, weights_bytes=f.weights,
-        quantized=f.quantized, bf16=f.bf16, ubatch=test.n_ubatch,
-        attention_flops_per_token=f.attention,
-        expert_params=f.experts, expert_batch=f.batch, expert_gemms=f.gemms,
-        flash_attn=test.flash_attn) if f.cards else []
+        prompt_tokens=test.n_prompt, backend=query.backend, cal=cal, ubatch=test.n_ubatch,
+        flash_attn=test.flash_attn, **_Columns.keywords(columns.prefill)
+    ) if columns.prefill else []
     return decode, prefill, spans
 
 
