@@ -23,7 +23,7 @@ from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.novelty import Tier, lower_confidence, model_tier, tier_band, widened_by
 from tpscalc.estimate.placement import Placement
-from tpscalc.estimate.placement_batch import Floats, Placed, place_many
+from tpscalc.estimate.placement_batch import Bools, Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import (
     _CONFIDENCE_ORDER,
@@ -104,18 +104,6 @@ def _memory(rows: Sequence[Row], query: Query, runtime: Runtime
             ram)
 
 
-def _layouts(rows: Sequence[Row], j: int, query: Query, doubled: bool) -> list[_Layout]:
-    """Each row's layout at format j (a model page's rows share one model: looked up once)."""
-    by_terms: dict[int, _Layout] = {}
-    out = []
-    for model, terms, _ in rows:
-        lay = by_terms.get(id(terms))
-        if lay is None:
-            lay = by_terms[id(terms)] = _shared_layout(_arch(model), terms, j, query, doubled)
-        out.append(lay)
-    return out
-
-
 def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate]:
     """The rows of one GPU count: formats walked together, least compressed first, once for
     the rows alike (a model page's ~870 rigs come in a few dozen memory sizes)."""
@@ -150,7 +138,9 @@ def _alike(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats,
 
 def _search(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats, ram: Floats,
             query: Query) -> list[_Tried]:
-    """Each row's chosen format, layout, placement and fit (rig_engine.estimate_rig's walk)."""
+    """Each row's chosen format, layout, placement and fit (rig_engine.estimate_rig's walk):
+    a format of every row still looking at each step, and once few are left, all their
+    formats in one step (each placement stands alone; the walk keeps what it would have)."""
     tried: list[list[_Tried]] = [[] for _ in rows]
     looking = list(range(len(rows)))
     # a row with an offload answer keeps it unless a later format fits all on the GPUs: the
@@ -158,32 +148,70 @@ def _search(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats
     search = np.ones(len(rows), dtype=bool)
     j = 0
     while looking := [i for i in looking if j < len(rows[i][1].quants)]:
-        at = np.array(looking)
-        lays = _layouts([rows[i] for i in looking], j, query, False)
-        placed = place_many([lay.model for lay in lays], usable[at], buffer[at], ram[at],
-                            search[at])
-        on_gpus = placed.fits & (placed.cpu_layers == 0) & (placed.cpu_expert_layers == 0)
-        roomy = np.zeros(len(looking), dtype=bool)
-        if on_gpus.any():  # comfortable if all on the GPUs at twice the context too
-            k = np.flatnonzero(on_gpus)
-            doubled = place_many(
-                [lay.model for lay in _layouts([rows[looking[x]] for x in k], j, query, True)],
-                usable[at[k]], buffer2[at[k]], ram[at[k]])
-            roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
-        labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
-        # _pages asks first that every device fits: the rest need no placement made
-        may_page = (~placed.fits & placed.devices_fit).tolist()
-        for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
-            label = _LABELS[k]
-            rig = rows[i][2]
-            if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
-                    placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
-                label = "paging"  # only the RAM is short: rig_engine._label's rule
-            tried[i].append((j, lays[x], (placed, x), label))
-        search[at[labels == 1]] = False
-        looking = [i for i, done in zip(looking, on_gpus.tolist(), strict=True) if not done]
-        j += 1
+        rest = [(i, f) for i in looking for f in range(j, len(rows[i][1].quants))]
+        pairs = rest if len(rest) <= AT_ONCE else [(i, j) for i in looking]
+        done = _step(rows, pairs, usable, buffer, buffer2, ram, search, query, tried)
+        looking = [i for i in looking if i not in done]
+        j = j + 1 if pairs is not rest else max(f for _, f in rest) + 1
     return [pick(t) for t in tried]
+
+
+# Placements of (row, format) pairs made in one step once the rest of the walk has this many:
+# a step's numpy calls cost about the same for 10 rows as for 500
+AT_ONCE = 512
+
+
+def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
+          buffer: Floats, buffer2: Floats, ram: Floats, search: Bools, query: Query,
+          tried: list[list[_Tried]]) -> set[int]:
+    """Place each (row, format) of `pairs` (a row's in format order), add each to the row's
+    tried formats up to the first all on its GPUs; the rows that reached one. A row's later
+    pairs after an offload answer are placed with the RAM searched, as its earlier ones: what
+    they offload is never chosen (rig_engine.pick takes the first offload)."""
+    at = np.array([i for i, _ in pairs])
+    lays = _pair_layouts(rows, pairs, query, False)
+    placed = place_many([lay.model for lay in lays], usable[at], buffer[at], ram[at],
+                        search[at])
+    on_gpus = placed.fits & (placed.cpu_layers == 0) & (placed.cpu_expert_layers == 0)
+    roomy = np.zeros(len(pairs), dtype=bool)
+    if on_gpus.any():  # comfortable if all on the GPUs at twice the context too
+        k = np.flatnonzero(on_gpus)
+        doubled = place_many(
+            [lay.model for lay in _pair_layouts(rows, [pairs[x] for x in k.tolist()], query, True)],
+            usable[at[k]], buffer2[at[k]], ram[at[k]])
+        roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
+    labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
+    # _pages asks first that every device fits: the rest need no placement made
+    may_page = (~placed.fits & placed.devices_fit).tolist()
+    done: set[int] = set()
+    for x, ((i, j), k) in enumerate(zip(pairs, labels.tolist(), strict=True)):
+        if i in done:
+            continue
+        label = _LABELS[k]
+        rig = rows[i][2]
+        if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
+                placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
+            label = "paging"  # only the RAM is short: rig_engine._label's rule
+        tried[i].append((j, lays[x], (placed, x), label))
+        if k == 1:
+            search[i] = False
+        elif k >= 2:
+            done.add(i)
+    return done
+
+
+def _pair_layouts(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], query: Query,
+                  doubled: bool) -> list[_Layout]:
+    """Each (row, format)'s layout (a model page's rows share one model: looked up once)."""
+    made: dict[tuple[int, int], _Layout] = {}
+    out = []
+    for i, j in pairs:
+        model, terms, _ = rows[i]
+        lay = made.get((id(terms), j))
+        if lay is None:
+            lay = made[(id(terms), j)] = _shared_layout(_arch(model), terms, j, query, doubled)
+        out.append(lay)
+    return out
 
 
 def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
