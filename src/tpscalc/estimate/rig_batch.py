@@ -1,11 +1,14 @@
 """rig_engine.estimate_rig for many (model, terms, rig) rows at once: a report's rig rows.
 
-A model page asks one model on ~870 rigs (`gpus=2&ram=64`), a card page every model on one rig;
-row by row the --fit search costs ~0.4 ms a row. Here the rows of the same number of GPUs walk
-their formats together: each step places every row still looking with
-placement_batch.place_many (the same procedure and floats as placement.place), and the device
-speeds of all rows come from one call (rig_engine.device_speeds). Rows with a placement the
-user gives, or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
+A model page asks one model on ~870 rigs (`gpus=2&ram=64`), a card page every model on one rig.
+Here the rows of the same number of GPUs walk their formats together, once for the rows alike
+(the same terms, GPU memory, buffers and RAM: a model page's 875 rigs are a few dozen): each
+step places every row still looking with placement_batch.place_many (the same procedure and
+floats as placement.place), all the remaining formats in one step once few are left. The
+device speeds of all rows come from one call (rig_engine.device_estimates), and their stages
+are composed over columns of the rows by the single answer's own formulas (rig_stages.py,
+novelty.widened_by), before each row's Estimate is made. Rows with a placement the user gives,
+or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
 """
 from __future__ import annotations
 
@@ -28,24 +31,26 @@ from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import (
     _CONFIDENCE_ORDER,
     _CONFIDENCE_RANK,
-    _HOST_BOUNDS,
-    DEFAULT_PCIE_GB_S,
     GIB,
-    PCIE_EFFICIENCY,
     DeviceSpeeds,
     _Layout,
     _pages,
     _ram_rate,
     _shared_layout,
     _usable_ram_bytes,
-    cpu_part_figures,
-    decode_figures,
     device_estimates,
     estimate_placed,
     estimate_rig,
     pick,
-    prefill_figures,
     tiered,
+)
+from tpscalc.estimate.rig_stages import (
+    DEFAULT_PCIE_GB_S,
+    HOST_BOUNDS,
+    PCIE_EFFICIENCY,
+    cpu_part_figures,
+    decode_figures,
+    prefill_figures,
 )
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.types import (
@@ -374,7 +379,7 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
             decodes.append(ests[first])
             continue
         bound: Bound = ((ests[slowest].bound if dec["n"][i] else "bandwidth") if kind == 0
-                        else _HOST_BOUNDS[kind] if kind < 4 else ram_bound)
+                        else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
         decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
                                       bound))
     return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
