@@ -153,11 +153,14 @@ def _search(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats
     search = np.ones(len(rows), dtype=bool)
     j = 0
     while looking := [i for i in looking if j < len(rows[i][1].quants)]:
-        rest = [(i, f) for i in looking for f in range(j, len(rows[i][1].quants))]
-        pairs = rest if len(rest) <= AT_ONCE else [(i, j) for i in looking]
-        done = _step(rows, pairs, usable, buffer, buffer2, ram, search, query, tried)
+        if sum(len(rows[i][1].quants) - j for i in looking) <= AT_ONCE:
+            pairs = [(i, f) for i in looking for f in range(j, len(rows[i][1].quants))]
+            _step(rows, pairs, usable, buffer, buffer2, ram, search, query, tried)
+            break
+        done = _step(rows, [(i, j) for i in looking], usable, buffer, buffer2, ram, search,
+                     query, tried)
         looking = [i for i in looking if i not in done]
-        j = j + 1 if pairs is not rest else max(f for _, f in rest) + 1
+        j += 1
     return [pick(t) for t in tried]
 
 
@@ -186,17 +189,18 @@ def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
             usable[at[k]], buffer2[at[k]], ram[at[k]])
         roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
     labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
-    # _pages asks first that every device fits: the rest need no placement made
-    may_page = (~placed.fits & placed.devices_fit).tolist()
+    # paging when only the RAM is short (rig_engine._label's rule): _pages asks first that
+    # every device fits and the RAM is known, so only those placements are made, in one go
+    ask = [x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
+           if rows[pairs[x][0]][2].ram_gib is not None]
+    rigs = [rows[pairs[x][0]][2] for x in ask]
+    made = placed.placements(ask, [[c.name for c in r.devices] for r in rigs])
+    paging = {x for x, p, r in zip(ask, made, rigs, strict=True) if _pages(p, r, lays[x])}
     done: set[int] = set()
     for x, ((i, j), k) in enumerate(zip(pairs, labels.tolist(), strict=True)):
         if i in done:
             continue
-        label = _LABELS[k]
-        rig = rows[i][2]
-        if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
-                placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
-            label = "paging"  # only the RAM is short: rig_engine._label's rule
+        label: FitLabel = "paging" if x in paging else _LABELS[k]
         tried[i].append((j, lays[x], (placed, x), label))
         if k == 1:
             search[i] = False
