@@ -17,7 +17,7 @@ from tpscalc.estimate import cpu_speed, engine
 from tpscalc.estimate.cpu_speed import CPU_FIT, RAM_EFFICIENCY, CpuFit
 from tpscalc.estimate.memory import approx_architecture
 from tpscalc.estimate.query import Query, Rig
-from tpscalc.estimate.rig_engine import CPU_TOKEN_US
+from tpscalc.estimate.rig_stages import CPU_TOKEN_US
 from tpscalc.estimate.types import UNQUANTIZED
 from tpscalc.sources.hf_config import model_from_config
 

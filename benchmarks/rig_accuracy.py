@@ -30,7 +30,8 @@ from tpscalc.catalog.lookup import NameNotFoundError
 from tpscalc.estimate import engine
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
-from tpscalc.estimate.rig_engine import HOP_US, RAM_EFFICIENCY
+from tpscalc.estimate.rig_engine import RAM_EFFICIENCY
+from tpscalc.estimate.rig_stages import HOP_US
 
 MEASURED = ROOT / "data" / "measured"  # the repository's copy of ../shared/data/measured
 MODELS = {"Llama-2-7B": "Llama 2-7B", "Llama-3-8B": "Llama 3-8B", "Llama-3-70B": "Llama 3-70B",
@@ -222,7 +223,7 @@ def memory_check() -> None:
 def multi_device_fit(rows: list[tuple[str, bool, float, float, int, int]]) -> None:
     """The layer-split rows' cost beyond the devices' own shares, per layer, beside the
     calibration's no-CUDA-graph cost of old builds (era_terms["decode|cuda|0"]): those rows'
-    builds turned CUDA graphs off for a split graph (rig_engine.HOP_US), so each layer's
+    builds turned CUDA graphs off for a split graph (rig_stages.HOP_US), so each layer's
     kernels were launched one by one. rows: (device, layer split, estimated s/token, measured
     s/token, layers, devices). Then the error of those rows replayed with that per-layer cost
     (the 2024 builds they ran), and as estimated for current builds."""

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tpscalc.estimate.elementwise import Num, where
+
 if TYPE_CHECKING:
     from tpscalc.catalog.schema import Card
 
@@ -101,10 +103,10 @@ def unified_gpu_gib(card: Card, os_name: str, headroom_gib: float | None = None)
     return None
 
 
-def paged_bytes(dense_read: float, dense_stored: float, expert_read: float,
-                expert_stored: float, resident_bytes: float) -> float:
+def paged_bytes(dense_read: Num, dense_stored: Num, expert_read: Num, expert_stored: Num,
+                resident_bytes: Num) -> Num:
     """Bytes a token reads from storage when a CPU part of dense_stored + expert_stored bytes
-    has resident_bytes of RAM (0 when it fits).
+    has resident_bytes of RAM (0 when it fits); floats, or columns of rows (elementwise.py).
 
     The dense tensors are read whole, in the same order, every token: the page cache keeps them
     while they fit; a scan larger than the cache misses every page under LRU, so then every byte
@@ -112,12 +114,10 @@ def paged_bytes(dense_read: float, dense_stored: float, expert_read: float,
     routed, each in about equal measure: with the RAM left after the dense part holding a share
     of them, that share of their reads hits and the rest misses.
     """
-    if dense_stored + expert_stored <= resident_bytes:
-        return 0.0
-    if dense_stored >= resident_bytes or expert_stored <= 0:
-        return dense_read + expert_read
-    held = (resident_bytes - dense_stored) / expert_stored
-    return expert_read * (1.0 - held)
+    held = (resident_bytes - dense_stored) / where(expert_stored > 0, expert_stored, 1.0)
+    return where(dense_stored + expert_stored <= resident_bytes, 0.0,
+                 where((dense_stored >= resident_bytes) | (expert_stored <= 0),
+                       dense_read + expert_read, expert_read * (1.0 - held)))
 
 
 # When a paging run is still an answer: its dense part stays resident (else every token re-reads
@@ -153,10 +153,12 @@ class CpuPart:
 
     def paged_per_token(self) -> float:
         """Bytes a generated token re-reads from storage (paged_bytes)."""
-        return paged_bytes(self.dense_read, self.dense_stored, self.expert_read,
-                           self.expert_stored, self.resident)
+        paged: float = paged_bytes(self.dense_read, self.dense_stored, self.expert_read,
+                                   self.expert_stored, self.resident)
+        return paged
 
     def paged_per_pass(self) -> float:
         """Bytes a prompt micro-batch re-reads from storage: a batch reads every expert."""
-        return paged_bytes(self.dense_stored, self.dense_stored, self.expert_stored,
-                           self.expert_stored, self.resident)
+        paged: float = paged_bytes(self.dense_stored, self.dense_stored, self.expert_stored,
+                                   self.expert_stored, self.resident)
+        return paged

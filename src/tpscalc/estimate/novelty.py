@@ -20,6 +20,7 @@ from typing import Literal, cast
 
 from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate.calibration import LEVELS, Band, Calibration
+from tpscalc.estimate.elementwise import Num, where
 from tpscalc.estimate.types import Confidence, DecodeEstimate, PrefillEstimate
 
 Tier = Literal["measured", "family", "novel"]
@@ -90,9 +91,11 @@ def tier_of(model: Model | str, measured: frozenset[str] | tuple[str, ...],
 
 def lower_confidence(level: str, tier: Tier) -> str:
     """The confidence label one level lower per step away from the measurements."""
-    steps = {"measured": 0, "family": 1, "novel": 2}[tier]
     i = LEVELS.index(level) if level in LEVELS else len(LEVELS) - 1
-    return LEVELS[min(i + steps, len(LEVELS) - 1)]
+    return LEVELS[min(i + _STEPS[tier], len(LEVELS) - 1)]
+
+
+_STEPS: dict[Tier, int] = {"measured": 0, "family": 1, "novel": 2}
 
 
 def tier_band(bands: dict[str, Band], level: str, tier: Tier, moe_prompt: bool = False,
@@ -127,7 +130,26 @@ def widened(tokens_per_s: float, low: float, high: float, band: Band | None,
     """(low, high) holding both the range given and `band` about `tokens_per_s`."""
     if band is None:
         return low, high
-    return min(low, tokens_per_s * band.low_ratio), max(high, tokens_per_s * band.high_ratio)
+    lo: float
+    hi: float
+    lo, hi = widened_by(tokens_per_s, low, high, band.low_ratio, band.high_ratio)
+    return lo, hi
+
+
+def widened_by(tokens_per_s: Num, low: Num, high: Num, low_ratio: Num, high_ratio: Num,
+               ) -> tuple[Num, Num]:
+    """widened's (low, high) with the band's ratios, on floats or columns of rows
+    (elementwise.py): min(low, …) and max(high, …), the first of equals as min and max."""
+    slow, fast = tokens_per_s * low_ratio, tokens_per_s * high_ratio
+    return where(slow < low, slow, low), where(fast > high, fast, high)
+
+
+def model_tier(model: Model | str, cal: Calibration) -> Tier:
+    """The tier of `model` under `cal` (every model "measured" when it names none)."""
+    if not cal.measured_models:
+        return "measured"
+    return (tier_of(model, cal.measured_models) if isinstance(model, str)
+            else _model_tier(model, cal))
 
 
 def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
@@ -135,9 +157,7 @@ def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
                  ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
     """A model's decode and prompt estimates with the ranges and label of its tier (the decode
     band keyed by the device's decode confidence, the prompt band by its prefill confidence)."""
-    tier = ("measured" if not cal.measured_models
-            else tier_of(model, cal.measured_models) if isinstance(model, str)
-            else _model_tier(model, cal))
+    tier = model_tier(model, cal)
     if tier == "measured" or d.measured is not None:
         return d, p
     lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,

@@ -10,10 +10,8 @@ A test compares every row with placement.place. Pure: arrays in, arrays out.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -72,25 +70,32 @@ class Placed:
     fits: Bools
     devices_fit: Bools  # every device within its memory, whatever the RAM holds
 
-    @functools.cached_property
-    def _lists(self) -> tuple[list[Any], ...]:
-        """The arrays as Python lists of Python numbers, made once for every row read."""
-        return tuple(a.tolist() for a in (
-            self.counts, self.weights, self.kv, self.buffer, self.usable, self.cpu_layers,
-            self.cpu_expert_layers, self.cpu_weights, self.cpu_kv, self.output_on_gpu,
-            self.fits))
+    def placements(self, rows: Sequence[int], names: Sequence[Sequence[str]]
+                   ) -> list[Placement]:
+        """Rows `rows` as placement.place returns them, the devices of rows[k] named names[k]
+        (only those rows' entries become Python numbers: a report reads each row once, from
+        one of the several placements its formats were tried in)."""
+        at = list(rows)
+        counts, weights, kv, buffer, usable, cpu, experts, cpu_w, cpu_kv, out, fits = (
+            a[at].tolist() for a in (
+                self.counts, self.weights, self.kv, self.buffer, self.usable, self.cpu_layers,
+                self.cpu_expert_layers, self.cpu_weights, self.cpu_kv, self.output_on_gpu,
+                self.fits))
+        placed = []
+        for k, (i, named) in enumerate(zip(at, names, strict=True)):
+            if len(named) != len(counts[k]):
+                raise ValueError(f"{len(named)} device names for {len(counts[k])} devices")
+            devices = tuple([DevicePlacement(name, c, w, v, b, u, MARGIN_BYTES)
+                             for name, c, w, v, b, u in zip(named, counts[k], weights[k], kv[k],
+                                                            buffer[k], usable[k])])
+            m = self.layouts[i]
+            placed.append(Placement(devices, cpu[k], experts[k], cpu_w[k], cpu_kv[k], out[k],
+                                    m.n_layers, fits[k], m.embedding_bytes))
+        return placed
 
     def placement(self, i: int, names: Sequence[str]) -> Placement:
         """Row i as placement.place returns it, the devices named `names`."""
-        counts, weights, kv, buffer, usable, cpu, experts, cpu_w, cpu_kv, out, fits = self._lists
-        if len(names) != len(counts[i]):
-            raise ValueError(f"{len(names)} device names for {len(counts[i])} devices")
-        devices = tuple([DevicePlacement(name, c, w, k, b, u, MARGIN_BYTES)
-                         for name, c, w, k, b, u in zip(names, counts[i], weights[i], kv[i],
-                                                        buffer[i], usable[i])])
-        m = self.layouts[i]
-        return Placement(devices, cpu[i], experts[i], cpu_w[i], cpu_kv[i], out[i], m.n_layers,
-                         fits[i], m.embedding_bytes)
+        return self.placements([i], [names])[0]
 
 
 def _proportional(total: Ints, weights: Floats) -> Ints:

@@ -270,25 +270,26 @@ class Rig(FrozenValue):
     def _settle_host(self) -> None:
         host_os = self.os or host.default_os(self.devices)
         headroom = host.ram_headroom_gib(host_os, self.ram_headroom_gib)
-        self.__dict__.update(_host=(host_os, headroom, None if self.ram_gib is None
-                                    else host.usable_ram_gib(self.ram_gib, headroom)))
+        self.__dict__.update(_host_os=host_os, _headroom_gib=headroom,
+                             _usable_ram_gib=None if self.ram_gib is None
+                             else host.usable_ram_gib(self.ram_gib, headroom))
 
     @property
     def host_os(self) -> str:
         """The OS given, else the one assumed for these devices (host.default_os)."""
-        host_os: str = self.__dict__["_host"][0]
+        host_os: str = self.__dict__["_host_os"]
         return host_os
 
     @property
     def headroom_gib(self) -> float:
         """RAM the OS and other processes keep, GiB (given, else the OS's default)."""
-        headroom: float = self.__dict__["_host"][1]
+        headroom: float = self.__dict__["_headroom_gib"]
         return headroom
 
     @property
     def usable_ram_gib(self) -> float | None:
         """System RAM a model's CPU part may take, GiB; None when the RAM is not known."""
-        usable: float | None = self.__dict__["_host"][2]
+        usable: float | None = self.__dict__["_usable_ram_gib"]
         return usable
 
     @property

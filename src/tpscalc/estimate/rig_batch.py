@@ -1,38 +1,66 @@
 """rig_engine.estimate_rig for many (model, terms, rig) rows at once: a report's rig rows.
 
-A model page asks one model on ~870 rigs (`gpus=2&ram=64`), a card page every model on one rig;
-row by row the --fit search costs ~0.4 ms a row. Here the rows of the same number of GPUs walk
-their formats together: each step places every row still looking with
-placement_batch.place_many (the same procedure and floats as placement.place), and the device
-speeds of all rows come from one call (rig_engine.device_speeds). Rows with a placement the
-user gives, or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
+A model page asks one model on ~870 rigs (`gpus=2&ram=64`), a card page every model on one rig.
+Here the rows of the same number of GPUs walk their formats together, once for the rows alike
+(the same terms, GPU memory, buffers and RAM: a model page's 875 rigs are a few dozen): each
+step places every row still looking with placement_batch.place_many (the same procedure and
+floats as placement.place), all the remaining formats in one step once few are left. The
+device speeds of all rows come from one call (rig_engine.device_estimates), and their stages
+are composed over columns of the rows by the single answer's own formulas (rig_stages.py,
+novelty.widened_by), before each row's Estimate is made. Rows with a placement the user gives,
+or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
 from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
+from tpscalc.estimate.calibration import Band, Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
-from tpscalc.estimate.placement_batch import Floats, Placed, place_many
+from tpscalc.estimate.novelty import Tier, lower_confidence, model_tier, tier_band, widened_by
+from tpscalc.estimate.placement import Placement
+from tpscalc.estimate.placement_batch import Bools, Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.rig_engine import (
+    _CONFIDENCE_ORDER,
+    _CONFIDENCE_RANK,
     GIB,
     DeviceSpeeds,
     _Layout,
     _pages,
+    _ram_rate,
     _shared_layout,
     _usable_ram_bytes,
-    device_speeds,
+    device_estimates,
     estimate_placed,
     estimate_rig,
     pick,
+    tiered,
+)
+from tpscalc.estimate.rig_stages import (
+    DEFAULT_PCIE_GB_S,
+    HOST_BOUNDS,
+    PCIE_EFFICIENCY,
+    cpu_part_figures,
+    decode_figures,
+    prefill_figures,
 )
 from tpscalc.estimate.runtime import Runtime
-from tpscalc.estimate.types import Estimate, FitLabel
+from tpscalc.estimate.types import (
+    Bound,
+    Confidence,
+    DecodeEstimate,
+    Estimate,
+    FitLabel,
+    PrefillEstimate,
+)
 
 Row = tuple[Model, ModelTerms, Rig]
 _Tried = tuple[int, _Layout, tuple[Placed, int], FitLabel]
@@ -81,21 +109,43 @@ def _memory(rows: Sequence[Row], query: Query, runtime: Runtime
             ram)
 
 
-def _layouts(rows: Sequence[Row], j: int, query: Query, doubled: bool) -> list[_Layout]:
-    """Each row's layout at format j (a model page's rows share one model: looked up once)."""
-    by_terms: dict[int, _Layout] = {}
-    out = []
-    for model, terms, _ in rows:
-        lay = by_terms.get(id(terms))
-        if lay is None:
-            lay = by_terms[id(terms)] = _shared_layout(_arch(model), terms, j, query, doubled)
-        out.append(lay)
-    return out
-
-
 def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate]:
-    """The rows of one GPU count: formats walked together, least compressed first."""
+    """The rows of one GPU count: formats walked together, least compressed first, once for
+    the rows alike (a model page's ~870 rigs come in a few dozen memory sizes)."""
     usable, buffer, buffer2, ram = _memory(rows, query, runtime)
+    first, back = _alike(rows, usable, buffer, buffer2, ram)
+    if len(first) < len(rows):
+        at = np.array(first)
+        chosen = _search([rows[i] for i in first], usable[at], buffer[at], buffer2[at], ram[at],
+                         query)
+        return _estimates(rows, [chosen[k] for k in back], query, runtime)
+    return _estimates(rows, _search(rows, usable, buffer, buffer2, ram, query), query, runtime)
+
+
+def _alike(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats,
+           ram: Floats) -> tuple[list[int], list[int]]:
+    """The first of each set of rows whose search is the same (the same terms, GPU memory and
+    buffers, RAM), and each row's set: every step of the search reads only these, and the
+    device names, which a placement takes when it is read."""
+    kinds: dict[int, int] = {}
+    keys = np.column_stack([
+        np.array([kinds.setdefault(id(t), len(kinds)) for _, t, _ in rows], dtype=np.float64),
+        usable, buffer, buffer2, np.nan_to_num(ram, nan=-1.0), np.isnan(ram),
+        np.array([r.ram_gib is None for _, _, r in rows])])
+    raw, size = keys.tobytes(), keys.shape[1] * keys.itemsize
+    seen: dict[bytes, int] = {}
+    back = [seen.setdefault(raw[i:i + size], len(seen)) for i in range(0, len(raw), size)]
+    first = [0] * len(seen)
+    for i in range(len(back) - 1, -1, -1):
+        first[back[i]] = i
+    return first, back
+
+
+def _search(rows: Sequence[Row], usable: Floats, buffer: Floats, buffer2: Floats, ram: Floats,
+            query: Query) -> list[_Tried]:
+    """Each row's chosen format, layout, placement and fit (rig_engine.estimate_rig's walk):
+    a format of every row still looking at each step, and once few are left, all their
+    formats in one step (each placement stands alone; the walk keeps what it would have)."""
     tried: list[list[_Tried]] = [[] for _ in rows]
     looking = list(range(len(rows)))
     # a row with an offload answer keeps it unless a later format fits all on the GPUs: the
@@ -103,44 +153,294 @@ def _group(rows: Sequence[Row], query: Query, runtime: Runtime) -> list[Estimate
     search = np.ones(len(rows), dtype=bool)
     j = 0
     while looking := [i for i in looking if j < len(rows[i][1].quants)]:
-        at = np.array(looking)
-        lays = _layouts([rows[i] for i in looking], j, query, False)
-        placed = place_many([lay.model for lay in lays], usable[at], buffer[at], ram[at],
-                            search[at])
-        on_gpus = placed.fits & (placed.cpu_layers == 0) & (placed.cpu_expert_layers == 0)
-        roomy = np.zeros(len(looking), dtype=bool)
-        if on_gpus.any():  # comfortable if all on the GPUs at twice the context too
-            k = np.flatnonzero(on_gpus)
-            doubled = place_many(
-                [lay.model for lay in _layouts([rows[looking[x]] for x in k], j, query, True)],
-                usable[at[k]], buffer2[at[k]], ram[at[k]])
-            roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
-        labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
-        # _pages asks first that every device fits: the rest need no placement made
-        may_page = (~placed.fits & placed.devices_fit).tolist()
-        for x, (i, k) in enumerate(zip(looking, labels.tolist(), strict=True)):
-            label = _LABELS[k]
-            rig = rows[i][2]
-            if label == "no" and may_page[x] and rig.ram_gib is not None and _pages(
-                    placed.placement(x, [c.name for c in rig.devices]), rig, lays[x]):
-                label = "paging"  # only the RAM is short: rig_engine._label's rule
-            tried[i].append((j, lays[x], (placed, x), label))
-        search[at[labels == 1]] = False
-        looking = [i for i, done in zip(looking, on_gpus.tolist(), strict=True) if not done]
+        if sum(len(rows[i][1].quants) - j for i in looking) <= AT_ONCE:
+            pairs = [(i, f) for i in looking for f in range(j, len(rows[i][1].quants))]
+            _step(rows, pairs, usable, buffer, buffer2, ram, search, query, tried)
+            break
+        done = _step(rows, [(i, j) for i in looking], usable, buffer, buffer2, ram, search,
+                     query, tried)
+        looking = [i for i in looking if i not in done]
         j += 1
-    return _estimates(rows, [pick(t) for t in tried], query, runtime)
+    return [pick(t) for t in tried]
+
+
+# Placements of (row, format) pairs made in one step once the rest of the walk has this many:
+# a step's numpy calls cost about the same for 10 rows as for 500
+AT_ONCE = 512
+
+
+def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
+          buffer: Floats, buffer2: Floats, ram: Floats, search: Bools, query: Query,
+          tried: list[list[_Tried]]) -> set[int]:
+    """Place each (row, format) of `pairs` (a row's in format order), add each to the row's
+    tried formats up to the first all on its GPUs; the rows that reached one. A row's later
+    pairs after an offload answer are placed with the RAM searched, as its earlier ones: what
+    they offload is never chosen (rig_engine.pick takes the first offload)."""
+    at = np.array([i for i, _ in pairs])
+    lays = _pair_layouts(rows, pairs, query, False)
+    placed = place_many([lay.model for lay in lays], usable[at], buffer[at], ram[at],
+                        search[at])
+    on_gpus = placed.fits & (placed.cpu_layers == 0) & (placed.cpu_expert_layers == 0)
+    roomy = np.zeros(len(pairs), dtype=bool)
+    if on_gpus.any():  # comfortable if all on the GPUs at twice the context too
+        k = np.flatnonzero(on_gpus)
+        doubled = place_many(
+            [lay.model for lay in _pair_layouts(rows, [pairs[x] for x in k.tolist()], query, True)],
+            usable[at[k]], buffer2[at[k]], ram[at[k]])
+        roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
+    labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
+    # paging when only the RAM is short (rig_engine._label's rule): _pages asks first that
+    # every device fits and the RAM is known, so only those placements are made, in one go
+    ask = [x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
+           if rows[pairs[x][0]][2].ram_gib is not None]
+    rigs = [rows[pairs[x][0]][2] for x in ask]
+    made = placed.placements(ask, [[c.name for c in r.devices] for r in rigs])
+    paging = {x for x, p, r in zip(ask, made, rigs, strict=True) if _pages(p, r, lays[x])}
+    done: set[int] = set()
+    for x, ((i, j), k) in enumerate(zip(pairs, labels.tolist(), strict=True)):
+        if i in done:
+            continue
+        label: FitLabel = "paging" if x in paging else _LABELS[k]
+        tried[i].append((j, lays[x], (placed, x), label))
+        if k == 1:
+            search[i] = False
+        elif k >= 2:
+            done.add(i)
+    return done
+
+
+def _pair_layouts(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], query: Query,
+                  doubled: bool) -> list[_Layout]:
+    """Each (row, format)'s layout (a model page's rows share one model: looked up once)."""
+    made: dict[tuple[int, int], _Layout] = {}
+    out = []
+    for i, j in pairs:
+        model, terms, _ = rows[i]
+        lay = made.get((id(terms), j))
+        if lay is None:
+            lay = made[(id(terms), j)] = _shared_layout(_arch(model), terms, j, query, doubled)
+        out.append(lay)
+    return out
 
 
 def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
                runtime: Runtime) -> list[Estimate]:
-    """Each row's estimate at its chosen format and placement, the speeds of all in one go."""
-    placements = [placed.placement(x, [c.name for c in rig.devices])
-                  for (_, _, rig), (_, _, (placed, x), _) in zip(rows, chosen, strict=True)]
-    speeds = iter(device_speeds(
-        [(terms, terms.quants[j], lay, p, rig)
-         for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements, strict=True)
-         if label != "no"], query, calibration()))
+    """Each row's estimate at its chosen format and placement: the device speeds of all in one
+    go, and their stages composed over every row at once (_composed)."""
+    placements = _placements(rows, chosen)
+    placed = [(terms, terms.quants[j], lay, p, rig)
+              for (_, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
+                                                                strict=True)
+              if label != "no"]
+    alike = [t for t in chosen if t[3] != "no"]  # rows alike share one chosen entry
+    composed = iter(_tiers([m for (m, _, _), t in zip(rows, chosen, strict=True)
+                            if t[3] != "no"], [t for t, *_ in placed],
+                           _composed(placed, query, alike), calibration()))
     return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
-                            next(speeds) if label != "no" else NO_SPEEDS)
+                            NO_SPEEDS, next(composed) if label != "no" else None)
             for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
                                                                   strict=True)]
+
+
+Composed = tuple[DecodeEstimate, PrefillEstimate | None]
+
+
+def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[Composed],
+           cal: Calibration) -> list[Composed]:
+    """rig_engine.tiered of every row: the ranges of a model nobody measured widened to its
+    tier's band over columns of the rows of one tier (novelty.widened_by), a guessed model's
+    row by itself."""
+    out = list(composed)
+    by_tier: dict[Tier, list[int]] = {}
+    for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
+        if t.approximated or d.measured is not None:
+            out[i] = tiered(d, p, m, t, cal)
+        elif (tier := model_tier(m, cal)) != "measured":
+            by_tier.setdefault(tier, []).append(i)
+    for tier, at in by_tier.items():
+        decodes = [out[i][0] for i in at]
+        levels = [d.confidence for d in decodes]
+        band = {lv: tier_band(cal.decode_bands, lv, tier) for lv in set(levels)}
+        lower = {lv: cast(Confidence, lower_confidence(lv, tier)) for lv in band}
+        lo, hi = _widened([(d.tokens_per_s, d.low, d.high) for d in decodes],
+                          [band[lv] for lv in levels])
+        pre = [(k, p) for k, i in enumerate(at) if (p := out[i][1]) is not None]
+        keys = [(levels[k], terms[at[k]].is_moe) for k, _ in pre]
+        prompt_band = {key: tier_band(cal.prefill_bands, key[0], tier, key[1]) for key in set(keys)}
+        plo, phi = _widened([(p.tokens_per_s, p.low, p.high) for _, p in pre],
+                            [prompt_band[key] for key in keys])
+        widened_prefill: dict[int, PrefillEstimate] = {
+            k: PrefillEstimate(p.tokens_per_s, a, b, p.time_to_first_token_s, p.bound)
+            for (k, p), a, b in zip(pre, plo, phi, strict=True)}
+        for k, (i, d) in enumerate(zip(at, decodes, strict=True)):
+            out[i] = (DecodeEstimate(d.tokens_per_s, lo[k], hi[k], lower[d.confidence],
+                                     d.bound), widened_prefill.get(k))
+    return out
+
+
+def _widened(ranges: Sequence[tuple[float, float, float]], bands: Sequence[Band | None]
+             ) -> tuple[list[float], list[float]]:
+    """novelty.widened of each (tokens/s, low, high) by its band, over columns."""
+    if not ranges:
+        return [], []
+    tps, low, high = (np.array(c) for c in zip(*ranges))
+    lo, hi = widened_by(tps, low, high,
+                        np.array([np.nan if b is None else b.low_ratio for b in bands]),
+                        np.array([np.nan if b is None else b.high_ratio for b in bands]))
+    return lo.tolist(), hi.tolist()
+
+
+def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats:
+    """A flat list of every row's device values as [rows, most devices], `pad` after a row's
+    own (a row's devices keep their order: sums over the columns add them as rig_engine does,
+    a pad adding nothing)."""
+    counts = np.array(spans, dtype=np.int64)
+    rows = np.repeat(np.arange(len(spans)), counts)
+    slots = np.arange(len(values)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out = np.full((len(spans), max(1, int(counts.max(initial=0)))), pad)
+    out[rows, slots] = values
+    return out
+
+
+def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+              query: Query, alike: Sequence[object]) -> list[Composed]:
+    """rig_engine._decode and _prefill of every placed row (terms, format, layout, placement,
+    rig), from the same formulas (decode_figures, prefill_figures, cpu_part_figures) over
+    columns of the rows."""
+    if not placed:
+        return []
+    decode, prefill, spans = device_estimates(placed, query, calibration(), alike)
+    with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
+        dec = _decode_columns(placed, decode, [s[0] for s in spans])
+        part = _part_columns(placed)
+        return _compose(placed, dec, part, prefill, [s[1] for s in spans], query)
+
+
+def _decode_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                    decode: Sequence[DecodeEstimate], spans: Sequence[int]) -> dict[str, Any]:
+    """The devices' decode estimates as columns: sums, slowest, confidence, the first."""
+    tps = _padded([e.tokens_per_s for e in decode], spans, np.inf)
+    high = _padded([e.high for e in decode], spans, np.inf)
+    low = _padded([e.low for e in decode], spans, np.inf)
+    rank = _padded([_CONFIDENCE_RANK[e.confidence] for e in decode], spans, 2.0)
+    gpu_s, fast, slow = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
+    for j in range(tps.shape[1]):  # device order, as _decode adds them
+        gpu_s, fast, slow = gpu_s + 1.0 / tps[:, j], fast + 1.0 / high[:, j], slow + 1.0 / low[:, j]
+    starts = np.cumsum(spans) - spans
+    slowest = starts + np.argmin(tps, axis=1)  # the first of equals, as _decode
+    n = np.array(spans)
+    return {"gpu_s": gpu_s, "fast": fast, "slow": slow, "n": n, "decode": decode,
+            "first": starts, "slowest": slowest,
+            "rank": np.where(n > 0, rank.min(axis=1), 0).astype(np.int64).tolist()}
+
+
+def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]]
+                  ) -> tuple[Floats, ...]:
+    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns."""
+    def col(values: list[Any]) -> Floats:
+        return np.array(values)
+
+    ram = [_usable_ram_bytes(rig) for _, _, _, _, rig in placed]
+    return tuple(cpu_part_figures(
+        col([lay.model.n_layers for _, _, lay, _, _ in placed]),
+        col([lay.read for _, _, lay, _, _ in placed]),
+        col([lay.output_read for _, _, lay, _, _ in placed]),
+        col([lay.expert_read_per_layer for _, _, lay, _, _ in placed]),
+        col([lay.model.expert_bytes for _, _, lay, _, _ in placed]),
+        col([t.kv_decode for t, _, _, _, _ in placed]),
+        col([p.cpu_layers for _, _, _, p, _ in placed]),
+        col([p.cpu_expert_layers for _, _, _, p, _ in placed]),
+        col([p.output_on_gpu for _, _, _, p, _ in placed]),
+        col([p.cpu_weights_bytes for _, _, _, p, _ in placed]),
+        col([p.cpu_kv_bytes for _, _, _, p, _ in placed]),
+        col([p.embedding_bytes for _, _, _, p, _ in placed]),
+        col([np.inf if r is None else r for r in ram])))
+
+
+def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+             dec: dict[str, Any], part: tuple[Floats, ...],
+             prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+             query: Query) -> list[Composed]:
+    """Each row's (decode, prefill) from its device columns and CPU part (_decode, _prefill)."""
+    dense_read, expert_read, dense_stored, expert_stored, resident = part
+    cpu_read = dense_read + expert_read  # host.CpuPart.read
+    rates: list[tuple[float, Bound]] = [
+        _ram_rate(rig, q, t.is_moe) if r > 0 else (1.0, "ram_bandwidth")
+             for (t, q, _, _, rig), r in zip(placed, cpu_read.tolist(), strict=True)]
+    storage_gb_s = np.array([rig.storage_gb_s for *_, rig in placed])
+    tps, low, high, k, host_s, alone = decode_figures(
+        dec["gpu_s"], dec["fast"], dec["slow"], dec["n"], cpu_read,
+        np.array([r for r, _ in rates]), np.array([b != "ram_bandwidth" for _, b in rates]),
+        host.paged_bytes(dense_read, dense_stored, expert_read, expert_stored, resident),
+        storage_gb_s)
+    ests: Sequence[DecodeEstimate] = dec["decode"]
+    decodes = []
+    for i, (t, lo, hi, kind, h, one, rank, first, slowest, (_, ram_bound)) in enumerate(zip(
+            tps.tolist(), low.tolist(), high.tolist(), k.tolist(), host_s.tolist(),
+            alone.tolist(), dec["rank"], dec["first"].tolist(), dec["slowest"].tolist(), rates,
+            strict=True)):
+        if one:
+            decodes.append(ests[first])
+            continue
+        bound: Bound = ((ests[slowest].bound if dec["n"][i] else "bandwidth") if kind == 0
+                        else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
+        decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
+                                      bound))
+    return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
+                    strict=True))
+
+
+def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+              prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+              part: tuple[Floats, ...], storage_gb_s: Floats, query: Query
+              ) -> list[PrefillEstimate | None]:
+    """Each row's prompt estimate from its devices' (rig_engine._prefill over columns)."""
+    test = query.test
+    prompt, passes = test.n_prompt, math.ceil(test.n_prompt / test.n_ubatch)
+    _, _, dense_stored, expert_stored, resident = part
+    paged = passes * host.paged_bytes(dense_stored, dense_stored, expert_stored, expert_stored,
+                                      resident) / (storage_gb_s * 1e9)  # CpuPart.paged_per_pass
+    unknown = [e is None for e in prefill]
+    tps = _padded([np.inf if e is None else e.tokens_per_s for e in prefill], spans, np.inf)
+    low = _padded([np.inf if e is None else e.low for e in prefill], spans, np.inf)
+    high = _padded([np.inf if e is None else e.high for e in prefill], spans, np.inf)
+    compute, slow, fast = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
+    for j in range(tps.shape[1]):  # device order, as _prefill adds them
+        compute = compute + prompt / tps[:, j]
+        slow, fast = slow + prompt / low[:, j], fast + prompt / high[:, j]
+    starts = (np.cumsum(spans) - spans).tolist()
+    slowest = np.argmax(prompt / tps, axis=1).tolist()  # the first of equals, as _prefill
+    moved = np.array([p.cpu_weights_bytes - p.embedding_bytes for _, _, _, p, _ in placed])
+    link = np.array([PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
+                     for *_, rig in placed])
+    figures = prefill_figures(prompt, passes, compute, slow, fast, moved, link, paged)
+    out: list[PrefillEstimate | None] = []
+    at = 0
+    for n, first, k, (t, lo, hi, seconds, kind, pcie) in zip(
+            spans, starts, slowest, zip(*(f.tolist() for f in figures)), strict=True):
+        if n == 0:
+            raise ValueError("a placed row with no device to run its prompt")
+        if any(unknown[at:at + n]):
+            out.append(None)
+        elif n == 1 and pcie <= 0:  # one device alone: its own estimate
+            out.append(prefill[first])
+        else:
+            bound: Bound = ("storage" if kind == 2 else "pcie" if kind == 1
+                            else prefill[first + k].bound)
+            out.append(PrefillEstimate(t, lo, hi, seconds, bound))
+        at += n
+    return out
+
+
+def _placements(rows: Sequence[Row], chosen: Sequence[_Tried]) -> list[Placement]:
+    """Each row's chosen placement, read from the Placed of its format in one go per Placed."""
+    by_placed: dict[int, tuple[Placed, list[int]]] = {}
+    for i, (_, _, (placed, _), _) in enumerate(chosen):
+        by_placed.setdefault(id(placed), (placed, []))[1].append(i)
+    out: list[Placement | None] = [None] * len(rows)
+    for placed, at in by_placed.values():
+        made = placed.placements([chosen[i][2][1] for i in at],
+                                 [[c.name for c in rows[i][2].devices] for i in at])
+        for i, p in zip(at, made, strict=True):
+            out[i] = p
+    return [p for p in out if p is not None]

@@ -15,14 +15,15 @@ speed functions (a one-device rig all on its GPU gives the single card's answer)
     t(prefill, CPU only) = prompt FLOPs / CPU FLOPS
 With the host's CPU known (Rig.cpu) its RAM term is read at the least of RAM, CPU-complex and
 core rates, and its prompt FLOPS come from its cores (cpu_speed.py); without, as stated below.
+The sums themselves are rig_stages.py's formulas (one row's floats here, columns in rig_batch).
 """
 from __future__ import annotations
 
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import cpu_speed, host, speed
@@ -40,6 +41,15 @@ from tpscalc.estimate.placement import (
     place,
 )
 from tpscalc.estimate.query import Query, Rig
+from tpscalc.estimate.rig_stages import (
+    DEFAULT_PCIE_GB_S,
+    HOST_BOUNDS,
+    PCIE_EFFICIENCY,
+    RIG_BAND,
+    cpu_part_figures,
+    decode_figures,
+    prefill_figures,
+)
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
@@ -58,33 +68,11 @@ from tpscalc.estimate.weights import role_bytes, weights_bytes
 GIB = 2**30
 # Share of the RAM's spec bandwidth the CPU streams weights at (stated in cpu_speed.py).
 RAM_EFFICIENCY = cpu_speed.RAM_EFFICIENCY
-# Fixed CPU cost of one token when some layers or experts run on the CPU (thread barriers per
-# graph node; ggml-cpu.c): an assumption of 2 ms, the order of llama.cpp's CPU-only decode of a
-# tiny model (~500 tok/s), not fitted.
-CPU_TOKEN_US = 2000.0
-# What a token's crossing from one device to the next costs, per boundary: the split's input
-# (n_embd activations, a few kB) copied to the next device and the two streams synchronised,
-# before that device's own graph runs. Each device's share of the work (its bytes, its layers'
-# launches) is already in its own decode estimate, so a layer split costs the sum of the
-# devices' shares plus this per hop, not a flat factor. Current builds keep a CUDA graph per
-# split (llama.cpp #18934, January 2026: "a cuda graph per split"; #13815 on layer split), so
-# no kernel is launched one by one: what remains is the copy's and the synchronisation's
-# latency, assumed here at 30 µs (an event wait plus a peer copy of ~16 kB; not fitted). Builds
-# before that turned CUDA graphs off when a graph was split: every layer then paid the no-graph
-# launch cost the calibration fits for old builds (`era_terms["decode|cuda|0"]`, µs per layer),
-# which is what the 2024 multi-GPU rows of all_sources_public.csv show
-# (benchmarks/rig_accuracy.py replays them with it).
-HOP_US = 30.0
-# The link when none is given (--pcie): PCIe 4.0 ×16, 16 GT/s × 16 lanes × 128/130 = 31.5 GB/s
-# (PCI-SIG), the catalog holding no card's own link; the copies of CPU weights
-# in a partially offloaded prefill run at about 80 % of it.
-DEFAULT_PCIE_GB_S = 31.5
-PCIE_EFFICIENCY = 0.8
 # Effective CPU rate of llama.cpp's quantized matrix kernels for a prompt: an assumed
 # 1 TFLOPS (a desktop 8-16 core CPU with AVX2/AVX-512), not fitted.
 CPU_TFLOPS = 1.0
-_BAND = (0.6, 1.6)  # the range given around the RAM and CPU terms (not calibrated)
 _CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
+_CONFIDENCE_RANK: dict[str, int] = {c: i for i, c in enumerate(_CONFIDENCE_ORDER)}
 
 
 @dataclass(frozen=True)
@@ -274,75 +262,66 @@ class DeviceSpeeds:
     prefill: list[PrefillEstimate | None]
 
 
-@dataclass
-class _DecodeColumns:
-    """speed.decode_estimates' arguments, one entry per device row (a column: a field here,
-    filled in _Columns.add and passed in device_speeds)."""
-
-    cards: list[Card] = field(default_factory=list)
-    read: list[float] = field(default_factory=list)
-    kv: list[float] = field(default_factory=list)
-    layers: list[float] = field(default_factory=list)
-    params: list[float] = field(default_factory=list)
-    attention: list[float] = field(default_factory=list)
-    moe: list[bool] = field(default_factory=list)
-    quant: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _PrefillColumns:
-    """speed.prefill_estimates' arguments, one entry per device row (as _DecodeColumns)."""
-
-    cards: list[Card] = field(default_factory=list)
-    flops: list[float] = field(default_factory=list)
-    weights: list[float] = field(default_factory=list)
-    attention: list[float] = field(default_factory=list)
-    experts: list[float] = field(default_factory=list)
-    batch: list[float] = field(default_factory=list)
-    gemms: list[float] = field(default_factory=list)
-    quantized: list[bool] = field(default_factory=list)
-    bf16: list[bool] = field(default_factory=list)
+def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
+            ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+    """One placed row's device rows of the speed calls, each (its device's index, its share of
+    the model's terms as speed.decode_estimates' and speed.prefill_estimates' keywords): a
+    column is one entry here."""
+    n = lay.model.n_layers
+    decode = []
+    for i, (dev, r) in enumerate(zip(p.devices, _device_reads(lay, p))):
+        if dev.layers or r > 0:
+            s = dev.layers / n
+            decode.append((i, {"read_bytes_per_token": r, "kv_bytes_at_context": t.kv_decode * s,
+                               "n_layers": dev.layers, "params_read": t.params_active * s,
+                               "attention_flops": t.attention_decode * s, "is_moe": t.is_moe,
+                               "quant": q}))
+    # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
+    # to the main GPU); each device does its share.
+    quantized = q not in UNQUANTIZED
+    prefill = []
+    for i, dev in enumerate(p.devices):
+        if k := dev.layers + (p.cpu_layers if i == 0 else 0):
+            s = k / n
+            prefill.append((i, {"flops_per_token": t.flops_per_token * s,
+                                "weights_bytes": lay.weights * s,
+                                "attention_flops_per_token": t.attention_prefill * s,
+                                "expert_params": t.expert_params * s,
+                                "expert_batch": t.expert_batch,
+                                "expert_gemms": t.expert_gemms * s, "quantized": quantized,
+                                "bf16": q == "BF16"}))
+    return decode, prefill
 
 
 class _Columns:
     """The rows of the speed calls: each device's share of a model's terms, in order."""
 
     def __init__(self) -> None:
-        self.decode, self.prefill = _DecodeColumns(), _PrefillColumns()
+        self.decode: list[tuple[Card, dict[str, Any]]] = []
+        self.prefill: list[tuple[Card, dict[str, Any]]] = []
+        self._made: dict[int, tuple[object, tuple[list[tuple[int, dict[str, Any]]], ...]]] = {}
 
-    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig) -> tuple[int, int]:
-        """Add one placed row's devices; how many decode and prefill rows it took."""
-        n = lay.model.n_layers
-        d = self.decode
-        used = shares = 0
-        for c, dev, r in zip(rig.devices, p.devices, _device_reads(lay, p)):
-            if dev.layers or r > 0:
-                s, used = dev.layers / n, used + 1
-                d.cards.append(c)
-                d.read.append(r)
-                d.kv.append(t.kv_decode * s)
-                d.layers.append(dev.layers)
-                d.params.append(t.params_active * s)
-                d.attention.append(t.attention_decode * s)
-                d.moe.append(t.is_moe)
-                d.quant.append(q)
-        # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
-        # to the main GPU); each device does its share.
-        quantized = q not in UNQUANTIZED
-        f = self.prefill
-        for i, (c, dev) in enumerate(zip(rig.devices, p.devices)):
-            if k := dev.layers + (p.cpu_layers if i == 0 else 0):
-                s, shares = k / n, shares + 1
-                f.cards.append(c)
-                f.flops.append(t.flops_per_token * s)
-                f.weights.append(lay.weights * s)
-                f.attention.append(t.attention_prefill * s)
-                f.experts.append(t.expert_params * s)
-                f.batch.append(t.expert_batch)
-                f.gemms.append(t.expert_gemms * s)
-                f.quantized.append(quantized)
-                f.bf16.append(q == "BF16")
-        return used, shares
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig,
+            alike: object = None) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took. Rows given
+        the same `alike` (rig_batch: the same search result) share their shares."""
+        held = self._made.get(id(alike)) if alike is not None else None
+        if held is None or held[0] is not alike:
+            held = (alike, _shares(t, q, lay, p))
+            if alike is not None:
+                self._made[id(alike)] = held
+        decode, prefill = held[1]
+        self.decode += [(rig.devices[i], share) for i, share in decode]
+        self.prefill += [(rig.devices[i], share) for i, share in prefill]
+        return len(decode), len(prefill)
+
+    @staticmethod
+    def keywords(rows: list[tuple[Card, dict[str, Any]]]) -> dict[str, Any]:
+        """The rows as the speed call's keywords: `cards` and one list per share."""
+        if not rows:
+            return {"cards": []}
+        return {"cards": [c for c, _ in rows]} | {
+            k: [share[k] for _, share in rows] for k in rows[0][1]}
 
 
 def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
@@ -350,19 +329,7 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
     """Each row's (terms, format, layout, placement, rig) device estimates, from one
     speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
     device its share of the terms at its own calibrated rate (the single card's functions)."""
-    columns = _Columns()
-    spans = [columns.add(*row) for row in rows]
-    d, f, test = columns.decode, columns.prefill, query.test
-    decode = speed.decode_estimates(
-        d.read, d.kv, d.layers, d.cards, query.backend, cal, is_moe=d.moe,
-        params_read=d.params, quant=d.quant,
-        attention_flops=d.attention) if d.cards else []
-    prefill = speed.prefill_estimates(
-        f.flops, test.n_prompt, f.cards, query.backend, cal, weights_bytes=f.weights,
-        quantized=f.quantized, bf16=f.bf16, ubatch=test.n_ubatch,
-        attention_flops_per_token=f.attention,
-        expert_params=f.experts, expert_batch=f.batch, expert_gemms=f.gemms,
-        flash_attn=test.flash_attn) if f.cards else []
+    decode, prefill, spans = device_estimates(rows, query, cal)
     out, i, k = [], 0, 0
     for nd, npf in spans:
         out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
@@ -370,10 +337,35 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
     return out
 
 
+def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                     query: Query, cal: Calibration, alike: Sequence[object] | None = None
+                     ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
+                                list[tuple[int, int]]]:
+    """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
+    decode and prefill entries each row has (`alike`: rows with the same entry there have the
+    same placement, only their cards differ)."""
+    columns = _Columns()
+    spans = [columns.add(*row, alike=None if alike is None else alike[i])
+             for i, row in enumerate(rows)]
+    test = query.test
+    decode = speed.decode_estimates(
+        backend=query.backend, cal=cal,
+        **_Columns.keywords(columns.decode)) if columns.decode else []
+    prefill = speed.prefill_estimates(
+        prompt_tokens=test.n_prompt, backend=query.backend, cal=cal, ubatch=test.n_ubatch,
+        flash_attn=test.flash_attn, **_Columns.keywords(columns.prefill)
+    ) if columns.prefill else []
+    return decode, prefill, spans
+
+
 def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
                     p: Placement, label: FitLabel, rig: Rig, query: Query, runtime: Runtime,
-                    speeds: DeviceSpeeds) -> Estimate:
-    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds."""
+                    speeds: DeviceSpeeds,
+                    composed: tuple[DecodeEstimate, PrefillEstimate | None] | None = None,
+                    ) -> Estimate:
+    """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds, or
+    from the speeds already `composed` (rig_batch: over every row at once, the (decode,
+    prefill) that _decode and _prefill give, then `tiered`)."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
@@ -389,14 +381,13 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                         offload_share=round(p.offload_share(lay.weights), 3),
                         runtime=runtime.name)
     cal = calibration()
-    part = _cpu_part(lay, p, terms.kv_decode, rig)  # what sits in RAM: decode, prompt, paging
-    decode = _decode(terms, q, part, rig, cal, speeds.decode)
-    if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
-        decode = low_confidence(decode, cal)
-    prefill = _prefill(terms, p, part, rig, query, speeds.prefill)
-    # a model nobody measured: the range of its tier (novelty.py), a lower label
-    decode, prefill = with_novelty(decode, prefill, cal, model, decode.confidence,
-                                   terms.is_moe)
+    if composed is None:
+        part = _cpu_part(lay, p, terms.kv_decode, rig)  # in RAM: decode, prompt, paging
+        decode, prefill = tiered(_decode(terms, q, part, rig, cal, speeds.decode),
+                                 _prefill(terms, p, part, rig, query, speeds.prefill),
+                                 model, terms, cal)
+    else:
+        decode, prefill = composed
     held = None
     if runtime is LLAMA_CPP:  # the held measurements are llama.cpp's
         decode, held = with_measured(decode, cal, name, model.name, q, backend, query.test)
@@ -404,10 +395,37 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
         decode, prefill = at_level(decode, runtime.level), prefill_at_level(prefill,
                                                                             runtime.level)
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
-                    True, label, decode if model.generates else None, prefill, None,
+                    True, label, decode if _generates(model) else None, prefill, None,
                     query.test, held, placement=p,
                     offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
-                    paging=_paging(part, p, rig) if label == "paging" else None)
+                    paging=_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
+                    if label == "paging" else None)
+
+
+# id(model) -> (model, Model.generates): a report's rows ask it of one model ~850 times (a
+# card report of ~1,000 models once each); the model is kept so an id is never reused
+_GENERATES: dict[int, tuple[Model, bool]] = {}
+
+
+def _generates(model: Model) -> bool:
+    """model.generates, memoised."""
+    held = _GENERATES.get(id(model))
+    if held is not None and held[0] is model:
+        return held[1]
+    if len(_GENERATES) >= LAYOUTS_MEMO_SIZE:
+        _GENERATES.clear()
+    _GENERATES[id(model)] = (model, model.generates)
+    return model.generates
+
+
+def tiered(decode: DecodeEstimate, prefill: PrefillEstimate | None, model: Model,
+           terms: ModelTerms, cal: Calibration
+           ) -> tuple[DecodeEstimate, PrefillEstimate | None]:
+    """A rig's composed speeds as the answer gives them: a guessed model's low confidence, and
+    a model nobody measured at the range of its tier (novelty.py), a lower label."""
+    if terms.approximated:  # bytes and layers are guesses, whatever the card's calibration
+        decode = low_confidence(decode, cal)
+    return with_novelty(decode, prefill, cal, model, decode.confidence, terms.is_moe)
 
 
 def _usable_gib(rig: Rig) -> float:
@@ -438,64 +456,40 @@ def _decode(t: ModelTerms, q: str, part: host.CpuPart, rig: Rig, cal: Calibratio
             ests: list[DecodeEstimate]) -> DecodeEstimate:
     """The time of a token as the sum of its stages: each device's share (`ests`, those of
     device_speeds), the CPU's part (`part`, _cpu_part), the split's cost."""
-    terms: dict[Bound, float] = {"bandwidth": 0.0, "overhead": 0.0, "ram_bandwidth": 0.0,
-                                 "storage": 0.0}
-    gpu_fast = gpu_slow = 0.0
+    gpu_s = gpu_fast = gpu_slow = 0.0
     confidence: Confidence = "low"
     gpu_bound: Bound = "bandwidth"
-    if ests:
-        terms["bandwidth"] = sum(1.0 / e.tokens_per_s for e in ests)
-        gpu_fast = sum(1.0 / e.high for e in ests)
-        gpu_slow = sum(1.0 / e.low for e in ests)
-        confidence = min((e.confidence for e in ests), key=_CONFIDENCE_ORDER.index)
-        gpu_bound = min(ests, key=lambda e: e.tokens_per_s).bound  # the slowest device's
+    if ests:  # one pass over the devices: sums in device order
+        rank, slowest = 2, ests[0]
+        for e in ests:
+            gpu_s += 1.0 / e.tokens_per_s
+            gpu_fast += 1.0 / e.high
+            gpu_slow += 1.0 / e.low
+            rank = min(rank, _CONFIDENCE_RANK[e.confidence])
+            if e.tokens_per_s < slowest.tokens_per_s:
+                slowest = e
+        confidence = _CONFIDENCE_ORDER[rank]
+        gpu_bound = slowest.bound  # the slowest device's (the first of equals)
     cpu_read = part.read
-    stages = len(ests) + (1 if cpu_read > 0 else 0)
-    if cpu_read > 0:
-        rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe)
-        terms[ram_bound] = cpu_read / (rate_gb_s * 1e9)
-        terms["overhead"] += CPU_TOKEN_US * 1e-6
-        terms["storage"] = part.paged_per_token() / (rig.storage_gb_s * 1e9)
-    split = (stages - 1) * HOP_US * 1e-6
-    terms["overhead"] += split
-    seconds = sum(terms.values())
-    tps = 1.0 / seconds
-    bound = max(terms, key=lambda k: terms[k])
-    if bound == "bandwidth":  # the GPUs' share decides: what decided it on them
-        bound = gpu_bound
-    # The range: the GPUs' own calibrated ranges (the same kernels as on one card), the RAM and
-    # CPU terms (assumed, not calibrated) at the rig band; the hand-overs as assumed; paging
-    # from as estimated (the fast end) to every CPU byte re-read each token (the slow end).
-    storage = terms["storage"]
-    host_s = seconds - terms["bandwidth"] - split - storage
-    if host_s <= 1e-9 * seconds:  # the sum's rounding is not a host term
-        host_s = 0.0
-    if host_s > 0:
-        confidence = "low"
-    if stages == 1 and host_s <= 0:  # one device alone: its own estimate, as on one card
+    rate_gb_s, ram_bound = _ram_rate(rig, q, t.is_moe) if cpu_read > 0 else (1.0, "ram_bandwidth")
+    tps, low, high, k, host_s, alone = decode_figures(
+        gpu_s, gpu_fast, gpu_slow, len(ests), cpu_read, rate_gb_s, ram_bound != "ram_bandwidth",
+        part.paged_per_token(), rig.storage_gb_s)
+    if alone:  # one device alone: its own estimate, as on one card
         return ests[0]
-    worst = cpu_read / (rig.storage_gb_s * 1e9) if storage > 0 else 0.0
-    return DecodeEstimate(tps, 1.0 / (gpu_slow + split + host_s / _BAND[0] + worst),
-                          1.0 / (gpu_fast + split + host_s / _BAND[1] + storage), confidence,
-                          bound)
+    bound = gpu_bound if k == 0 else HOST_BOUNDS[k] if k < 4 else ram_bound
+    return DecodeEstimate(tps, low, high, "low" if host_s > 0 else confidence, bound)
 
 
 def _cpu_part(lay: _Layout, p: Placement, kv_read: float, rig: Rig) -> host.CpuPart:
     """The bytes `p` leaves in system RAM, read per token and stored, and the RAM left to them
     (unbounded when the RAM is not known: nothing pages)."""
-    n = lay.model.n_layers
-    read = (p.cpu_layers * (lay.read - lay.output_read) / n
-            + p.cpu_expert_layers * lay.expert_read_per_layer
-            + (0.0 if p.output_on_gpu else lay.output_read)
-            + kv_read * p.cpu_layers / n)
-    expert_layers = p.cpu_layers + p.cpu_expert_layers
-    expert_read = expert_layers * lay.expert_read_per_layer
-    expert_stored = expert_layers * lay.model.expert_bytes
-    stored = p.cpu_weights_bytes + p.cpu_kv_bytes - p.embedding_bytes
     ram = _usable_ram_bytes(rig)
-    resident = math.inf if ram is None else ram - p.embedding_bytes
-    return host.CpuPart(read - expert_read, expert_read, stored - expert_stored, expert_stored,
-                        resident)
+    return host.CpuPart(*cpu_part_figures(
+        lay.model.n_layers, lay.read, lay.output_read, lay.expert_read_per_layer,
+        lay.model.expert_bytes, kv_read, p.cpu_layers, p.cpu_expert_layers, p.output_on_gpu,
+        p.cpu_weights_bytes, p.cpu_kv_bytes, p.embedding_bytes,
+        math.inf if ram is None else ram))
 
 
 def _paging(part: host.CpuPart, p: Placement, rig: Rig) -> Paging:
@@ -536,21 +530,23 @@ def _prefill(t: ModelTerms, p: Placement, part: host.CpuPart, rig: Rig, query: Q
         compute = prompt * t.flops_per_token / rate
         seconds = compute + paged
         tps = prompt / seconds
-        return PrefillEstimate(tps, tps * _BAND[0], tps * _BAND[1], seconds,
+        return PrefillEstimate(tps, tps * RIG_BAND[0], tps * RIG_BAND[1], seconds,
                                "storage" if paged > compute else "compute")
     known = [e for e in ests if e is not None]
     if len(known) < len(ests):
         return None
-    moved = p.cpu_weights_bytes - p.embedding_bytes
-    link = PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
-    pcie = passes * moved / (link * 1e9) + paged if moved > 0 else 0.0
+    compute = slow = fast = 0.0
+    slowest = known[0] if known else None
+    for e in known:  # in device order; the slowest is the first of equals
+        compute += prompt / e.tokens_per_s
+        slow += prompt / e.low
+        fast += prompt / e.high
+        if prompt / e.tokens_per_s > prompt / slowest.tokens_per_s:  # type: ignore[union-attr]
+            slowest = e
+    tps, low, high, seconds, k, pcie = prefill_figures(
+        prompt, passes, compute, slow, fast, p.cpu_weights_bytes - p.embedding_bytes,
+        PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S), paged)
     if len(known) == 1 and pcie <= 0:  # one device alone: its own estimate, as on one card
         return known[0]
-    compute = sum(prompt / e.tokens_per_s for e in known)
-    seconds = compute + pcie
-    slowest = max(known, key=lambda e: prompt / e.tokens_per_s).bound
-    bound: Bound = ("storage" if paged > max(compute, pcie - paged)
-                    else "pcie" if pcie > compute else slowest)
-    slow = sum(prompt / e.low for e in known) + pcie / _BAND[0]
-    fast = sum(prompt / e.high for e in known) + pcie / _BAND[1]
-    return PrefillEstimate(prompt / seconds, prompt / slow, prompt / fast, seconds, bound)
+    bound: Bound = "storage" if k == 2 else "pcie" if k == 1 else slowest.bound  # type: ignore[union-attr]
+    return PrefillEstimate(tps, low, high, seconds, bound)
