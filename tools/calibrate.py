@@ -5,8 +5,10 @@
 Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
 u = 1/η: t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6 + c_q·weights/S +
 c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card bandwidth, S the
-card's shader rate, c_q the dequantization work per weight of the quant's class (plus three
-times the legacy class's on NVIDIA chips without DP4A) and δ_class the memory class (HBM,
+card's shader rate, c_q the decode kernels' work per weight of the quant, counted from
+llama.cpp's source and not fitted (speed_terms.KERNEL_DEQUANT_OPS; plus three times Q4_0's on
+NVIDIA chips without DP4A: a known time each row carries, so the bandwidth term has no work
+term to trade against) and δ_class the memory class (HBM,
 unified LPDDR, GDDR on datacenter and workstation boards). The per-token cost a is the backend's
 own (its submission and synchronisation of each token's graph); the per-layer cost b is one for
 all backends: llama.cpp's graph launches the same kernels per layer on each, and a backend
@@ -80,10 +82,8 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
-    dequant_class,
     device_class,
     efficiency_class,
-    emulated_dot_work,
     power_factor,
     shader_tflops,
 )
@@ -139,8 +139,9 @@ POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
 # than a family's, or a driver measured on a few chips leaves most of its level to them.
 LAMBDA_CLASS = 0.02
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
-NON_NEGATIVE = ("a|", "b", "dq|", "att", "main|")
-DEQUANT_MIN_DEVICES = 3  # devices a dequantization class needs to have a work term of its own
+NON_NEGATIVE = ("a|", "b", "att", "main|")
+# A calibration with no fitted terms: speed.dequant_work then gives the kernels' counted work.
+KERNELS_ONLY = Calibration(backends={})
 
 
 # ---- decode ----------------------------------------------------------------------------------
@@ -169,11 +170,11 @@ def _is_old(o: Obs, newest: dict[str, int]) -> bool:
 
 
 def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
-                 fixed_zero: set[str], thin: frozenset[str] = frozenset(),
-                 ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray]:
-    """`thin`: dequantization classes too thinly measured to fit (dequant_classes_fitted): their
-    rows are charged the work of the class their kernels resemble, as estimates are."""
-    rows, target, weight = [], [], []
+                 fixed_zero: set[str],
+                 ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray, np.ndarray]:
+    """The design rows, time per token, row weights, and each row's known time (the
+    dequantization work counted from the kernels), s."""
+    rows, target, weight, known = [], [], [], []
     for o in obs:
         x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
         x = x_w + o.kv_bytes / (o.card.bandwidth_gb_s * 1e9)
@@ -192,14 +193,12 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
         if shader:
-            x_dq = o.params_read / (shader * 1e12)
-            cls_dq = dequant_class(o.quant)
-            cls_dq = speed.UNMEASURED_DEQUANT.get(cls_dq, cls_dq) if cls_dq in thin else cls_dq
-            terms += [(f"dq|{cls_dq}", x_dq),
-                      ("att", o.attn_flops / (shader * 1e12))]
-            extra = emulated_dot_work(o.card, o.backend, o.quant)  # no DP4A: legacy-class work
-            if extra:
-                terms.append(("dq|legacy", extra * x_dq))
+            # the kernels' dequantization work is counted, not fitted (speed.dequant_work)
+            known.append(speed.dequant_work(o.card, o.backend, KERNELS_ONLY, o.quant)
+                         * o.params_read / (shader * 1e12))
+            terms.append(("att", o.attn_flops / (shader * 1e12)))
+        else:
+            known.append(0.0)
         if o.main_test:
             terms.append(("main|decode", 1e-6))
         for name, value in terms:
@@ -211,66 +210,58 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         rows.append(dict(r))
         target.append(t)
         weight.append(OLD_ERA_WEIGHT if _is_old(o, newest) else 1.0)
-    return rows, np.array(target), np.array(weight)
+    return rows, np.array(target), np.array(weight), np.array(known)
 
 
 def _robust_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
-                  n_cols: int, ridge: dict[int, float]) -> np.ndarray:
+                  n_cols: int, ridge: dict[int, float], known: np.ndarray | None = None,
+                  ) -> np.ndarray:
     """_ridge_solve with Huber weights (iteratively reweighted): a row whose relative error is
     beyond HUBER_K robust standard deviations (1.4826 × the median absolute error), and beyond
     HUBER_MIN_CUT, counts as that cut ÷ |error| of itself, so that a few odd devices (a
     throttled 70 W T4, an Arc on an early Vulkan build) do not move the terms every other
     device shares."""
-    coef = _ridge_solve(rows, target, weight, n_cols, ridge)
+    known = np.zeros(len(rows)) if known is None else known
+    coef = _ridge_solve(rows, target, weight, n_cols, ridge, known)
     if not rows:  # only the ridge rows: nothing to reweight
         return coef
     for _ in range(HUBER_ITERATIONS):
-        pred = np.array([sum(coef[j] * v for j, v in r.items()) for r in rows])
+        pred = known + np.array([sum(coef[j] * v for j, v in r.items()) for r in rows])
         err = np.abs(pred / target - 1.0)
         cut = max(HUBER_K * 1.4826 * float(np.median(err)), HUBER_MIN_CUT)
         huber = np.where(err > cut, cut / np.maximum(err, 1e-12), 1.0)
-        coef = _ridge_solve(rows, target, weight * huber, n_cols, ridge)
+        coef = _ridge_solve(rows, target, weight * huber, n_cols, ridge, known)
     return coef
 
 
 def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.ndarray,
-                 n_cols: int, ridge: dict[int, float]) -> np.ndarray:
-    """Weighted least squares on relative error (row ÷ target) with ridge pseudo-rows."""
+                 n_cols: int, ridge: dict[int, float], known: np.ndarray | None = None,
+                 ) -> np.ndarray:
+    """Weighted least squares on relative error ((known + row) ÷ target) with ridge
+    pseudo-rows; `known`: each row's time that no coefficient scales (0 if None)."""
     a = np.zeros((len(rows) + len(ridge), n_cols))
     b = np.zeros(len(rows) + len(ridge))
     for i, r in enumerate(rows):
         s = np.sqrt(weight[i]) / target[i]
         for j, v in r.items():
             a[i, j] = v * s
-        b[i] = np.sqrt(weight[i])
+        b[i] = np.sqrt(weight[i]) * (1.0 - (known[i] if known is not None else 0.0) / target[i])
     for k, (j, lam) in enumerate(sorted(ridge.items())):
         a[len(rows) + k, j] = np.sqrt(lam)
     return np.linalg.lstsq(a, b, rcond=None)[0]
-
-
-def thin_dequant_classes(obs: Sequence[Obs]) -> frozenset[str]:
-    """Dequantization classes with decode rows on fewer than DEQUANT_MIN_DEVICES devices of
-    known shader rate: a global work term per weight is not fitted on one device's rows (the Arc
-    Pro B70's two IQ3_XS rows would set every card's i-quant decode)."""
-    devices: dict[str, set[str]] = defaultdict(set)
-    for o in obs:
-        if o.kind == "decode" and shader_tflops(o.card):
-            devices[dequant_class(o.quant)].add(o.card.name)
-    return frozenset(c for c, d in devices.items() if len(d) < DEQUANT_MIN_DEVICES)
 
 
 def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts."""
     obs = [o for o in obs if o.kind == "decode"]
     newest, fixed_zero = _newest_era(obs), set()
-    thin = thin_dequant_classes(obs)
     while True:
         cols = _Columns()
-        rows, target, weight = _decode_rows(obs, cols, newest, fixed_zero, thin)
+        rows, target, weight, known = _decode_rows(obs, cols, newest, fixed_zero)
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
                      LAMBDA_CLASS if n.startswith(("c|", "v|")) else LAMBDA_DEVICE)
                  for n, j in cols.index.items() if n[:2] in ("f|", "v|", "d|", "c|")}
-        coef = _robust_solve(rows, target, weight, len(cols.index), ridge)
+        coef = _robust_solve(rows, target, weight, len(cols.index), ridge, known)
         named = {n: float(coef[j]) for n, j in cols.index.items()}
         negative = {n for n, v in named.items() if n.startswith(NON_NEGATIVE) and v < 0}
         if not negative:
@@ -599,9 +590,6 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         backend_aliases=BACKEND_ALIASES,
         era_terms=dict(sorted(eras.items())),
         class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items()) if k.startswith("c|")},
-        dequant_flops_per_weight={
-            k[3:]: round(max(v, 0.0), 3) for k, v in sorted(dec.items()) if k.startswith("dq|")
-        },
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_min_expert_batch=pre.get("moe_batch", 0.0),

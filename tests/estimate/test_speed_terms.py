@@ -250,17 +250,22 @@ def test_attention_rate_follows_the_flash_attention_kernels() -> None:
     assert st.attention_tflops(r9700, "vulkan") == st.shader_tflops(r9700)
 
 
-def test_unmeasured_iquants_take_the_k_class_work() -> None:
-    """No measured row holds an i-quant: IQ4_XS is charged the k-quants' dequantization work,
-    not none (it had run 34 % faster than Q4_K_S on an H100); MXFP4, measured and fitted to no
-    extra work, stays at what the fit gives."""
+def test_dequantization_work_is_counted_from_the_kernels() -> None:
+    """A calibration that sets no work takes llama.cpp's decode kernels' (2 FLOP-equivalents per
+    counted operation): a file type its main ggml type's, an i-quant and MXFP4 their own table
+    look-ups (not the k-quants', not none), an unknown name its class's plainest type."""
     from tpscalc.estimate.speed import dequant_flops
 
-    cal = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)},
-                      dequant_flops_per_weight={"k": 6.0, "legacy": 2.0})
-    assert dequant_flops(cal, "cuda", "IQ4_XS") == 6.0
-    assert dequant_flops(cal, "cuda", "IQ2_XXS") == 6.0
-    assert dequant_flops(cal, "cuda", "Q4_K_M") == 6.0
-    assert dequant_flops(cal, "cuda", "MXFP4") == 0.0
-    own = Calibration(backends={}, dequant_flops_per_weight={"k": 6.0, "iq": 9.0})
-    assert dequant_flops(own, "cuda", "IQ4_XS") == 9.0  # a fitted class keeps its own
+    none = Calibration(backends={"cuda": BackendParams(0.8, 0.0, 0.0, 1.0)})
+    assert dequant_flops(none, "cuda", "Q4_K_M") == 2 * 45 / 16  # vec_dot_q4_K_q8_1
+    assert dequant_flops(none, "cuda", "Q4_K_S") == dequant_flops(none, "cuda", "Q4_K_M")
+    assert dequant_flops(none, "cuda", "Q8_0") == 2 * 12 / 8
+    assert dequant_flops(none, "cuda", "IQ4_XS") == 2 * 72 / 32
+    assert dequant_flops(none, "vulkan", "MXFP4") == 2 * 48 / 16
+    work = [dequant_flops(none, "cuda", q) for q in ("F16", "Q4_0", "Q4_K_M", "Q3_K_M")]
+    assert work == sorted(work)  # the more unpacking per weight, the more work
+    assert st.kernel_dequant_flops("Q4_0_4_4") == st.kernel_dequant_flops("Q4_0")  # legacy
+    own = Calibration(backends={}, dequant_flops_per_weight={"k": 6.0, "cuda:iq": 9.0})
+    assert dequant_flops(own, "cuda", "Q4_K_M") == 6.0  # a calibration's class figure first
+    assert dequant_flops(own, "cuda", "IQ4_XS") == 9.0
+    assert dequant_flops(own, "metal", "IQ4_XS") == 2 * 72 / 32

@@ -319,15 +319,27 @@ def test_a_unified_memory_chips_prompts_fit_a_family_of_their_own() -> None:
 
 
 
-def test_a_dequantization_class_measured_on_few_devices_has_no_term_of_its_own() -> None:
-    shaded = [replace(o, card=replace(o.card, tflops_fp32=o.card.tflops_fp16_dense))
-              for o in synthetic() if o.backend == "cuda"]
-    one = shaded[0].card.name
-    obs = shaded + [replace(o, quant="IQ3_XS") for o in shaded
-                    if o.card.name == one and o.kind == "decode"]
-    assert calibrate.thin_dequant_classes(obs) == frozenset({"iq"})  # F16: five devices
-    dec, _ = calibrate.fit_decode(obs)
-    assert "dq|iq" not in dec and "dq|k" in dec  # its rows take the k-quants' work, as estimates do
+def test_the_decode_fit_takes_the_dequantization_work_from_the_kernels() -> None:
+    """Rows whose time holds the kernels' counted work (speed_terms.KERNEL_DEQUANT_OPS) give
+    back each backend's η and overheads exactly, with no work term fitted beside them: the
+    bandwidth term has nothing to trade against."""
+    shaded = {c.name: replace(c, tflops_fp32=c.tflops_fp16_dense / 40) for _, c in CARDS}
+    obs = []
+    for o in synthetic():
+        if o.kind != "decode":
+            continue
+        card, quant = shaded[o.card.name], ("Q4_K_M", "Q8_0")[o.n_layers % 2]
+        work_s = (calibrate.speed.dequant_work(card, o.backend, calibrate.KERNELS_ONLY, quant)
+                  * o.read_bytes / 0.6 / (card.tflops_fp32 * 1e12))
+        obs.append(replace(o, card=card, quant=quant, params_read=o.read_bytes / 0.6,
+                           tokens_per_s=1 / (1 / o.tokens_per_s + work_s)))
+    coef, _ = calibrate.fit_decode(obs)
+    assert not [n for n in coef if n.startswith("dq|")]
+    for backend, (eta, per_token) in TRUE.items():
+        assert 1 / coef[f"u|{backend}"] == pytest.approx(eta, rel=0.01)
+        assert coef[f"a|{backend}"] == pytest.approx(per_token, rel=0.03)
+    assert calibrate.fit(obs).dequant_flops_per_weight == {}
+
 
 VULKAN_ETA = {"AMD": 0.85, "Intel": 0.50}  # the driver's share of the bandwidth
 VULKAN_CARDS = [_card(f"V{i}", vendor, arch, bw, bw / 20) for i, (vendor, arch, bw) in enumerate(

@@ -96,7 +96,9 @@ class Calibration(FrozenValue):
     # Δ(1/η) of a memory class ("hbm", "unified") over GDDR, added to any level's 1/η.
     class_offsets: dict[str, float] = field(default_factory=dict)
     # Decode dequantization work per weight read, in FP32 operations at the card's shader rate
-    # (speed_terms.shader_tflops), by dequantization class ("k", "legacy", "float", "mxfp4").
+    # (speed_terms.shader_tflops), by dequantization class ("k", "legacy", "float", "mxfp4"),
+    # where a calibration sets one (synthetic ones). The fit sets none: empty, estimates take
+    # the work counted from llama.cpp's kernels (speed_terms.KERNEL_DEQUANT_OPS).
     dequant_flops_per_weight: dict[str, float] = field(default_factory=dict)
     # Decode attention at depth: multiplier on its FLOPs at the shader rate (0: KV read only).
     attention_decode_factor: float = 0.0

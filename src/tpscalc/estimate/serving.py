@@ -24,7 +24,7 @@ from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.speed_terms import emulated_dot_work, shader_tflops
+from tpscalc.estimate.speed_terms import shader_tflops
 from tpscalc.estimate.types import UNQUANTIZED, Estimate
 
 GIB = 2**30
@@ -62,10 +62,7 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     the same formula and parameters as speed.decode_estimates, plus the matrix rate."""
     p = speed.card_params(card, backend, cal)
     shader = shader_tflops(card) or math.nan
-    c_q = speed.dequant_flops(cal, p.backend, quant)
-    extra = emulated_dot_work(card, p.backend, quant)
-    if extra:
-        c_q += extra * speed.dequant_flops(cal, p.backend, "Q4_0")
+    c_q = speed.dequant_work(card, p.backend, cal, quant)
     moe = p.moe_factor if t.is_moe else 1.0
     weights_s = speed.memory_seconds(moe * t.read_per_token[0], card.bandwidth_gb_s,
                                      p.decode_efficiency)

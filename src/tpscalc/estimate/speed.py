@@ -4,9 +4,10 @@ Decode (one request) is memory-bound plus a fixed per-token cost and two compute
     t = (weights read per token × moe factor + KV cache at context) / (η × bandwidth)
         + (a + b × layers) µs
         + c_q × weights multiplied / S  +  c_att × attention FLOPs at the depth / S
-S is the card's FP32 shader rate (speed_terms.shader_tflops); c_q, the dequantization work
-per weight of the quantization's class, is what keeps HBM cards (A100, H100: low S for their
-bandwidth) below their bandwidth on k-quants. 1/η = the level's 1/η plus a memory-class offset
+S is the card's FP32 shader rate (speed_terms.shader_tflops); c_q, the decode kernels' work per
+weight of the quantization, counted from llama.cpp's source (speed_terms.KERNEL_DEQUANT_OPS, not
+fitted), is what keeps HBM cards (A100, H100: low S for their bandwidth) below their bandwidth
+on k-quants. 1/η = the level's 1/η plus a memory-class offset
 (HBM, unified), and η never exceeds 1: no estimate reads faster than the spec.
 Prefill is compute-bound with a bandwidth floor (the weights are read once per micro-batch):
     t(prompt) = max(prompt × ((GEMM FLOPs + MoE small-GEMM loss + attention FLOPs / k) / (ε × R)
@@ -60,6 +61,7 @@ from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
     emulated_dot_work,
+    kernel_dequant_flops,
     moe_gemm_flops_per_token,
     power_factor,
     prompt_matrix_tflops,
@@ -270,9 +272,10 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
     return card_terms(card, backend, cal).params
 
 
-def _dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> float:
-    """c_q of `quant` on `card`: the fitted dequantization work per weight, plus the int8 dot
-    products' emulation where the card has no DP4A (speed_terms.emulated_dot_work)."""
+def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> float:
+    """c_q of `quant` on `card`, FLOP-equivalents per weight at the shader rate: the work its
+    kernels do per weight (dequant_flops), plus the int8 dot products' emulation where the card
+    has no DP4A (speed_terms.emulated_dot_work, in Q4_0's units)."""
     c_q = dequant_flops(cal, backend, quant)
     extra = emulated_dot_work(card, backend, quant)  # > 0 without DP4A
     if extra:
@@ -331,24 +334,17 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     )
 
 
-# Dequantization classes no measured row holds, and the fitted class whose work they take: the
-# i-quants unpack 256-weight super-blocks with per-block scales as the k-quants do, then look
-# each value up in a table (IQ4_XS, IQ4_NL) or a grid (IQ1-IQ3), so the k class's work is their
-# floor. (MXFP4 has measured rows: the fit finds no work beyond the bytes, and keeps none.)
-UNMEASURED_DEQUANT = {"iq": "k"}
-
-
 def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
-    """Fitted decode dequantization work per weight for `quant` under `backend`: its class's,
-    else (UNMEASURED_DEQUANT) the class its kernels resemble, else 0."""
+    """Decode work per weight of `quant` under `backend`, FLOP-equivalents: a class's work where
+    the calibration sets one ("cuda:k", else "k": synthetic calibrations; the fit sets none),
+    else the work counted from llama.cpp's kernels (speed_terms.kernel_dequant_flops)."""
     cls = dequant_class(quant)
-    for c in dict.fromkeys((cls, UNMEASURED_DEQUANT.get(cls, cls))):  # own class first
-        for name in (backend, cal.backend_aliases.get(backend, "")):
-            if f"{name}:{c}" in cal.dequant_flops_per_weight:
-                return cal.dequant_flops_per_weight[f"{name}:{c}"]
-        if c in cal.dequant_flops_per_weight:
-            return cal.dequant_flops_per_weight[c]
-    return 0.0
+    for name in (backend, cal.backend_aliases.get(backend, "")):
+        if f"{name}:{cls}" in cal.dequant_flops_per_weight:
+            return cal.dequant_flops_per_weight[f"{name}:{cls}"]
+    if cls in cal.dequant_flops_per_weight:
+        return cal.dequant_flops_per_weight[cls]
+    return kernel_dequant_flops(quant)
 
 
 def effective_eta(eta: float, class_offset: float) -> float:
@@ -428,7 +424,7 @@ def decode_estimates(
             p, shader, band = k.params, k.shader, k.decode_band
         c_q = k.dequant.get(quants[i])
         if c_q is None:
-            c_q = k.dequant[quants[i]] = _dequant_work(c, p.backend, cal, quants[i])
+            c_q = k.dequant[quants[i]] = dequant_work(c, p.backend, cal, quants[i])
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)

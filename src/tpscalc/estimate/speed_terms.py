@@ -17,6 +17,7 @@ from tpscalc.catalog.schema import Architecture, Card
 from tpscalc.estimate.layers import AttentionGroup, attention_groups
 from tpscalc.estimate.memory import kv_borrowed_bytes
 from tpscalc.estimate.types import UNQUANTIZED
+from tpscalc.estimate.weights import FTYPE_DEFAULT_TYPE
 
 MemoryClass = Literal["hbm", "gddr", "unified"]
 DeviceClass = Literal["datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"]
@@ -212,6 +213,63 @@ def has_dp4a(card: Card) -> bool:
     if card.vendor != "NVIDIA" or arch.startswith(_PRE_DP4A):
         return False
     return not (arch == "Pascal" and (card.memory_type or "").startswith("HBM"))
+
+
+# Decode work of llama.cpp's batch-1 matrix-vector kernels per weight, counted from the source
+# rather than fitted (fitted, it traded against the bandwidth term: without the Llama 2 rows the
+# k-quants' work went 5 -> 15 FLOPs per weight and HBM's 1/η fell to match). Quantized types:
+# mul_mat_vec_q (ggml/src/ggml-cuda/mmvq.cu) with the type's vec_dot_<type>_q8_1 function of
+# ggml/src/ggml-cuda/vecdotq.cuh, the same source for HIP; floats: mul_mat_vec_f
+# (ggml/src/ggml-cuda/mmvf.cu: F16 as half2 multiply-adds, BF16 converted to FP32 first).
+# (operations, weights) of one call, one per C-level operation: the unpacking (shifts, masks,
+# ors, byte permutes of the 16-entry tables, sign and grid look-up arithmetic), the int8 dot
+# products (one dp4a per 4 weights, two where the k-quants also sum the activations for their
+# minima), the scale unpacking per block and super-block and the scale arithmetic, and the
+# accumulation; not loads or index arithmetic (get_int_b2: 2, get_int_b1: 6 operations).
+# One operation per lane is one issue slot, 2 FLOPs at the FP32 shader rate (an FMA).
+# The Vulkan and Metal shaders are not counted apart: they take the same figures.
+KERNEL_DEQUANT_OPS: dict[str, tuple[int, int]] = {
+    "F32": (2, 2),  # two FMAs per float2
+    "F16": (2, 2),  # a float2 -> half2 pack, one half2 FMA
+    "BF16": (4, 2),  # two bf16 -> f32 conversions, two FMAs
+    "Q4_0": (21, 16),  # vec_dot_q4_0_q8_1: 2 ints × (3 unpack + 2 dp4a), 4 load-combine, 7 tail
+    "Q4_1": (17, 16),  # vec_dot_q4_1_q8_1: as Q4_0 on 4-byte-aligned ints, half2 min product
+    "Q5_0": (78, 16),  # vec_dot_q5_0_q8_1: the fifth bits inserted one byte at a time (12 ops/int)
+    "Q5_1": (69, 16),  # vec_dot_q5_1_q8_1
+    "Q8_0": (12, 8),  # vec_dot_q8_0_q8_1: 2 load-combines, 2 dp4a, 6 scale and accumulate
+    "Q2_K": (69, 16),  # vec_dot_q2_K_q8_1: 4 × (scale, min broadcast, 2 dp4a)
+    "Q3_K": (109, 16),  # vec_dot_q3_K_q8_1: 6-bit scales split in two fields, high-bit mask
+    "Q4_K": (45, 16),  # vec_dot_q4_K_q8_1: 6-bit scale/min unpack, 2 × (4 unpack + 4 dp4a)
+    "Q5_K": (63, 16),  # vec_dot_q5_K_q8_1: Q4_K plus the fifth bits
+    "Q6_K": (32, 8),  # vec_dot_q6_K_q8_1: 2 × (low, high bits, -32, dp4a, scale)
+    "IQ4_NL": (38, 16),  # vec_dot_iq4_nl_q8_1: get_int_from_table_16, 12 byte ops per int
+    "IQ4_XS": (72, 32),  # vec_dot_iq4_xs_q8_1: the same table, 6-bit block scales
+    "MXFP4": (48, 16),  # vec_dot_mxfp4_q8_1: the same table on byte-aligned ints, e8m0 scale
+    "IQ1_S": (56, 32),  # vec_dot_iq1_s_q8_1: grid index, two nibble masks per int
+    "IQ1_M": (102, 32),  # vec_dot_iq1_m_q8_1: IQ1_S plus deltas and scale assembly
+    "IQ2_XXS": (84, 32),  # vec_dot_iq2_xxs_q8_1: grid, 7-bit signs (popc), vcmpne4/vsub4
+    "IQ2_XS": (88, 32),  # vec_dot_iq2_xs_q8_1
+    "IQ2_S": (104, 32),  # vec_dot_iq2_s_q8_1: signs assembled by shifts
+    "IQ3_XXS": (91, 32),  # vec_dot_iq3_xxs_q8_1
+    "IQ3_S": (115, 32),  # vec_dot_iq3_s_q8_1: 9-bit grid indices
+}
+# File types whose ggml type has no mul_mat_vec_q kernel counted above (the ternary TQ types):
+# the nearest counted type, a 1.6-2 bit grid-less unpack with one scale per block.
+_UNCOUNTED_TYPE = {"TQ1_0": "IQ1_S", "TQ2_0": "IQ1_S"}
+# A file type of no known name: its class's plainest type.
+_CLASS_TYPE = {"float": "F16", "legacy": "Q4_0", "k": "Q4_K", "iq": "IQ4_XS", "mxfp4": "MXFP4"}
+
+
+def kernel_dequant_flops(quant: str) -> float:
+    """Decode work per weight of `quant` (a file type: its main ggml type's kernel,
+    weights.FTYPE_DEFAULT_TYPE) from KERNEL_DEQUANT_OPS, FLOP-equivalents at the shader rate.
+    The higher-bit tensors a mix adds (Q6_K in Q4_K_M) are not counted apart."""
+    name = quant.strip().upper().replace("-", "_")
+    ggml = FTYPE_DEFAULT_TYPE.get(name) or FTYPE_DEFAULT_TYPE.get(f"{name}_MOE") or name
+    ggml = _UNCOUNTED_TYPE.get(ggml, ggml)
+    ops, weights = KERNEL_DEQUANT_OPS.get(ggml) or KERNEL_DEQUANT_OPS[
+        _CLASS_TYPE[dequant_class(name)]]
+    return 2.0 * ops / weights
 
 
 def emulated_dot_work(card: Card, backend: str, quant: str) -> float:
