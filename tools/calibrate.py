@@ -27,9 +27,9 @@ before) and the FP32 shader rate, 1 / (w/T + (1 − w)/F) (w only where quantize
 unpacked inside the GEMM: MMQ builds), with the share w per backend chosen on a grid by the fit
 without family and device offsets; rows at their weight-streaming bound (a MoE's experts all
 read per micro-batch) stay out; attention at k ≤ 1 × the rate of its flash-attention kernels'
-units (k per backend where it has deep prompts, else shared), MoE expert GEMMs charged at least
-(1 + b½ / rows) × their FLOPs (an expert GEMM of few rows runs at rows / (rows + b½) of the
-full rate) and a fixed time per expert GEMM (both shared), and a power limit (below a
+units (k per backend where it has deep prompts, else shared), MoE expert GEMMs charged their
+kernel's whole column tiles (speed_terms.moe_tile_flops_per_token: not fitted) and a fixed
+time per expert GEMM (shared), and a power limit (below a
 knee of board watts per peak TOPS of the units in use the rate falls as a power γ of the
 shortfall; knee and γ shared), all on grids (estimate/speed.py); 2023 `./main` prompt rows get
 a fixed time per prompt per backend (the tables of calibration_data.SET_APART stay out of the
@@ -84,6 +84,8 @@ from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
+    moe_tile_columns,
+    moe_tile_flops_per_token,
     power_factor,
     shader_tflops,
 )
@@ -115,13 +117,9 @@ BACKEND_ALIASES = {"sycl": "vulkan", "opencl": "vulkan", "cpu": "vulkan"}
 TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 # Prompt rows at or above this share of their weight-streaming bound are left out of the ε fit.
 FLOOR_SHARE = 0.7
-# Candidate prefill attention efficiencies k (share of the GEMM rate) and MoE minimum expert
-# half-rate batches b½ (speed_terms.moe_gemm_flops_per_token; 0: no term), chosen jointly over
-# all backends.
+# Candidate prefill attention efficiencies k (share of the GEMM rate), chosen jointly over all
+# backends. (MoE expert GEMMs' partly empty tiles are not fitted: speed_terms.moe_tile_columns.)
 ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
-# b½ up to MMQ's tile width: its expert GEMMs run in tiles of up to 128 token columns
-# (ggml-cuda/mmq.cuh get_mmq_x_max_host), which an expert's 8-64 rows fill in part.
-MOE_MIN_BATCH_GRID = (0.0, 8.0, 16.0, 32.0, 64.0, 96.0, 128.0)
 # Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
 MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
 # Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
@@ -276,18 +274,18 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
 
 # ---- prefill ---------------------------------------------------------------------------------
 
-def _prefill_work(o: Obs, attention_efficiency: float, moe_min_batch: float,
-                  tensor_share: float = 1.0) -> float:
-    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE small-GEMM loss, and
-    attention at k × its own units' rate (speed.attention_slowdown)."""
-    return (_gemm_work(o, moe_min_batch)
+def _prefill_work(o: Obs, attention_efficiency: float, tensor_share: float = 1.0) -> float:
+    """FLOP-equivalents per prompt token at the GEMMs' rate: GEMMs, MoE experts' partly empty
+    column tiles, and attention at k × its own units' rate (speed.attention_slowdown)."""
+    return (_gemm_work(o)
             + o.attn_flops / attention_efficiency * _attention_ratio(o, tensor_share))
 
 
-def _gemm_work(o: Obs, moe_min_batch: float) -> float:
-    """GEMM FLOPs per prompt token, MoE experts' GEMMs at their few rows' rate."""
+def _gemm_work(o: Obs) -> float:
+    """GEMM FLOPs per prompt token, MoE experts' GEMMs in their kernel's whole column tiles."""
+    tile = moe_tile_columns(o.card, o.backend, min(o.prompt_tokens, o.ubatch))
     return (o.flops_per_token - o.attn_flops
-            + speed.moe_gemm_flops_per_token(o.expert_params, o.expert_batch, moe_min_batch))
+            + moe_tile_flops_per_token(o.expert_params, o.expert_batch, tile))
 
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
@@ -296,11 +294,9 @@ def _attention_ratio(o: Obs, tensor_share: float) -> float:
     return speed.attention_slowdown(o.card, o.backend, rate)
 
 
-def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0,
-                  moe_min_batch: float = 0.0) -> float:
+def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0) -> float:
     """Prompt tokens/s at 100 % of the card's combined prompt rate, the quantity ε scales."""
-    return (_peak_tflops(o, tensor_share) * 1e12
-            / _prefill_work(o, attention_efficiency, moe_min_batch))
+    return _peak_tflops(o, tensor_share) * 1e12 / _prefill_work(o, attention_efficiency)
 
 
 def _mmq(o: Obs) -> bool:
@@ -350,13 +346,14 @@ def flash_attn_gain(obs: Sequence[Obs]) -> dict[str, float]:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float, float]] = (
-                       (1.0, 0.0, 0.0, 0.0, 0.0),), main_s: float = 0.0,
+                   shapes: Sequence[tuple[float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0),), main_s: float = 0.0,
                    fa_gain: dict[str, float] | None = None,
                    ) -> list[tuple[dict[str, float], float, float, float]]:
-    """Ridge fit of log ε and its offsets for each shape (k, b_min) and tensor share w.
+    """Ridge fit of log ε and its offsets for each shape (k, power knee and γ, expert GEMM
+    time) and tensor share w.
 
-    Only the target depends on w, k and b_min (through the roofline), so every combination is
+    Only the target depends on w and the shape (through the roofline), so every combination is
     one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
     whose fit without family and device offsets (as on an unseen family) has the least
     residual plus ridge penalty (ties, e.g.
@@ -389,13 +386,13 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     log_rate = np.log([[_peak_tflops(o, w) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
-    gemm = {bm: [_gemm_work(o, bm) for o in obs] for bm in {sh[1] for sh in shapes}}
+    gemm = np.array([_gemm_work(o) for o in obs])
     att = np.array([o.attn_flops for o in obs])
     power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
-             for pw in {sh[2:4] for sh in shapes}}
+             for pw in {sh[1:3] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
-    work = np.stack([(np.array(gemm[sh[1]])[:, None] + (att / sh[0])[:, None] * ratio)
-                     / np.array(power[sh[2:4]])[:, None] for sh in shapes], axis=1)
+    work = np.stack([(gemm[:, None] + (att / sh[0])[:, None] * ratio)
+                     / np.array(power[sh[1:3]])[:, None] for sh in shapes], axis=1)
     log_work = np.log(work)  # (n, ns, nw)
     # The prompt's time per token less the fixed times (expert GEMMs; a `./main` prompt's),
     # at most 3/4 of it: the part that runs at ε × the roofline rate.
@@ -405,9 +402,9 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     # Rows without flash attention are fitted as the rate with it (the paired gain).
     fa = np.array([0.0 if o.flash_attn else gain.get(o.backend, 0.0) for o in obs])
     log_tps = {us: fa - np.log(np.maximum(t_tok - fixed - gemms * us * 1e-6, 0.25 * t_tok))
-               for us in {sh[4] for sh in shapes}}
+               for us in {sh[3] for sh in shapes}}
     # target[i, s, w] = log(measured ÷ roofline) = log tps_s − log rate_w + log work_sw
-    target = (np.stack([log_tps[sh[4]] for sh in shapes], axis=1)[:, :, None]
+    target = (np.stack([log_tps[sh[3]] for sh in shapes], axis=1)[:, :, None]
               - log_rate[:, None, :] + log_work)
     b = np.zeros((n + len(ridge), ns * nw))
     b[:n] = target.reshape(n, ns * nw) * sw[:, None]
@@ -431,8 +428,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Prefill coefficients by name: log ε ("e|cuda", "f|...", "d|...", "q|cuda"), w ("w|cuda").
 
-    Backends share no coefficient but the attention efficiency k ("k") and the MoE minimum
-    expert batch ("moe_batch"), chosen on grids by the summed objective; each backend's tensor
+    Backends share no coefficient but the attention efficiency k ("k"), the power term and the
+    expert GEMM time ("moe_gemm_us"), chosen on grids by the summed objective; each backend's tensor
     share w on a 0.05 grid; the flash-attention gain ("fa|cuda", flash_attn_gain) of the rows
     fitted.
     """
@@ -441,11 +438,11 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     newest = _newest_era(obs)
     # The quantized-weights term only where a backend has both kinds (else it is unidentified).
     mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
-    # k and b_min only where rows can tell them apart (deep prompts; MoE prompts).
+    # k and the expert GEMM time only where rows can tell them apart (deep prompts; MoE prompts).
     deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, bm, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
-              for bm in (MOE_MIN_BATCH_GRID if has_moe else (0.0,)) for c, g in POWER_GRID
+    shapes = [(k, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+              for c, g in POWER_GRID
               for us in (MOE_GEMM_US_GRID if has_moe else (0.0,))]
     gain = flash_attn_gain(obs)
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
@@ -453,10 +450,11 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
     best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
     _, *rest = shapes[best]
-    out: dict[str, float] = dict(zip(("k", "moe_batch", "power_w", "power_exp",
-                                      "moe_gemm_us"), shapes[best]))
+    out: dict[str, float] = dict(zip(("k", "power_w", "power_exp", "moe_gemm_us"),
+                                     shapes[best]))
     for be, res in per_be.items():
-        # A backend with deep prompts of its own gets its own k (same b_min); else the global.
+        # A backend with deep prompts of its own gets its own k (same other terms); else the
+        # global.
         si = best
         if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
             same_b = [i for i, (_, *r) in enumerate(shapes) if r == rest]
@@ -592,7 +590,6 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items()) if k.startswith("c|")},
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
-        moe_min_expert_batch=pre.get("moe_batch", 0.0),
         moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),

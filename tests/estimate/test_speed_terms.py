@@ -115,11 +115,30 @@ def test_moe_expert_batch_and_tile_waste() -> None:
     # 512-token micro-batch, 8 of 128 experts per token: 32 rows per expert GEMM
     assert st.expert_batch(arch, 2048, 512) == pytest.approx(512 * 8 / 128)
     assert st.expert_batch(get_model("Llama 2-7B").architecture, 512, 512) == math.inf
-    # 32 rows where the GEMM runs at half rate at 32: twice the experts' FLOPs (one extra
-    # 2 × params); at 128 rows a quarter extra; no term without a half-rate batch
-    assert st.moe_gemm_flops_per_token(1e9, 32, 32) == pytest.approx(2e9)
-    assert st.moe_gemm_flops_per_token(1e9, 128, 32) == pytest.approx(0.5e9)
-    assert st.moe_gemm_flops_per_token(1e9, 128, 0) == 0.0
+    # 16 rows per expert in 128-column tiles: nearly every expert runs one whole tile, 8 × its
+    # rows' work (7 × the experts' FLOPs extra); 32 rows: 4 ×
+    assert st.moe_tile_flops_per_token(1e9, 16, 128) == pytest.approx(7 * 2e9, rel=1e-3)
+    assert st.moe_tile_flops_per_token(1e9, 32, 128) == pytest.approx(3 * 2e9, rel=1e-3)
+    # many tiles per expert: only the last one is partly empty, about tile / (2 × rows) extra
+    assert st.moe_tile_flops_per_token(1e9, 1024, 128) == pytest.approx(
+        2e9 * 128 / (2 * 1024), rel=0.05)
+    assert st.moe_tile_flops_per_token(1e9, math.inf, 128) == 0.0
+    assert st.moe_tile_flops_per_token(0.0, 16, 128) == 0.0
+
+
+@pytest.mark.parametrize(("card", "backend", "rows", "tile"), [
+    ("GeForce RTX 4090", "cuda", 512, 128),  # MMQ with int8 MMA: up to 128 columns
+    ("GeForce RTX 4090", "cuda", 100, 104),  # one tile, the narrowest multiple of 8 holding 100
+    ("GeForce GTX 1080 Ti", "cuda", 512, 64),  # DP4A MMQ: up to 64
+    ("Radeon RX 7900 XTX", "rocm", 512, 128),  # WMMA
+    ("Radeon RX 6800 XT", "rocm", 512, 64),
+    ("Radeon RX 7900 XTX", "vulkan", 512, 128),  # mul_mm_id's large pipeline above 64 columns
+    ("Radeon RX 7900 XTX", "vulkan", 40, 64),
+    ("Apple M2 Ultra (76-core GPU)", "metal", 512, 32),  # kernel_mul_mm_id's 32-column tiles
+])
+def test_expert_gemm_tile_is_the_backend_kernels_own(card: str, backend: str, rows: int,
+                                                     tile: int) -> None:
+    assert st.moe_tile_columns(get_card(card), backend, rows) == tile
 
 
 def test_eta_never_above_spec() -> None:

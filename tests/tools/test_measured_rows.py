@@ -75,3 +75,13 @@ def test_a_deep_prompt_run_with_ub_2048_has_a_quarter_of_the_expert_gemms_per_to
     assert (deep["rocm"].ubatch, deep["vulkan"].ubatch) == (2048, 512)
     assert deep["rocm"].expert_gemms == pytest.approx(deep["vulkan"].expert_gemms / 4, rel=1e-6)
     assert deep["rocm"].expert_batch == pytest.approx(4 * deep["vulkan"].expert_batch)
+
+
+def test_the_dgx_spark_runs_are_at_their_printed_micro_batch_of_2048() -> None:
+    """ggml-org/llama.cpp benches/dgx-spark.md prints n_ubatch 2048 in every llama-bench table,
+    and the DGX Spark run it quotes (discussion #16578) ran `-ub 2048`: the GB10's expert GEMMs
+    hold 4 × the rows of a 512-token micro-batch (64 for gpt-oss-120b, not 16)."""
+    obs = [o for o in extra_rows(get_card, get_model) if o.card.name == "GB10"]
+    assert obs and {o.ubatch for o in obs if o.kind == "prefill"} == {2048}
+    oss = [o for o in obs if o.kind == "prefill" and o.model == "gpt-oss-120b"]
+    assert oss and all(o.expert_batch == pytest.approx(2048 * 4 / 128) for o in oss)

@@ -104,9 +104,6 @@ class Calibration(FrozenValue):
     attention_decode_factor: float = 0.0
     # Prefill attention (the quadratic term) runs at this share of the GEMM rate.
     prefill_attention_efficiency: float = 1.0
-    # MoE prefill: rows at which an expert GEMM runs at half the full GEMM rate
-    # (speed_terms.moe_gemm_flops_per_token; 0: no term).
-    moe_min_expert_batch: float = 0.0
     # MoE prefill: fixed time of one expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
     moe_expert_gemm_us: float = 0.0
     # Prefill under the power limit (speed_terms.power_factor): watts per peak matrix TFLOPS
@@ -261,7 +258,6 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         dequant_flops_per_weight=dict(d.get("dequant_flops_per_weight", {})),
         attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
         prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
-        moe_min_expert_batch=float(d.get("moe_min_expert_batch", 0.0)),
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),

@@ -16,8 +16,9 @@ Prefill is compute-bound with a bandwidth floor (the weights are read once per m
 with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
 rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
-an expert GEMM of b rows runs at b / (b + b½) of the full rate
-(speed_terms.moe_gemm_flops_per_token), and each expert GEMM takes a fixed time
+the expert GEMMs run in whole column tiles of the backend's kernel (MMQ's 128 on CUDA and
+ROCm: speed_terms.moe_tile_columns), an expert of b rows paying ceil(b / tile) full tiles
+(speed_terms.moe_tile_flops_per_token), and each expert GEMM takes a fixed time
 (speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
@@ -62,7 +63,8 @@ from tpscalc.estimate.speed_terms import (
     efficiency_class,
     emulated_dot_work,
     kernel_dequant_flops,
-    moe_gemm_flops_per_token,
+    moe_tile_columns,
+    moe_tile_flops_per_token,
     power_factor,
     prompt_matrix_tflops,
     shader_tflops,
@@ -493,7 +495,7 @@ def prefill_estimates(
     F16/BF16/F32), which costs llama.cpp dequantization work; `weights_bytes` sets the bandwidth
     floor (0: no floor). `attention_flops_per_token` is the part of `flops_per_token` spent in
     attention (timed at the fitted attention efficiency); `expert_params` and `expert_batch`
-    (speed_terms) charge MoE expert GEMMs of few rows at their lower rate; `expert_gemms` (expert
+    (speed_terms) charge MoE expert GEMMs their whole column tiles; `expert_gemms` (expert
     GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only);
     `flash_attn=False` a run without flash attention (the backend's fitted factor); `bf16`:
@@ -511,6 +513,7 @@ def prefill_estimates(
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
             p, bands, rates = k.params, k.prefill_bands, k.rates
+            tile = moe_tile_columns(c, p.backend, min(prompt_tokens, ubatch))
         kind = (quant[i], is_bf16[i], int8_mmq)
         rate = rates.get(kind)
         if rate is None:
@@ -519,7 +522,7 @@ def prefill_estimates(
         eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
         if not flash_attn:
             eps *= p.prefill_no_flash_attn_factor
-        moe_extra = moe_gemm_flops_per_token(experts[i], batches[i], cal.moe_min_expert_batch)
+        moe_extra = moe_tile_flops_per_token(experts[i], batches[i], tile)
         attn = attention[i]
         work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
         compute, floor = prefill_seconds(prompt_tokens, work, tf, eps, weights[i],

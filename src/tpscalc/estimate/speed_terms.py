@@ -5,11 +5,12 @@
   llama.cpp's kernels rarely reach: https://chipsandcheese.com/p/microbenchmarking-amds-rdna-3-graphics-architecture);
 - the dequantization class of a GGUF type (k-quants unpack 6-bit scales per 16-32 weights,
   legacy types one scale per 32, floats none: ggml-quants.c);
-- attention work at a depth (sliding-window layers see at most their window) and the
-  per-expert batch of a mixture-of-experts prompt.
+- attention work at a depth (sliding-window layers see at most their window), the
+  per-expert batch of a mixture-of-experts prompt and the column tiles its expert GEMMs run in.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
@@ -353,18 +354,62 @@ def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
     return min(prompt_tokens, ubatch) * arch.num_experts_active / arch.num_experts
 
 
-def moe_gemm_flops_per_token(expert_params: float, batch: float, half_batch: float) -> float:
-    """Extra FLOP-equivalents per token from experts' GEMMs of few rows, FLOP.
+# The widest column tile of each backend's expert matrix product (MUL_MAT_ID), token columns.
+# CUDA and ROCm run it in MMQ, which picks one tile width for every expert of the call from the
+# micro-batch's token count (ggml-cuda/mmq.cu passes the batch's tokens as ncols_max for the
+# MoE path; mmq.cuh mul_mat_q_case takes the mmq_x, in steps of 8 up to get_mmq_x_max_host,
+# with the fewest column tiles): up to 128 with int8 MMA (NVIDIA Turing and later, AMD WMMA:
+# RDNA 3 and 4), 64 on older chips. Each expert runs whole tiles over the rows routed to it, so
+# an expert with fewer rows than the tile pays for the tile. Vulkan's mul_mm_id takes its large
+# pipeline (128-column tiles) above 64 columns, the medium (64) above 32, else the small (32)
+# (ggml-vulkan.cpp ggml_vk_guess_matmul_id_pipeline); the backends that borrow Vulkan's
+# parameters (SYCL, OpenCL, CPU) borrow its tiles. Metal's kernel_mul_mm_id: 32 columns.
+MMQ_TILE_MAX = 128
+MMQ_TILE_MAX_OLD = 64  # NVIDIA before Turing, AMD before RDNA 3: no int8 MMA / WMMA
+_WMMA_AMD = ("RDNA 3", "RDNA 4")
+METAL_MM_ID_TILE = 32
+VULKAN_MM_ID_TILES = (32, 64, 128)
 
-    An expert GEMM loads and unpacks its weight tiles once for however many rows it holds,
-    so with `batch` rows it runs at batch / (batch + `half_batch`) of the full GEMM rate
-    (half of it at `half_batch` rows): its work is charged at (1 + half_batch / batch) × its
-    FLOPs. The rate falls smoothly and at the device's own speed (a slower GPU's small GEMMs
-    take proportionally longer), with no step at a tile size. 0 for dense models.
+
+def moe_tile_columns(card: Card, backend: str, rows: int) -> int:
+    """Column tile width of the expert GEMMs of a micro-batch of `rows` tokens, columns."""
+    rows = max(1, rows)
+    if backend == "metal":
+        return METAL_MM_ID_TILE
+    if backend in ("cuda", "rocm"):
+        arch = card.architecture or ""
+        wide = arch.startswith(_INT8_MMA if card.vendor == "NVIDIA" else _WMMA_AMD)
+        widest = MMQ_TILE_MAX if wide else MMQ_TILE_MAX_OLD
+        tiles = math.ceil(rows / widest)  # the fewest tiles; the first (narrowest) width in
+        return 8 * math.ceil(math.ceil(rows / tiles) / 8)  # steps of 8 that reaches them
+    return next((t for t in VULKAN_MM_ID_TILES if rows <= t), VULKAN_MM_ID_TILES[-1])
+
+
+@functools.lru_cache(maxsize=4096)
+def _tiles_per_expert(mean_rows: float, tile: int) -> float:
+    """Mean column tiles one expert runs, E[ceil(X / tile)], for X ~ Poisson(mean_rows) rows
+    (k of n experts per token, n large: the binomial count of a micro-batch's rows), tiles."""
+    top = int(mean_rows + 12.0 * math.sqrt(mean_rows) + tile + 10)
+    cdf, tiles = 0.0, 0.0
+    for x in range(top + 1):
+        cdf += math.exp(x * math.log(mean_rows) - mean_rows - math.lgamma(x + 1))
+        if x % tile == 0:  # P(X > t × tile) for t = x / tile: one more tile past that count
+            tiles += max(0.0, 1.0 - cdf)
+    return tiles
+
+
+def moe_tile_flops_per_token(expert_params: float, batch: float, tile: int) -> float:
+    """Extra FLOP-equivalents per token from expert GEMMs run in whole tiles, FLOP.
+
+    An expert with X rows runs ceil(X / `tile`) tiles of `tile` columns, each as long as a full
+    one (moe_tile_columns), so the experts' work is charged at tile × E[ceil(X / tile)] ÷
+    `batch` (the mean rows per expert) × its FLOPs: 8× at 16 rows in 128-column tiles, about
+    1 + tile ÷ (2 × batch) for batches of many tiles. No fitted number. 0 for dense models.
     """
-    if expert_params <= 0 or not math.isfinite(batch) or half_batch <= 0:
+    if expert_params <= 0 or not math.isfinite(batch) or batch <= 0 or tile <= 0:
         return 0.0
-    return 2.0 * expert_params * half_batch / batch
+    padded = tile * _tiles_per_expert(round(batch, 6), tile) / batch
+    return 2.0 * expert_params * max(0.0, padded - 1.0)
 
 
 def attention_score_bytes(arch: Architecture, context: float) -> float:
