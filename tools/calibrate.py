@@ -835,7 +835,10 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     if o.kind == "decode":
         p = speed.card_params(o.card, o.backend, cal)
         return speed.decode_band(cal, conf, p.driver_measured, p.backend)
-    # the driver matters only where a band for unmeasured drivers was fitted
+    # the driver matters only where a band for unmeasured drivers was fitted; asked first, this
+    # also keeps a calibration with no backends (the synthetic ones of the tests) from asking
+    # card_params for a backend it does not have (novelty.driver_band ignores a missing band,
+    # but card_params would still be called)
     driver = (DRIVER_OUT not in cal.prefill_bands
               or speed.card_params(o.card, o.backend, cal).driver_measured)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
