@@ -235,7 +235,7 @@ class CardTerms:
     rate (filled as formats are asked)."""
 
     __slots__ = ("cal", "card", "decode_band", "dequant", "params", "prefill_bands", "rates",
-                 "shader")
+                 "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -248,6 +248,14 @@ class CardTerms:
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
         self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
+        self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
+
+    def moe_tile(self, rows: int) -> int:
+        """speed_terms.moe_tile_columns of this card under its backend, per `rows`, kept."""
+        tile = self.tiles.get(rows)
+        if tile is None:
+            tile = self.tiles[rows] = moe_tile_columns(self.card, self.params.backend, rows)
+        return tile
 
 
 # (id(card), backend, id(calibration)) -> the card's terms: a report asks for each card's
@@ -513,7 +521,7 @@ def prefill_estimates(
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
             p, bands, rates = k.params, k.prefill_bands, k.rates
-            tile = moe_tile_columns(c, p.backend, min(prompt_tokens, ubatch))
+            tile = k.moe_tile(min(prompt_tokens, ubatch))
         kind = (quant[i], is_bf16[i], int8_mmq)
         rate = rates.get(kind)
         if rate is None:
