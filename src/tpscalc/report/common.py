@@ -8,7 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from tpscalc.catalog.quants import ladder_names
-from tpscalc.catalog.schema import Card, Model
+from tpscalc.catalog.schema import Model
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.types import Estimate, MemoryBreakdown
 from tpscalc.report.types import fitting_tokens_per_s
@@ -73,11 +73,6 @@ def default_engine() -> Engine:
     return cast(Engine, engine)
 
 
-def release_key(card: Card) -> str:
-    """A sortable release date ("" when unknown)."""
-    return card.release_date or ""
-
-
 def sort_by_speed(rows: Sequence[Row]) -> list[Row]:
     """Fitting rows fastest first (newest card first on ties), then the others.
 
@@ -92,13 +87,9 @@ def sort_by_speed(rows: Sequence[Row]) -> list[Row]:
     return fit + miss
 
 
-def _neg_date(card: Card) -> tuple[int, ...]:
-    """Key that puts later release dates first."""
-    return _neg_date_of(release_key(card))
-
-
 @cache  # a report sorts ~1,000 rows over a few hundred distinct dates
 def _neg_date_of(date: str) -> tuple[int, ...]:
+    """Key that puts later release dates first ("": unknown, last)."""
     if not date:
         return (1,)
     y, m, d = (int(p) for p in date.split("-"))
