@@ -58,8 +58,7 @@ def decode_figures(gpu_s: Num, gpu_fast_s: Num, gpu_slow_s: Num, devices: Num, c
     # term comes last, after storage, the RAM's then 0
     third = where(ram_other_bound, 0.0, ram)
     last = where(ram_other_bound, ram, 0.0)
-    seconds = where(ram_other_bound, gpu_s + overhead + third + storage + last,
-                    gpu_s + overhead + third + storage)
+    seconds = gpu_s + overhead + third + storage + last  # adding the 0.0 changes no float
     largest, k = gpu_s, 0
     for i, term in enumerate((overhead, third, storage, last), start=1):
         k = where(term > largest, i, k)
