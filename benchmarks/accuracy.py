@@ -254,6 +254,14 @@ def _line(label: str, sel: Sequence[Row]) -> str:
             f"| {ratio:.2f} |")
 
 
+def new_layout(o: Obs) -> bool:
+    """A 2026 layout: hybrid linear-attention / state-space layers (Qwen3.5-3.6, Nemotron
+    Nano 2 / Nemotron 3) or Gemma 4's global heads of their own shape beside sliding ones."""
+    a = get_model(o.model).architecture
+    return a is not None and (a.linear_attention_layers > 0 or a.global_head_dim is not None
+                              or bool(a.layer_mixers and set(a.layer_mixers) - {"A"}))
+
+
 GROUPS: dict[str, Callable[[Obs], bool]] = {
     "all": lambda o: True,
     "llamacpp_calibration.csv rows": lambda o: o.from_main_csv,
@@ -262,6 +270,7 @@ GROUPS: dict[str, Callable[[Obs], bool]] = {
     "2023 builds (era term)": lambda o: o.era == 0,
     "mixture of experts": lambda o: o.is_moe,
     "depth ≥ 16k": lambda o: o.depth >= 16384,
+    "2026 layouts (hybrid linear attention, Gemma 4)": new_layout,
 }
 
 
