@@ -5,10 +5,11 @@ Here the rows of the same number of GPUs walk their formats together, once for t
 (the same terms, GPU memory, buffers and RAM: a model page's 875 rigs are a few dozen): each
 step places every row still looking with placement_batch.place_many (the same procedure and
 floats as placement.place), all the remaining formats in one step once few are left. The
-device speeds of all rows come from one call (rig_engine.device_estimates), and their stages
-are composed over columns of the rows by the single answer's own formulas (rig_stages.py,
-novelty.widened_by), before each row's Estimate is made. Rows with a placement the user gives,
-or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
+device speeds of all rows come from one call over numpy columns (speed_columns.py, speed's
+formulas), and their stages are composed over columns of the rows by the single answer's own
+formulas (rig_stages.py, novelty.widened_by), before each row's Estimate is made. Rows with a
+placement the user gives, or no GPU, go through rig_engine.estimate_rig. A test compares every
+row with it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration import Band, Calibration
@@ -37,8 +38,8 @@ from tpscalc.estimate.rig_engine import (
     _pages,
     _ram_rate,
     _shared_layout,
+    _shares,
     _usable_ram_bytes,
-    device_estimates,
     estimate_placed,
     estimate_rig,
     pick,
@@ -53,6 +54,12 @@ from tpscalc.estimate.rig_stages import (
     prefill_figures,
 )
 from tpscalc.estimate.runtime import Runtime
+from tpscalc.estimate.speed_columns import (
+    DecodeColumns,
+    PrefillColumns,
+    decode_columns,
+    prefill_columns,
+)
 from tpscalc.estimate.types import (
     Bound,
     Confidence,
@@ -290,7 +297,7 @@ def _widened(ranges: Sequence[tuple[float, float, float]], bands: Sequence[Band 
     return lo.tolist(), hi.tolist()
 
 
-def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats:
+def _padded(values: Sequence[float] | Floats, spans: Sequence[int], pad: float) -> Floats:
     """A flat list of every row's device values as [rows, most devices], `pad` after a row's
     own (a row's devices keep their order: sums over the columns add them as rig_engine does,
     a pad adding nothing)."""
@@ -309,20 +316,68 @@ def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
     columns of the rows."""
     if not placed:
         return []
-    decode, prefill, spans = device_estimates(placed, query, calibration(), alike)
+    decode, prefill, spans = _device_speeds(placed, query, alike)
     with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
-        dec = _decode_columns(placed, decode, [s[0] for s in spans])
+        dec = _decode_columns(decode, spans[0])
         part = _part_columns(placed)
-        return _compose(placed, dec, part, prefill, [s[1] for s in spans], query)
+        return _compose(placed, dec, part, prefill, spans[1], query)
 
 
-def _decode_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                    decode: Sequence[DecodeEstimate], spans: Sequence[int]) -> dict[str, Any]:
+_Share = dict[str, Any]
+
+
+def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                   query: Query, alike: Sequence[object]
+                   ) -> tuple[DecodeColumns, PrefillColumns, tuple[list[int], list[int]]]:
+    """rig_engine.device_estimates as columns: every placed row's devices, each its share of
+    the terms (rig_engine._shares, once for rows alike: only their cards differ), in one
+    speed_columns call each; and how many decode and prefill rows each placed row has."""
+    shares: tuple[list[_Share], list[_Share]] = ([], [])
+    groups: dict[int, tuple[list[tuple[int, int]], ...]] = {}
+    cards: tuple[list[Card], list[Card]] = ([], [])
+    at: tuple[list[int], list[int]] = ([], [])
+    spans: tuple[list[int], list[int]] = ([], [])
+    for (t, q, lay, p, rig), key in zip(placed, alike, strict=True):
+        held = groups.get(id(key))
+        if held is None:
+            made = _shares(t, q, lay, p)
+            held = groups[id(key)] = tuple(
+                [(i, len(flat) + k) for k, (i, _) in enumerate(own)]
+                for flat, own in zip(shares, made, strict=True))
+            for flat, own in zip(shares, made, strict=True):
+                flat += [share for _, share in own]
+        for entries, c, a, n in zip(held, cards, at, spans, strict=True):
+            c += [rig.devices[i] for i, _ in entries]
+            a += [k for _, k in entries]
+            n.append(len(entries))
+    test = query.test
+
+    def col(kind: int, name: str) -> Any:
+        return np.array([s[name] for s in shares[kind]], dtype=np.float64)[
+            np.array(at[kind], dtype=np.int64)]
+
+    def flags(kind: int, name: str) -> list[bool]:
+        return [shares[kind][k][name] for k in at[kind]]
+
+    decode = decode_columns(
+        col(0, "read_bytes_per_token"), col(0, "kv_bytes_at_context"), col(0, "n_layers"),
+        cards[0], query.backend, calibration(), np.array(flags(0, "is_moe"), dtype=bool),
+        col(0, "params_read"), [shares[0][k]["quant"] for k in at[0]],
+        col(0, "attention_flops"))
+    prefill = prefill_columns(
+        col(1, "flops_per_token"), test.n_prompt, cards[1], query.backend, calibration(),
+        col(1, "weights_bytes"), flags(1, "quantized"), test.n_ubatch,
+        col(1, "attention_flops_per_token"), col(1, "expert_params"), col(1, "expert_batch"),
+        col(1, "expert_gemms"), test.flash_attn, flags(1, "bf16"))
+    return decode, prefill, spans
+
+
+def _decode_columns(decode: DecodeColumns, spans: Sequence[int]) -> dict[str, Any]:
     """The devices' decode estimates as columns: sums, slowest, confidence, the first."""
-    tps = _padded([e.tokens_per_s for e in decode], spans, np.inf)
-    high = _padded([e.high for e in decode], spans, np.inf)
-    low = _padded([e.low for e in decode], spans, np.inf)
-    rank = _padded([_CONFIDENCE_RANK[e.confidence] for e in decode], spans, 2.0)
+    tps = _padded(decode.tokens_per_s, spans, np.inf)
+    high = _padded(decode.high, spans, np.inf)
+    low = _padded(decode.low, spans, np.inf)
+    rank = _padded([_CONFIDENCE_RANK[c] for c in decode.confidence], spans, 2.0)
     gpu_s, fast, slow = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
     for j in range(tps.shape[1]):  # device order, as _decode adds them
         gpu_s, fast, slow = gpu_s + 1.0 / tps[:, j], fast + 1.0 / high[:, j], slow + 1.0 / low[:, j]
@@ -359,7 +414,7 @@ def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Ri
 
 def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
              dec: dict[str, Any], part: tuple[Floats, ...],
-             prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+             prefill: PrefillColumns, spans: Sequence[int],
              query: Query) -> list[Composed]:
     """Each row's (decode, prefill) from its device columns and CPU part (_decode, _prefill)."""
     dense_read, expert_read, dense_stored, expert_stored, resident = part
@@ -373,16 +428,16 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
         np.array([r for r, _ in rates]), np.array([b != "ram_bandwidth" for _, b in rates]),
         host.paged_bytes(dense_read, dense_stored, expert_read, expert_stored, resident),
         storage_gb_s)
-    ests: Sequence[DecodeEstimate] = dec["decode"]
+    ests: DecodeColumns = dec["decode"]
     decodes = []
     for i, (t, lo, hi, kind, h, one, rank, first, slowest, (_, ram_bound)) in enumerate(zip(
             tps.tolist(), low.tolist(), high.tolist(), k.tolist(), host_s.tolist(),
             alone.tolist(), dec["rank"], dec["first"].tolist(), dec["slowest"].tolist(), rates,
             strict=True)):
         if one:
-            decodes.append(ests[first])
+            decodes.append(ests.estimate(first))
             continue
-        bound: Bound = ((ests[slowest].bound if dec["n"][i] else "bandwidth") if kind == 0
+        bound: Bound = ((ests.bound_of(slowest) if dec["n"][i] else "bandwidth") if kind == 0
                         else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
         decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
                                       bound))
@@ -391,7 +446,7 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
 
 
 def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-              prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+              prefill: PrefillColumns, spans: Sequence[int],
               part: tuple[Floats, ...], storage_gb_s: Floats, query: Query
               ) -> list[PrefillEstimate | None]:
     """Each row's prompt estimate from its devices' (rig_engine._prefill over columns)."""
@@ -400,10 +455,11 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
     _, _, dense_stored, expert_stored, resident = part
     paged = passes * host.paged_bytes(dense_stored, dense_stored, expert_stored, expert_stored,
                                       resident) / (storage_gb_s * 1e9)  # CpuPart.paged_per_pass
-    unknown = [e is None for e in prefill]
-    tps = _padded([np.inf if e is None else e.tokens_per_s for e in prefill], spans, np.inf)
-    low = _padded([np.inf if e is None else e.low for e in prefill], spans, np.inf)
-    high = _padded([np.inf if e is None else e.high for e in prefill], spans, np.inf)
+    known = prefill.known
+    unknown = (_padded((~known).astype(np.float64), spans, 0.0).max(axis=1) > 0).tolist()
+    tps = _padded(np.where(known, prefill.tokens_per_s, np.inf), spans, np.inf)
+    low = _padded(np.where(known, prefill.low, np.inf), spans, np.inf)
+    high = _padded(np.where(known, prefill.high, np.inf), spans, np.inf)
     compute, slow, fast = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
     for j in range(tps.shape[1]):  # device order, as _prefill adds them
         compute = compute + prompt / tps[:, j]
@@ -415,20 +471,18 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
                      for *_, rig in placed])
     figures = prefill_figures(prompt, passes, compute, slow, fast, moved, link, paged)
     out: list[PrefillEstimate | None] = []
-    at = 0
-    for n, first, k, (t, lo, hi, seconds, kind, pcie) in zip(
-            spans, starts, slowest, zip(*(f.tolist() for f in figures)), strict=True):
+    for n, first, k, none, (t, lo, hi, seconds, kind, pcie) in zip(
+            spans, starts, slowest, unknown, zip(*(f.tolist() for f in figures)), strict=True):
         if n == 0:
             raise ValueError("a placed row with no device to run its prompt")
-        if any(unknown[at:at + n]):
+        if none:
             out.append(None)
         elif n == 1 and pcie <= 0:  # one device alone: its own estimate
-            out.append(prefill[first])
+            out.append(prefill.estimate(first))
         else:
             bound: Bound = ("storage" if kind == 2 else "pcie" if kind == 1
-                            else prefill[first + k].bound)
+                            else prefill.bound_of(first + k))
             out.append(PrefillEstimate(t, lo, hi, seconds, bound))
-        at += n
     return out
 
 

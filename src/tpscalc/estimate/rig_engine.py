@@ -299,18 +299,11 @@ class _Columns:
     def __init__(self) -> None:
         self.decode: list[tuple[Card, dict[str, Any]]] = []
         self.prefill: list[tuple[Card, dict[str, Any]]] = []
-        self._made: dict[int, tuple[object, tuple[list[tuple[int, dict[str, Any]]], ...]]] = {}
 
-    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig,
-            alike: object = None) -> tuple[int, int]:
-        """Add one placed row's devices; how many decode and prefill rows it took. Rows given
-        the same `alike` (rig_batch: the same search result) share their shares."""
-        held = self._made.get(id(alike)) if alike is not None else None
-        if held is None or held[0] is not alike:
-            held = (alike, _shares(t, q, lay, p))
-            if alike is not None:
-                self._made[id(alike)] = held
-        decode, prefill = held[1]
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig
+            ) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took."""
+        decode, prefill = _shares(t, q, lay, p)
         self.decode += [(rig.devices[i], share) for i, share in decode]
         self.prefill += [(rig.devices[i], share) for i, share in prefill]
         return len(decode), len(prefill)
@@ -338,15 +331,14 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
 
 
 def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                     query: Query, cal: Calibration, alike: Sequence[object] | None = None
+                     query: Query, cal: Calibration
                      ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
                                 list[tuple[int, int]]]:
     """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
-    decode and prefill entries each row has (`alike`: rows with the same entry there have the
-    same placement, only their cards differ)."""
+    decode and prefill entries each row has (rig_batch._device_speeds: the same over numpy
+    columns)."""
     columns = _Columns()
-    spans = [columns.add(*row, alike=None if alike is None else alike[i])
-             for i, row in enumerate(rows)]
+    spans = [columns.add(*row) for row in rows]
     test = query.test
     decode = speed.decode_estimates(
         backend=query.backend, cal=cal,
