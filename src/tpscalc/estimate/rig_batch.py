@@ -333,7 +333,8 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
     the terms (rig_engine._shares, once for rows alike: only their cards differ), in one
     speed_columns call each; and how many decode and prefill rows each placed row has."""
     shares: tuple[list[_Share], list[_Share]] = ([], [])
-    groups: dict[int, tuple[list[tuple[int, int]], ...]] = {}
+    # id(alike entry) -> per kind (decode, prefill): its devices' indices, their shares' indices
+    groups: dict[int, tuple[tuple[list[int], list[int]], ...]] = {}
     cards: tuple[list[Card], list[Card]] = ([], [])
     at: tuple[list[int], list[int]] = ([], [])
     spans: tuple[list[int], list[int]] = ([], [])
@@ -342,14 +343,15 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
         if held is None:
             made = _shares(t, q, lay, p)
             held = groups[id(key)] = tuple(
-                [(i, len(flat) + k) for k, (i, _) in enumerate(own)]
+                ([i for i, _ in own], list(range(len(flat), len(flat) + len(own))))
                 for flat, own in zip(shares, made, strict=True))
             for flat, own in zip(shares, made, strict=True):
                 flat += [share for _, share in own]
-        for entries, c, a, n in zip(held, cards, at, spans, strict=True):
-            c += [rig.devices[i] for i, _ in entries]
-            a += [k for _, k in entries]
-            n.append(len(entries))
+        devices = rig.devices
+        for (on, entries), c, a, n in zip(held, cards, at, spans, strict=True):
+            c += devices if len(on) == len(devices) else [devices[i] for i in on]
+            a += entries
+            n.append(len(on))
     test = query.test
 
     def col(kind: int, name: str) -> Any:

@@ -237,10 +237,11 @@ class CardTerms:
     """A card's own speed terms under one backend and calibration, worked out once and shared
     by every row on that card (a rig report's ~850 rows, every report of a serving worker):
     its parameters, shader rate, ranges, and per format its dequantization work and prompt
-    rate (filled as formats are asked)."""
+    rate (filled as formats are asked); the same as a row of operands for the formulas over
+    columns (speed_columns.py)."""
 
-    __slots__ = ("cal", "card", "decode_band", "dequant", "params", "prefill_bands", "rates",
-                 "shader", "tiles")
+    __slots__ = ("cal", "card", "decode_band", "decode_operands", "dequant", "operands",
+                 "params", "prefill_bands", "rates", "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -254,6 +255,28 @@ class CardTerms:
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
         self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
+        # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
+        # the MoE factor, the shader rate, the range
+        self.decode_operands = (card.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
+                                p.per_layer_us, p.moe_factor, self.shader,
+                                self.decode_band.low_ratio, self.decode_band.high_ratio)
+        self.operands: dict[tuple[bool, bool, bool, bool, int], tuple[float, ...]] = {}
+
+    def prefill_operands(self, quantized: bool, bf16: bool, int8_mmq: bool, flash_attn: bool,
+                         rows: int) -> tuple[float, ...]:
+        """prefill_times' and prefill_rate's operands that are the card's own, kept: the GEMM
+        rate and attention's slowdown (prompt_rate), ε, the attention efficiency, bandwidth,
+        η, the MoE tile at `rows` tokens a micro-batch, the dense and the MoE range."""
+        key = (quantized, bf16, int8_mmq, flash_attn, rows)
+        found = self.operands.get(key)
+        if found is None:
+            p, dense, moe = self.params, self.prefill_bands[False], self.prefill_bands[True]
+            found = self.operands[key] = (
+                *self.prompt_rate(quantized, bf16, int8_mmq),
+                prefill_efficiency(p, quantized, flash_attn), p.prefill_attention_efficiency,
+                self.card.bandwidth_gb_s, p.decode_efficiency, float(self.moe_tile(rows)),
+                dense.low_ratio, dense.high_ratio, moe.low_ratio, moe.high_ratio)
+        return found
 
     def dequant_work(self, quant: str) -> float:
         """c_q of `quant` on this card (speed.dequant_work), kept."""

@@ -71,21 +71,21 @@ class PrefillColumns:
                                float(self.high[i]), float(self.seconds[i]), self.bound_of(i))
 
 
-def _cards(cards: Sequence[Card], backend: str | None, cal: Calibration
-           ) -> tuple[list[CardTerms], Ints]:
-    """The distinct cards' terms, and each row's index into them."""
-    seen: dict[int, int] = {}
-    index = [seen.setdefault(id(c), len(seen)) for c in cards]
-    firsts: dict[int, Card] = {}
+def _terms(cards: Sequence[Card], backend: str | None, cal: Calibration) -> list[CardTerms]:
+    """Each row's card terms (speed.card_terms, asked once per card)."""
+    seen: dict[int, CardTerms] = {}
+    out = []
     for c in cards:
-        firsts.setdefault(id(c), c)
-    return ([speed.card_terms(c, backend, cal) for c in firsts.values()],
-            np.array(index, dtype=np.int64))
+        k = seen.get(id(c))
+        if k is None:
+            k = seen[id(c)] = speed.card_terms(c, backend, cal)
+        out.append(k)
+    return out
 
 
-def _per_card(at: Ints, value: list[float]) -> Floats:
-    """One value per distinct card, as a column of the rows."""
-    return np.array(value, dtype=np.float64)[at]
+def _columns(rows: list[tuple[float, ...]], width: int) -> Floats:
+    """Rows of operands as [operand, row] columns."""
+    return np.array(rows, dtype=np.float64).reshape(-1, width).T
 
 
 def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
@@ -93,26 +93,17 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    cal: Calibration, is_moe: Bools, params_read: Floats, quant: Sequence[str],
                    attention_flops: Floats) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
-    terms, at = _cards(cards, backend, cal)
-    params = [k.params for k in terms]
-    work = {(j, q): terms[j].dequant_work(q) for j, q in set(zip(at.tolist(), quant,
-                                                                  strict=True))}
-    c_q_col = np.array([work[key] for key in zip(at.tolist(), quant, strict=True)],
-                       dtype=np.float64)
+    terms = _terms(cards, backend, cal)
+    bandwidth, eta, per_token, per_layer, moe, shader, low_ratio, high_ratio = _columns(
+        [k.decode_operands for k in terms], 8)
+    c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
+                   dtype=np.float64)
     with np.errstate(all="ignore"):
         tps, low, high, bound = speed.decode_figures(
-            read_bytes_per_token, kv_bytes_at_context, n_layers,
-            _per_card(at, [k.card.bandwidth_gb_s for k in terms]),
-            _per_card(at, [p.decode_efficiency for p in params]),
-            _per_card(at, [p.per_token_us for p in params]),
-            _per_card(at, [p.per_layer_us for p in params]),
-            np.where(is_moe, _per_card(at, [p.moe_factor for p in params]), 1.0),
-            c_q_col, params_read, cal.attention_decode_factor, attention_flops,
-            _per_card(at, [k.shader for k in terms]),
-            _per_card(at, [k.decode_band.low_ratio for k in terms]),
-            _per_card(at, [k.decode_band.high_ratio for k in terms]))
-    confidence = [p.decode_confidence for p in params]
-    return DecodeColumns(tps, low, high, [confidence[j] for j in at.tolist()],
+            read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
+            per_layer, np.where(is_moe, moe, 1.0), c_q, params_read, cal.attention_decode_factor,
+            attention_flops, shader, low_ratio, high_ratio)
+    return DecodeColumns(tps, low, high, [k.params.decode_confidence for k in terms],
                          np.asarray(bound, dtype=np.int64))
 
 
@@ -122,39 +113,23 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
                     expert_params: Floats, expert_batch: Floats, expert_gemms: Floats,
                     flash_attn: bool, bf16: Sequence[bool]) -> PrefillColumns:
     """speed.prefill_estimates of every row (int8_mmq: current builds), as columns."""
-    terms, at = _cards(cards, backend, cal)
-    tiles = [k.moe_tile(min(prompt_tokens, ubatch)) for k in terms]
-    kinds: dict[tuple[int, bool, bool], tuple[float, float, float]] = {}
-    for j, quant, half in set(zip(at.tolist(), quantized, bf16, strict=True)):
-        kinds[(j, quant, half)] = (*terms[j].prompt_rate(quant, half, True),
-                                   speed.prefill_efficiency(terms[j].params, quant, flash_attn))
-    rows = np.array([kinds[key] for key in zip(at.tolist(), quantized, bf16, strict=True)],
-                    dtype=np.float64).reshape(-1, 3)
-    extra: dict[tuple[float, float, int], float] = {}
-    for key in set(zip(expert_params.tolist(), expert_batch.tolist(),
-                       [tiles[j] for j in at.tolist()], strict=True)):
-        extra[key] = moe_tile_flops_per_token(*key)
-    moe_extra = np.array([extra[key] for key in zip(
-        expert_params.tolist(), expert_batch.tolist(), [tiles[j] for j in at.tolist()],
-        strict=True)], dtype=np.float64)
-    params = [k.params for k in terms]
+    rows = min(prompt_tokens, ubatch)
+    (tflops, slower, eps, attention_efficiency, bandwidth, eta, tile, dense_low, dense_high,
+     moe_low, moe_high) = _columns(
+        [k.prefill_operands(q, half, True, flash_attn, rows)
+         for k, q, half in zip(_terms(cards, backend, cal), quantized, bf16, strict=True)], 11)
+    # the tiles' extra work per distinct (expert params, batch, tile): a report has few
+    keys = list(zip(expert_params.tolist(), expert_batch.tolist(), tile.tolist(), strict=True))
+    extra = {key: moe_tile_flops_per_token(key[0], key[1], int(key[2])) for key in set(keys)}
+    moe_extra = np.array([extra[key] for key in keys], dtype=np.float64)
     moe = expert_params > 0
-
-    def band(ratio: str) -> Floats:
-        return np.where(moe, _per_card(at, [getattr(k.prefill_bands[True], ratio)
-                                                    for k in terms]),
-                        _per_card(at, [getattr(k.prefill_bands[False], ratio)
-                                              for k in terms]))
-
     with np.errstate(all="ignore"):
         compute, floor = speed.prefill_times(
-            prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, rows[:, 1],
-            _per_card(at, [p.prefill_attention_efficiency for p in params]),
-            rows[:, 0], rows[:, 2], weights_bytes,
-            _per_card(at, [k.card.bandwidth_gb_s for k in terms]),
-            _per_card(at, [p.decode_efficiency for p in params]), ubatch,
+            prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, slower,
+            attention_efficiency, tflops, eps, weights_bytes, bandwidth, eta, ubatch,
             expert_gemms, cal.moe_expert_gemm_us)
         tps, low, high, seconds, by_compute = speed.prefill_rate(
-            prompt_tokens, compute, floor, band("low_ratio"), band("high_ratio"))
+            prompt_tokens, compute, floor, np.where(moe, moe_low, dense_low),
+            np.where(moe, moe_high, dense_high))
     return PrefillColumns(np.isfinite(compute) & np.isfinite(floor), tps, low, high, seconds,
                           by_compute)
