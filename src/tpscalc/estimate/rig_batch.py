@@ -43,6 +43,7 @@ from tpscalc.estimate.rig_engine import (
     estimate_placed,
     estimate_rig,
     pick,
+    placed_figures,
     tiered,
 )
 from tpscalc.estimate.rig_stages import (
@@ -66,6 +67,7 @@ from tpscalc.estimate.types import (
     DecodeEstimate,
     Estimate,
     FitLabel,
+    MemoryBreakdown,
     PrefillEstimate,
 )
 
@@ -243,10 +245,17 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
     composed = iter(_tiers([m for (m, _, _), t in zip(rows, chosen, strict=True)
                             if t[3] != "no"], [t for t, *_ in placed],
                            _composed(placed, query, alike), calibration()))
-    return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
-                            NO_SPEEDS, next(composed) if label != "no" else None)
-            for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
-                                                                  strict=True)]
+    figures: dict[int, tuple[MemoryBreakdown, float]] = {}  # per chosen entry: rows alike
+    out = []
+    for (model, terms, rig), t, p in zip(rows, chosen, placements, strict=True):
+        j, lay, _, label = t
+        held = figures.get(id(t))
+        if held is None:
+            held = figures[id(t)] = placed_figures(terms, j, lay, p)
+        out.append(estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query,
+                                   runtime, NO_SPEEDS,
+                                   next(composed) if label != "no" else None, held))
+    return out
 
 
 Composed = tuple[DecodeEstimate, PrefillEstimate | None]
@@ -259,10 +268,15 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
     row by itself."""
     out = list(composed)
     by_tier: dict[Tier, list[int]] = {}
+    tiers: dict[int, Tier] = {}  # per model (a model page's rows are all of one)
     for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
         if t.approximated or d.measured is not None:
             out[i] = tiered(d, p, m, t, cal)
-        elif (tier := model_tier(m, cal)) != "measured":
+            continue
+        tier = tiers.get(id(m))
+        if tier is None:
+            tier = tiers[id(m)] = model_tier(m, cal)
+        if tier != "measured":
             by_tier.setdefault(tier, []).append(i)
     for tier, at in by_tier.items():
         decodes = [out[i][0] for i in at]
@@ -319,7 +333,7 @@ def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
     decode, prefill, spans = _device_speeds(placed, query, alike)
     with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
         dec = _decode_columns(decode, spans[0])
-        part = _part_columns(placed)
+        part = _part_columns(placed, alike)
         return _compose(placed, dec, part, prefill, spans[1], query)
 
 
@@ -391,14 +405,22 @@ def _decode_columns(decode: DecodeColumns, spans: Sequence[int]) -> dict[str, An
             "rank": np.where(n > 0, rank.min(axis=1), 0).astype(np.int64).tolist()}
 
 
-def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]]
-                  ) -> tuple[Floats, ...]:
-    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns."""
+def _part_columns(every: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                  alike: Sequence[object]) -> tuple[Floats, ...]:
+    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns (worked out once
+    for rows alike: the same layout, placement figures and RAM)."""
+    seen: dict[int, int] = {}
+    at = np.array([seen.setdefault(id(k), len(seen)) for k in alike], dtype=np.int64)
+    firsts: dict[int, int] = {}
+    for i, k in enumerate(alike):
+        firsts.setdefault(id(k), i)
+    placed = [every[i] for i in firsts.values()]
+
     def col(values: list[Any]) -> Floats:
         return np.array(values)
 
     ram = [_usable_ram_bytes(rig) for _, _, _, _, rig in placed]
-    return tuple(cpu_part_figures(
+    return tuple(c[at] for c in cpu_part_figures(
         col([lay.model.n_layers for _, _, lay, _, _ in placed]),
         col([lay.read for _, _, lay, _, _ in placed]),
         col([lay.output_read for _, _, lay, _, _ in placed]),
