@@ -102,11 +102,14 @@ def _memory(rows: Sequence[Row], query: Query, runtime: Runtime
     """Every row's usable bytes and fixed bytes per GPU (at the context and at twice it), as
     rig_engine._slots makes them, and its RAM (NaN: none may take weights)."""
     per_card: dict[int, tuple[float, float]] = {}
+    overhead_of: dict[str, float] = {}  # per backend
     for _, _, rig in rows:
         for c in rig.devices:
             if id(c) not in per_card:
-                per_card[id(c)] = (c.usable_memory_gib * GIB, float(runtime.overhead_bytes(
-                    query.backend or runtime.default_backend(c))))
+                backend = query.backend or runtime.default_backend(c)
+                if backend not in overhead_of:
+                    overhead_of[backend] = float(runtime.overhead_bytes(backend))
+                per_card[id(c)] = (c.usable_memory_gib * GIB, overhead_of[backend])
     usable = np.array([[per_card[id(c)][0] for c in r.devices] for _, _, r in rows])
     overhead = np.array([[per_card[id(c)][1] for c in r.devices] for _, _, r in rows])
     main = np.zeros(usable.shape[1], dtype=bool)

@@ -277,9 +277,12 @@ def depth_cards(summary: ModelSummary, rows: Sequence[Row]) -> list[tuple[str, R
     fastest Apple one, each once, among the cards that fit."""
     if summary.fastest is None:
         return []
-    fit = common.sort_by_speed([r for r in rows if r.estimate.fits])
+    # the fastest Apple card that fits: the first of the Apple rows sorted alone (a stable
+    # sort keeps their order among the rest's)
+    apple = common.sort_by_speed([r for r in rows
+                                  if r.estimate.fits and r.card.vendor == "Apple"])
     picks = [("fastest", summary.fastest), ("typical", _median_row(summary, rows)),
-             ("apple", next((r for r in fit if r.card.vendor == "Apple"), None))]
+             ("apple", apple[0] if apple else None)]
     out: list[tuple[str, Row]] = []
     for role, row in picks:
         if row is not None and all(row.card is not r.card for _, r in out):
