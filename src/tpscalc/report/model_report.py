@@ -32,7 +32,7 @@ from tpscalc.report.model_types import (
     ServingPoint,
 )
 from tpscalc.report.request import ReportRequest
-from tpscalc.report.rigs import card_rig
+from tpscalc.report.rigs import card_rig, card_rigs
 from tpscalc.report.runtime_faq import fitting_runtimes
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
@@ -128,7 +128,7 @@ def build_model_reports(
     eng = engine or common.default_engine()
     request = replace(request, query=query_for_model(model, request.query))
     cards = list(store.cards() if cards is None else cards)
-    rigs = [card_rig(c, request.rig) for c in cards]
+    rigs = card_rigs(cards, request.rig)
     estimates = choice.rechoose_on_rigs(model, rigs, request.query,
                                         eng.estimate_on_rigs(model, rigs, request.query), eng,
                                         request.filters)
