@@ -514,14 +514,21 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
 
 
 def _placements(rows: Sequence[Row], chosen: Sequence[_Tried]) -> list[Placement]:
-    """Each row's chosen placement, read from the Placed of its format in one go per Placed."""
+    """Each row's chosen placement, read from the Placed of its format in one go per Placed,
+    once for rows alike (the same chosen entry): the others take its figures on their own
+    devices (Placement.renamed)."""
+    firsts: dict[int, int] = {}  # id(chosen entry) -> its first row
     by_placed: dict[int, tuple[Placed, list[int]]] = {}
-    for i, (_, _, (placed, _), _) in enumerate(chosen):
-        by_placed.setdefault(id(placed), (placed, []))[1].append(i)
-    out: list[Placement | None] = [None] * len(rows)
+    for i, t in enumerate(chosen):
+        if firsts.setdefault(id(t), i) == i:
+            placed = t[2][0]
+            by_placed.setdefault(id(placed), (placed, []))[1].append(i)
+    made: dict[int, Placement] = {}
     for placed, at in by_placed.values():
-        made = placed.placements([chosen[i][2][1] for i in at],
-                                 [[c.name for c in rows[i][2].devices] for i in at])
-        for i, p in zip(at, made, strict=True):
-            out[i] = p
-    return [p for p in out if p is not None]
+        for i, p in zip(at, placed.placements([chosen[i][2][1] for i in at],
+                                              [[c.name for c in rows[i][2].devices]
+                                               for i in at]), strict=True):
+            made[id(chosen[i])] = p
+    return [made[id(t)] if firsts[id(t)] == i
+            else made[id(t)].renamed([c.name for c in rows[i][2].devices])
+            for i, t in enumerate(chosen)]
