@@ -264,50 +264,59 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
 Composed = tuple[DecodeEstimate, PrefillEstimate | None]
 
 
-def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[Composed],
+# A composed row's figures before they become estimates (each made once, after _tiers):
+# DecodeEstimate's (tokens/s, low, high, confidence, bound; no measurement: with_measured comes
+# later) and PrefillEstimate's (tokens/s, low, high, seconds, bound).
+_Decode = tuple[float, float, float, Confidence, Bound]
+_Prefill = tuple[float, float, float, float, Bound]
+_Figures = tuple[_Decode, _Prefill | None]
+
+
+def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[_Figures],
            cal: Calibration) -> list[Composed]:
     """rig_engine.tiered of every row: the ranges of a model nobody measured widened to its
     tier's band over columns of the rows of one tier (novelty.widened_by), a guessed model's
     row by itself."""
-    out = list(composed)
+    out: list[Composed | None] = [None] * len(composed)
     by_tier: dict[Tier, list[int]] = {}
     tiers: dict[int, Tier] = {}  # per model (a model page's rows are all of one)
     for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
-        if t.approximated or d.measured is not None:
-            out[i] = tiered(d, p, m, t, cal)
+        if t.approximated:
+            out[i] = tiered(DecodeEstimate(*d), None if p is None else PrefillEstimate(*p), m,
+                            t, cal)
             continue
         tier = tiers.get(id(m))
         if tier is None:
             tier = tiers[id(m)] = model_tier(m, cal)
         if tier != "measured":
             by_tier.setdefault(tier, []).append(i)
+        else:
+            out[i] = (DecodeEstimate(*d), None if p is None else PrefillEstimate(*p))
     for tier, at in by_tier.items():
-        decodes = [out[i][0] for i in at]
-        levels = [d.confidence for d in decodes]
+        decodes = [composed[i][0] for i in at]
+        levels = [d[3] for d in decodes]
         band = {lv: tier_band(cal.decode_bands, lv, tier) for lv in set(levels)}
         lower = {lv: cast(Confidence, lower_confidence(lv, tier)) for lv in band}
-        lo, hi = _widened([(d.tokens_per_s, d.low, d.high) for d in decodes],
-                          [band[lv] for lv in levels])
-        pre = [(k, p) for k, i in enumerate(at) if (p := out[i][1]) is not None]
+        lo, hi = _widened(decodes, [band[lv] for lv in levels])
+        pre = [(k, p) for k, i in enumerate(at) if (p := composed[i][1]) is not None]
         keys = [(levels[k], terms[at[k]].is_moe) for k, _ in pre]
         prompt_band = {key: tier_band(cal.prefill_bands, key[0], tier, key[1]) for key in set(keys)}
-        plo, phi = _widened([(p.tokens_per_s, p.low, p.high) for _, p in pre],
-                            [prompt_band[key] for key in keys])
+        plo, phi = _widened([p for _, p in pre], [prompt_band[key] for key in keys])
         widened_prefill: dict[int, PrefillEstimate] = {
-            k: PrefillEstimate(p.tokens_per_s, a, b, p.time_to_first_token_s, p.bound)
+            k: PrefillEstimate(p[0], a, b, p[3], p[4])
             for (k, p), a, b in zip(pre, plo, phi, strict=True)}
         for k, (i, d) in enumerate(zip(at, decodes, strict=True)):
-            out[i] = (DecodeEstimate(d.tokens_per_s, lo[k], hi[k], lower[d.confidence],
-                                     d.bound), widened_prefill.get(k))
-    return out
+            out[i] = (DecodeEstimate(d[0], lo[k], hi[k], lower[d[3]], d[4]),
+                      widened_prefill.get(k))
+    return [c for c in out if c is not None]
 
 
-def _widened(ranges: Sequence[tuple[float, float, float]], bands: Sequence[Band | None]
+def _widened(ranges: Sequence[_Decode | _Prefill], bands: Sequence[Band | None]
              ) -> tuple[list[float], list[float]]:
-    """novelty.widened of each (tokens/s, low, high) by its band, over columns."""
+    """novelty.widened of each (tokens/s, low, high, ...) by its band, over columns."""
     if not ranges:
         return [], []
-    tps, low, high = (np.array(c) for c in zip(*ranges))
+    tps, low, high = (np.array(c) for c in list(zip(*ranges))[:3])
     lo, hi = widened_by(tps, low, high,
                         np.array([np.nan if b is None else b.low_ratio for b in bands]),
                         np.array([np.nan if b is None else b.high_ratio for b in bands]))
@@ -327,7 +336,7 @@ def _padded(values: Sequence[float] | Floats, spans: Sequence[int], pad: float) 
 
 
 def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-              query: Query, alike: Sequence[object]) -> list[Composed]:
+              query: Query, alike: Sequence[object]) -> list[_Figures]:
     """rig_engine._decode and _prefill of every placed row (terms, format, layout, placement,
     rig), from the same formulas (decode_figures, prefill_figures, cpu_part_figures) over
     columns of the rows."""
@@ -442,7 +451,7 @@ def _part_columns(every: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig
 def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
              dec: dict[str, Any], part: tuple[Floats, ...],
              prefill: PrefillColumns, spans: Sequence[int],
-             query: Query) -> list[Composed]:
+             query: Query) -> list[_Figures]:
     """Each row's (decode, prefill) from its device columns and CPU part (_decode, _prefill)."""
     dense_read, expert_read, dense_stored, expert_stored, resident = part
     cpu_read = dense_read + expert_read  # host.CpuPart.read
@@ -456,18 +465,17 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
         host.paged_bytes(dense_read, dense_stored, expert_read, expert_stored, resident),
         storage_gb_s)
     ests: DecodeColumns = dec["decode"]
-    decodes = []
+    decodes: list[_Decode] = []
     for i, (t, lo, hi, kind, h, one, rank, first, slowest, (_, ram_bound)) in enumerate(zip(
             tps.tolist(), low.tolist(), high.tolist(), k.tolist(), host_s.tolist(),
             alone.tolist(), dec["rank"], dec["first"].tolist(), dec["slowest"].tolist(), rates,
             strict=True)):
         if one:
-            decodes.append(ests.estimate(first))
+            decodes.append(ests.figures(first))
             continue
         bound: Bound = ((ests.bound_of(slowest) if dec["n"][i] else "bandwidth") if kind == 0
                         else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
-        decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
-                                      bound))
+        decodes.append((t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank], bound))
     return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
                     strict=True))
 
@@ -475,7 +483,7 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
 def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
               prefill: PrefillColumns, spans: Sequence[int],
               part: tuple[Floats, ...], storage_gb_s: Floats, query: Query
-              ) -> list[PrefillEstimate | None]:
+              ) -> list[_Prefill | None]:
     """Each row's prompt estimate from its devices' (rig_engine._prefill over columns)."""
     test = query.test
     prompt, passes = test.n_prompt, math.ceil(test.n_prompt / test.n_ubatch)
@@ -497,7 +505,7 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
     link = np.array([PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
                      for *_, rig in placed])
     figures = prefill_figures(prompt, passes, compute, slow, fast, moved, link, paged)
-    out: list[PrefillEstimate | None] = []
+    out: list[_Prefill | None] = []
     for n, first, k, none, (t, lo, hi, seconds, kind, pcie) in zip(
             spans, starts, slowest, unknown, zip(*(f.tolist() for f in figures)), strict=True):
         if n == 0:
@@ -505,11 +513,11 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
         if none:
             out.append(None)
         elif n == 1 and pcie <= 0:  # one device alone: its own estimate
-            out.append(prefill.estimate(first))
+            out.append(prefill.figures(first))
         else:
             bound: Bound = ("storage" if kind == 2 else "pcie" if kind == 1
                             else prefill.bound_of(first + k))
-            out.append(PrefillEstimate(t, lo, hi, seconds, bound))
+            out.append((t, lo, hi, seconds, bound))
     return out
 
 

@@ -41,10 +41,14 @@ class DecodeColumns:
         """Row i's bound."""
         return DECODE_BOUNDS[int(self.bound[i])]
 
+    def figures(self, i: int) -> tuple[float, float, float, Confidence, Bound]:
+        """Row i's DecodeEstimate fields (tokens/s, low, high, confidence, bound)."""
+        return (float(self.tokens_per_s[i]), float(self.low[i]), float(self.high[i]),
+                self.confidence[i], self.bound_of(i))
+
     def estimate(self, i: int) -> DecodeEstimate:
         """Row i's DecodeEstimate."""
-        return DecodeEstimate(float(self.tokens_per_s[i]), float(self.low[i]),
-                              float(self.high[i]), self.confidence[i], self.bound_of(i))
+        return DecodeEstimate(*self.figures(i))
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,18 @@ class PrefillColumns:
         """Row i's bound."""
         return "compute" if self.by_compute[i] else "bandwidth"
 
-    def estimate(self, i: int) -> PrefillEstimate | None:
-        """Row i's PrefillEstimate (None where the card's rate is unknown)."""
+    def figures(self, i: int) -> tuple[float, float, float, float, Bound] | None:
+        """Row i's PrefillEstimate fields (tokens/s, low, high, seconds, bound); None where
+        the card's rate is unknown."""
         if not self.known[i]:
             return None
-        return PrefillEstimate(float(self.tokens_per_s[i]), float(self.low[i]),
-                               float(self.high[i]), float(self.seconds[i]), self.bound_of(i))
+        return (float(self.tokens_per_s[i]), float(self.low[i]), float(self.high[i]),
+                float(self.seconds[i]), self.bound_of(i))
+
+    def estimate(self, i: int) -> PrefillEstimate | None:
+        """Row i's PrefillEstimate (None where the card's rate is unknown)."""
+        figures = self.figures(i)
+        return None if figures is None else PrefillEstimate(*figures)
 
 
 def _terms(cards: Sequence[Card], backend: str | None, cal: Calibration) -> list[CardTerms]:
