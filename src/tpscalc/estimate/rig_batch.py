@@ -35,7 +35,6 @@ from tpscalc.estimate.rig_engine import (
     GIB,
     DeviceSpeeds,
     _Layout,
-    _pages,
     _ram_rate,
     _shared_layout,
     _shares,
@@ -201,13 +200,7 @@ def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
             usable[at[k]], buffer2[at[k]], ram[at[k]])
         roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
     labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
-    # paging when only the RAM is short (rig_engine._label's rule): _pages asks first that
-    # every device fits and the RAM is known, so only those placements are made, in one go
-    ask = [x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
-           if rows[pairs[x][0]][2].ram_gib is not None]
-    rigs = [rows[pairs[x][0]][2] for x in ask]
-    made = placed.placements(ask, [[c.name for c in r.devices] for r in rigs])
-    paging = {x for x, p, r in zip(ask, made, rigs, strict=True) if _pages(p, r, lays[x])}
+    paging = _paging(rows, pairs, lays, placed, ram[at])
     done: set[int] = set()
     for x, ((i, j), k) in enumerate(zip(pairs, labels.tolist(), strict=True)):
         if i in done:
@@ -219,6 +212,30 @@ def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
         elif k >= 2:
             done.add(i)
     return done
+
+
+def _paging(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], lays: Sequence[_Layout],
+            placed: Placed, ram: Floats) -> set[int]:
+    """The pairs that run paging, where only the RAM is short (rig_engine._pages over columns:
+    every device fits, the RAM is known, and its CPU part, from cpu_part_figures, pages)."""
+    ask = np.array([x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
+                    if rows[pairs[x][0]][2].ram_gib is not None], dtype=np.int64)
+    if not ask.size:
+        return set()
+
+    def col(values: list[float]) -> Floats:
+        return np.array(values, dtype=np.float64)
+
+    asked = [lays[x] for x in ask.tolist()]
+    _, _, dense_stored, expert_stored, resident = cpu_part_figures(
+        col([lay.model.n_layers for lay in asked]), col([lay.read for lay in asked]),
+        col([lay.output_read for lay in asked]),
+        col([lay.expert_read_per_layer for lay in asked]),
+        col([lay.model.expert_bytes for lay in asked]), 0.0, placed.cpu_layers[ask],
+        placed.cpu_expert_layers[ask], placed.output_on_gpu[ask], placed.cpu_weights[ask],
+        placed.cpu_kv[ask], col([lay.model.embedding_bytes for lay in asked]),
+        np.where(np.isnan(ram[ask]), np.inf, ram[ask]))  # NaN: no RAM limit (unified)
+    return set(ask[host.pages(dense_stored, expert_stored, resident)].tolist())
 
 
 def _pair_layouts(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], query: Query,
