@@ -4,6 +4,7 @@ samples of catalog models, cards, card counts and RAM (equality, not a tolerance
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -98,3 +99,13 @@ def test_estimate_rigs_pages_where_estimate_rig_does() -> None:
     for (m, terms, rig), got in zip(rows, batched, strict=True):
         assert got == estimate_rig(m, terms, rig, query, LLAMA_CPP), (m.name, rig.name)
     assert "paging" in {e.fit for e in batched}
+
+
+def test_a_renamed_placement_keeps_every_figure() -> None:
+    """rig_batch gives rows alike their first row's placement on their own devices."""
+    m = ModelLayout(40, 0.5 * G, 0.0, 0.1 * G, 0.2 * G, 0.3 * G, 0.0, 0.0)
+    p = place(m, [DeviceSlot("A", 12 * G, G), DeviceSlot("B", 8 * G, G)], 64 * G)
+    q = p.renamed(["C", "D"])
+    assert [d.name for d in q.devices] == ["C", "D"]
+    assert q == replace(p, devices=tuple(replace(d, name=n)
+                                         for d, n in zip(p.devices, "CD", strict=True)))

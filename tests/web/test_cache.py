@@ -157,3 +157,32 @@ def test_a_cache_of_other_values_sizes_them_by_its_rule_and_bound() -> None:
     quarter: ByteLRU[tuple[bytes, str]] = ByteLRU(1000, lambda held: len(held[0]))
     quarter.put("a", (b"x" * 900, "t"))
     assert len(quarter) == 0
+
+
+def test_a_page_keeps_its_report_as_data_and_the_api_as_json_each_reusing_the_other(
+        client, monkeypatch) -> None:
+    """A page never encodes its report as JSON: it keeps the data pickled (sized by its bytes),
+    the API encodes that data without a build, a page after the API reads the API's JSON, and
+    every answer is the same as from a cold build."""
+    from tpscalc.web import page_cache, reports
+
+    real = reports.model_builder()
+    builds: list[str] = []
+
+    def counted(model, request):  # type: ignore[no-untyped-def]
+        builds.append(model.name)
+        return real(model, request)
+
+    monkeypatch.setattr(reports, "model_builder", lambda: counted)
+    page_path, api_path = "/en/models/starcoder-2-15b", "/api/v1/models/starcoder-2-15b"
+    reports.clear_cache()
+    cold_page = client.get(page_path).text
+    assert len(builds) == 1 and len(reports.CACHE) == 1
+    (key,) = reports.CACHE._entries
+    assert key[-1] == reports.PICKLED and reports.CACHE.size_bytes == len(reports.CACHE.get(key))
+    from_data = client.get(api_path).content  # encoded from the page's data
+    page_cache.clear()
+    assert len(builds) == 1 and client.get(page_path).text == cold_page  # unpickled
+    reports.clear_cache()
+    assert client.get(api_path).content == from_data and len(builds) == 2  # a cold API build
+    assert client.get(page_path).text == cold_page and len(builds) == 2  # from the API's JSON

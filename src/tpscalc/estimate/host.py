@@ -127,6 +127,15 @@ def paged_bytes(dense_read: Num, dense_stored: Num, expert_read: Num, expert_sto
 MIN_RESIDENT_SHARE = 0.5
 
 
+def pages(dense_stored: Num, expert_stored: Num, resident: Num) -> Num:
+    """Whether a CPU part, too big for the RAM left to it (`resident`), still runs as a paging
+    answer: only its experts page and at least MIN_RESIDENT_SHARE of it stays resident; on one
+    row's floats or columns of rows (elementwise.py)."""
+    stored = dense_stored + expert_stored
+    return ((stored > resident) & (resident >= dense_stored)
+            & (resident >= MIN_RESIDENT_SHARE * stored))
+
+
 @dataclass(frozen=True)
 class CpuPart:
     """What a placement leaves in system RAM, bytes: read per token and stored, dense tensors
@@ -145,11 +154,10 @@ class CpuPart:
         return self.dense_read + self.expert_read
 
     def pages(self) -> bool:
-        """Whether this CPU part, too big for its RAM, still runs as a paging answer: only its
-        experts page and at least MIN_RESIDENT_SHARE of it stays resident."""
-        stored = self.dense_stored + self.expert_stored
-        return (stored > self.resident >= self.dense_stored
-                and self.resident >= MIN_RESIDENT_SHARE * stored)
+        """Whether this CPU part, too big for its RAM, still runs as a paging answer
+        (pages)."""
+        paging: bool = pages(self.dense_stored, self.expert_stored, self.resident)
+        return paging
 
     def paged_per_token(self) -> float:
         """Bytes a generated token re-reads from storage (paged_bytes)."""

@@ -104,6 +104,15 @@ class Placement:
     fits: bool  # every device within its memory and the CPU part within the RAM
     embedding_bytes: float = 0.0  # the token embeddings, in cpu_weights_bytes
 
+    def renamed(self, names: Sequence[str]) -> Placement:
+        """The same placement on devices named `names` (one per device, in order)."""
+        return Placement(tuple([DevicePlacement(name, d.layers, d.weights_bytes, d.kv_bytes,
+                                                d.buffer_bytes, d.usable_bytes, d.margin_bytes)
+                                for name, d in zip(names, self.devices, strict=True)]),
+                         self.cpu_layers, self.cpu_expert_layers, self.cpu_weights_bytes,
+                         self.cpu_kv_bytes, self.output_on_gpu, self.n_layers, self.fits,
+                         self.embedding_bytes)
+
     @property
     def n_gpu_layers(self) -> int:
         """llama.cpp's -ngl: GPU layers, plus one for the output layer when it is on a GPU."""

@@ -274,6 +274,19 @@ class Rig(FrozenValue):
                              _usable_ram_gib=None if self.ram_gib is None
                              else host.usable_ram_gib(self.ram_gib, headroom))
 
+    def with_devices(self, devices: tuple[Card, ...], cpu: Cpu | None,
+                     ram_bandwidth_gb_s: float | None) -> Rig:
+        """This rig with other devices (as many), CPU and RAM bandwidth, its other fields and
+        their checks kept: __post_init__'s checks read none of the three but the device count
+        (a report's ~850 rigs of one set of options are checked once, on the first)."""
+        if len(devices) != len(self.devices) or not devices:
+            raise ValueError("a rig's copy keeps its number of devices")
+        rig = object.__new__(Rig)
+        rig.__dict__.update(self.__dict__, devices=devices, cpu=cpu,
+                            ram_bandwidth_gb_s=ram_bandwidth_gb_s)
+        rig._settle_host()
+        return rig
+
     @property
     def host_os(self) -> str:
         """The OS given, else the one assumed for these devices (host.default_os)."""

@@ -5,10 +5,11 @@ Here the rows of the same number of GPUs walk their formats together, once for t
 (the same terms, GPU memory, buffers and RAM: a model page's 875 rigs are a few dozen): each
 step places every row still looking with placement_batch.place_many (the same procedure and
 floats as placement.place), all the remaining formats in one step once few are left. The
-device speeds of all rows come from one call (rig_engine.device_estimates), and their stages
-are composed over columns of the rows by the single answer's own formulas (rig_stages.py,
-novelty.widened_by), before each row's Estimate is made. Rows with a placement the user gives,
-or no GPU, go through rig_engine.estimate_rig. A test compares every row with it.
+device speeds of all rows come from one call over numpy columns (speed_columns.py, speed's
+formulas), and their stages are composed over columns of the rows by the single answer's own
+formulas (rig_stages.py, novelty.widened_by), before each row's Estimate is made. Rows with a
+placement the user gives, or no GPU, go through rig_engine.estimate_rig. A test compares every
+row with it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from tpscalc.catalog.schema import Architecture, Model
+from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import host
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration import Band, Calibration
@@ -34,14 +35,14 @@ from tpscalc.estimate.rig_engine import (
     GIB,
     DeviceSpeeds,
     _Layout,
-    _pages,
     _ram_rate,
     _shared_layout,
+    _shares,
     _usable_ram_bytes,
-    device_estimates,
     estimate_placed,
     estimate_rig,
     pick,
+    placed_figures,
     tiered,
 )
 from tpscalc.estimate.rig_stages import (
@@ -53,12 +54,19 @@ from tpscalc.estimate.rig_stages import (
     prefill_figures,
 )
 from tpscalc.estimate.runtime import Runtime
+from tpscalc.estimate.speed_columns import (
+    DecodeColumns,
+    PrefillColumns,
+    decode_columns,
+    prefill_columns,
+)
 from tpscalc.estimate.types import (
     Bound,
     Confidence,
     DecodeEstimate,
     Estimate,
     FitLabel,
+    MemoryBreakdown,
     PrefillEstimate,
 )
 
@@ -93,11 +101,14 @@ def _memory(rows: Sequence[Row], query: Query, runtime: Runtime
     """Every row's usable bytes and fixed bytes per GPU (at the context and at twice it), as
     rig_engine._slots makes them, and its RAM (NaN: none may take weights)."""
     per_card: dict[int, tuple[float, float]] = {}
+    overhead_of: dict[str, float] = {}  # per backend
     for _, _, rig in rows:
         for c in rig.devices:
             if id(c) not in per_card:
-                per_card[id(c)] = (c.usable_memory_gib * GIB, float(runtime.overhead_bytes(
-                    query.backend or runtime.default_backend(c))))
+                backend = query.backend or runtime.default_backend(c)
+                if backend not in overhead_of:
+                    overhead_of[backend] = float(runtime.overhead_bytes(backend))
+                per_card[id(c)] = (c.usable_memory_gib * GIB, overhead_of[backend])
     usable = np.array([[per_card[id(c)][0] for c in r.devices] for _, _, r in rows])
     overhead = np.array([[per_card[id(c)][1] for c in r.devices] for _, _, r in rows])
     main = np.zeros(usable.shape[1], dtype=bool)
@@ -189,13 +200,7 @@ def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
             usable[at[k]], buffer2[at[k]], ram[at[k]])
         roomy[k] = doubled.fits & (doubled.cpu_layers == 0) & (doubled.cpu_expert_layers == 0)
     labels = np.where(~placed.fits, 0, np.where(~on_gpus, 1, np.where(roomy, 2, 3)))
-    # paging when only the RAM is short (rig_engine._label's rule): _pages asks first that
-    # every device fits and the RAM is known, so only those placements are made, in one go
-    ask = [x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
-           if rows[pairs[x][0]][2].ram_gib is not None]
-    rigs = [rows[pairs[x][0]][2] for x in ask]
-    made = placed.placements(ask, [[c.name for c in r.devices] for r in rigs])
-    paging = {x for x, p, r in zip(ask, made, rigs, strict=True) if _pages(p, r, lays[x])}
+    paging = _paging(rows, pairs, lays, placed, ram[at])
     done: set[int] = set()
     for x, ((i, j), k) in enumerate(zip(pairs, labels.tolist(), strict=True)):
         if i in done:
@@ -207,6 +212,30 @@ def _step(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], usable: Floats,
         elif k >= 2:
             done.add(i)
     return done
+
+
+def _paging(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], lays: Sequence[_Layout],
+            placed: Placed, ram: Floats) -> set[int]:
+    """The pairs that run paging, where only the RAM is short (rig_engine._pages over columns:
+    every device fits, the RAM is known, and its CPU part, from cpu_part_figures, pages)."""
+    ask = np.array([x for x in np.flatnonzero(~placed.fits & placed.devices_fit).tolist()
+                    if rows[pairs[x][0]][2].ram_gib is not None], dtype=np.int64)
+    if not ask.size:
+        return set()
+
+    def col(values: list[float]) -> Floats:
+        return np.array(values, dtype=np.float64)
+
+    asked = [lays[x] for x in ask.tolist()]
+    _, _, dense_stored, expert_stored, resident = cpu_part_figures(
+        col([lay.model.n_layers for lay in asked]), col([lay.read for lay in asked]),
+        col([lay.output_read for lay in asked]),
+        col([lay.expert_read_per_layer for lay in asked]),
+        col([lay.model.expert_bytes for lay in asked]), 0.0, placed.cpu_layers[ask],
+        placed.cpu_expert_layers[ask], placed.output_on_gpu[ask], placed.cpu_weights[ask],
+        placed.cpu_kv[ask], col([lay.model.embedding_bytes for lay in asked]),
+        np.where(np.isnan(ram[ask]), np.inf, ram[ask]))  # NaN: no RAM limit (unified)
+    return set(ask[host.pages(dense_stored, expert_stored, resident)].tolist())
 
 
 def _pair_layouts(rows: Sequence[Row], pairs: Sequence[tuple[int, int]], query: Query,
@@ -236,61 +265,82 @@ def _estimates(rows: Sequence[Row], chosen: Sequence[_Tried], query: Query,
     composed = iter(_tiers([m for (m, _, _), t in zip(rows, chosen, strict=True)
                             if t[3] != "no"], [t for t, *_ in placed],
                            _composed(placed, query, alike), calibration()))
-    return [estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query, runtime,
-                            NO_SPEEDS, next(composed) if label != "no" else None)
-            for (model, terms, rig), (j, lay, _, label), p in zip(rows, chosen, placements,
-                                                                  strict=True)]
+    figures: dict[int, tuple[MemoryBreakdown, float]] = {}  # per chosen entry: rows alike
+    out = []
+    for (model, terms, rig), t, p in zip(rows, chosen, placements, strict=True):
+        j, lay, _, label = t
+        held = figures.get(id(t))
+        if held is None:
+            held = figures[id(t)] = placed_figures(terms, j, lay, p)
+        out.append(estimate_placed(model, _arch(model), terms, j, lay, p, label, rig, query,
+                                   runtime, NO_SPEEDS,
+                                   next(composed) if label != "no" else None, held))
+    return out
 
 
 Composed = tuple[DecodeEstimate, PrefillEstimate | None]
 
 
-def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[Composed],
+# A composed row's figures before they become estimates (each made once, after _tiers):
+# DecodeEstimate's (tokens/s, low, high, confidence, bound; no measurement: with_measured comes
+# later) and PrefillEstimate's (tokens/s, low, high, seconds, bound).
+_Decode = tuple[float, float, float, Confidence, Bound]
+_Prefill = tuple[float, float, float, float, Bound]
+_Figures = tuple[_Decode, _Prefill | None]
+
+
+def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Sequence[_Figures],
            cal: Calibration) -> list[Composed]:
     """rig_engine.tiered of every row: the ranges of a model nobody measured widened to its
     tier's band over columns of the rows of one tier (novelty.widened_by), a guessed model's
     row by itself."""
-    out = list(composed)
+    out: list[Composed | None] = [None] * len(composed)
     by_tier: dict[Tier, list[int]] = {}
+    tiers: dict[int, Tier] = {}  # per model (a model page's rows are all of one)
     for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
-        if t.approximated or d.measured is not None:
-            out[i] = tiered(d, p, m, t, cal)
-        elif (tier := model_tier(m, cal)) != "measured":
+        if t.approximated:
+            out[i] = tiered(DecodeEstimate(*d), None if p is None else PrefillEstimate(*p), m,
+                            t, cal)
+            continue
+        tier = tiers.get(id(m))
+        if tier is None:
+            tier = tiers[id(m)] = model_tier(m, cal)
+        if tier != "measured":
             by_tier.setdefault(tier, []).append(i)
+        else:
+            out[i] = (DecodeEstimate(*d), None if p is None else PrefillEstimate(*p))
     for tier, at in by_tier.items():
-        decodes = [out[i][0] for i in at]
-        levels = [d.confidence for d in decodes]
+        decodes = [composed[i][0] for i in at]
+        levels = [d[3] for d in decodes]
         band = {lv: tier_band(cal.decode_bands, lv, tier) for lv in set(levels)}
         lower = {lv: cast(Confidence, lower_confidence(lv, tier)) for lv in band}
-        lo, hi = _widened([(d.tokens_per_s, d.low, d.high) for d in decodes],
-                          [band[lv] for lv in levels])
-        pre = [(k, p) for k, i in enumerate(at) if (p := out[i][1]) is not None]
+        lo, hi = _widened(decodes, [band[lv] for lv in levels])
+        pre = [(k, p) for k, i in enumerate(at) if (p := composed[i][1]) is not None]
         keys = [(levels[k], terms[at[k]].is_moe) for k, _ in pre]
         prompt_band = {key: tier_band(cal.prefill_bands, key[0], tier, key[1]) for key in set(keys)}
-        plo, phi = _widened([(p.tokens_per_s, p.low, p.high) for _, p in pre],
-                            [prompt_band[key] for key in keys])
+        plo, phi = _widened([p for _, p in pre], [prompt_band[key] for key in keys])
         widened_prefill: dict[int, PrefillEstimate] = {
-            k: PrefillEstimate(p.tokens_per_s, a, b, p.time_to_first_token_s, p.bound)
+            k: PrefillEstimate(p[0], a, b, p[3], p[4])
             for (k, p), a, b in zip(pre, plo, phi, strict=True)}
         for k, (i, d) in enumerate(zip(at, decodes, strict=True)):
-            out[i] = (DecodeEstimate(d.tokens_per_s, lo[k], hi[k], lower[d.confidence],
-                                     d.bound), widened_prefill.get(k))
-    return out
+            out[i] = (DecodeEstimate(d[0], lo[k], hi[k], lower[d[3]], d[4]),
+                      widened_prefill.get(k))
+    return [c for c in out if c is not None]
 
 
-def _widened(ranges: Sequence[tuple[float, float, float]], bands: Sequence[Band | None]
+def _widened(ranges: Sequence[_Decode | _Prefill], bands: Sequence[Band | None]
              ) -> tuple[list[float], list[float]]:
-    """novelty.widened of each (tokens/s, low, high) by its band, over columns."""
+    """novelty.widened of each (tokens/s, low, high, ...) by its band, over columns."""
     if not ranges:
         return [], []
-    tps, low, high = (np.array(c) for c in zip(*ranges))
+    tps, low, high = (np.array(c) for c in list(zip(*ranges))[:3])
     lo, hi = widened_by(tps, low, high,
                         np.array([np.nan if b is None else b.low_ratio for b in bands]),
                         np.array([np.nan if b is None else b.high_ratio for b in bands]))
     return lo.tolist(), hi.tolist()
 
 
-def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats:
+def _padded(values: Sequence[float] | Floats, spans: Sequence[int], pad: float) -> Floats:
     """A flat list of every row's device values as [rows, most devices], `pad` after a row's
     own (a row's devices keep their order: sums over the columns add them as rig_engine does,
     a pad adding nothing)."""
@@ -303,26 +353,76 @@ def _padded(values: Sequence[float], spans: Sequence[int], pad: float) -> Floats
 
 
 def _composed(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-              query: Query, alike: Sequence[object]) -> list[Composed]:
+              query: Query, alike: Sequence[object]) -> list[_Figures]:
     """rig_engine._decode and _prefill of every placed row (terms, format, layout, placement,
     rig), from the same formulas (decode_figures, prefill_figures, cpu_part_figures) over
     columns of the rows."""
     if not placed:
         return []
-    decode, prefill, spans = device_estimates(placed, query, calibration(), alike)
+    decode, prefill, spans = _device_speeds(placed, query, alike)
     with np.errstate(all="ignore"):  # the formulas' unused branches may divide by 0
-        dec = _decode_columns(placed, decode, [s[0] for s in spans])
-        part = _part_columns(placed)
-        return _compose(placed, dec, part, prefill, [s[1] for s in spans], query)
+        dec = _decode_columns(decode, spans[0])
+        part = _part_columns(placed, alike)
+        return _compose(placed, dec, part, prefill, spans[1], query)
 
 
-def _decode_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                    decode: Sequence[DecodeEstimate], spans: Sequence[int]) -> dict[str, Any]:
+_Share = dict[str, Any]
+
+
+def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                   query: Query, alike: Sequence[object]
+                   ) -> tuple[DecodeColumns, PrefillColumns, tuple[list[int], list[int]]]:
+    """rig_engine.device_estimates as columns: every placed row's devices, each its share of
+    the terms (rig_engine._shares, once for rows alike: only their cards differ), in one
+    speed_columns call each; and how many decode and prefill rows each placed row has."""
+    shares: tuple[list[_Share], list[_Share]] = ([], [])
+    # id(alike entry) -> per kind (decode, prefill): its devices' indices, their shares' indices
+    groups: dict[int, tuple[tuple[list[int], list[int]], ...]] = {}
+    cards: tuple[list[Card], list[Card]] = ([], [])
+    at: tuple[list[int], list[int]] = ([], [])
+    spans: tuple[list[int], list[int]] = ([], [])
+    for (t, q, lay, p, rig), key in zip(placed, alike, strict=True):
+        held = groups.get(id(key))
+        if held is None:
+            made = _shares(t, q, lay, p)
+            held = groups[id(key)] = tuple(
+                ([i for i, _ in own], list(range(len(flat), len(flat) + len(own))))
+                for flat, own in zip(shares, made, strict=True))
+            for flat, own in zip(shares, made, strict=True):
+                flat += [share for _, share in own]
+        devices = rig.devices
+        for (on, entries), c, a, n in zip(held, cards, at, spans, strict=True):
+            c += devices if len(on) == len(devices) else [devices[i] for i in on]
+            a += entries
+            n.append(len(on))
+    test = query.test
+
+    def col(kind: int, name: str) -> Any:
+        return np.array([s[name] for s in shares[kind]], dtype=np.float64)[
+            np.array(at[kind], dtype=np.int64)]
+
+    def flags(kind: int, name: str) -> list[bool]:
+        return [shares[kind][k][name] for k in at[kind]]
+
+    decode = decode_columns(
+        col(0, "read_bytes_per_token"), col(0, "kv_bytes_at_context"), col(0, "n_layers"),
+        cards[0], query.backend, calibration(), np.array(flags(0, "is_moe"), dtype=bool),
+        col(0, "params_read"), [shares[0][k]["quant"] for k in at[0]],
+        col(0, "attention_flops"))
+    prefill = prefill_columns(
+        col(1, "flops_per_token"), test.n_prompt, cards[1], query.backend, calibration(),
+        col(1, "weights_bytes"), flags(1, "quantized"), test.n_ubatch,
+        col(1, "attention_flops_per_token"), col(1, "expert_params"), col(1, "expert_batch"),
+        col(1, "expert_gemms"), test.flash_attn, flags(1, "bf16"))
+    return decode, prefill, spans
+
+
+def _decode_columns(decode: DecodeColumns, spans: Sequence[int]) -> dict[str, Any]:
     """The devices' decode estimates as columns: sums, slowest, confidence, the first."""
-    tps = _padded([e.tokens_per_s for e in decode], spans, np.inf)
-    high = _padded([e.high for e in decode], spans, np.inf)
-    low = _padded([e.low for e in decode], spans, np.inf)
-    rank = _padded([_CONFIDENCE_RANK[e.confidence] for e in decode], spans, 2.0)
+    tps = _padded(decode.tokens_per_s, spans, np.inf)
+    high = _padded(decode.high, spans, np.inf)
+    low = _padded(decode.low, spans, np.inf)
+    rank = _padded([_CONFIDENCE_RANK[c] for c in decode.confidence], spans, 2.0)
     gpu_s, fast, slow = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
     for j in range(tps.shape[1]):  # device order, as _decode adds them
         gpu_s, fast, slow = gpu_s + 1.0 / tps[:, j], fast + 1.0 / high[:, j], slow + 1.0 / low[:, j]
@@ -334,14 +434,22 @@ def _decode_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, 
             "rank": np.where(n > 0, rank.min(axis=1), 0).astype(np.int64).tolist()}
 
 
-def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]]
-                  ) -> tuple[Floats, ...]:
-    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns."""
+def _part_columns(every: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
+                  alike: Sequence[object]) -> tuple[Floats, ...]:
+    """rig_engine._cpu_part of every row, as host.CpuPart's fields in columns (worked out once
+    for rows alike: the same layout, placement figures and RAM)."""
+    seen: dict[int, int] = {}
+    at = np.array([seen.setdefault(id(k), len(seen)) for k in alike], dtype=np.int64)
+    firsts: dict[int, int] = {}
+    for i, k in enumerate(alike):
+        firsts.setdefault(id(k), i)
+    placed = [every[i] for i in firsts.values()]
+
     def col(values: list[Any]) -> Floats:
         return np.array(values)
 
     ram = [_usable_ram_bytes(rig) for _, _, _, _, rig in placed]
-    return tuple(cpu_part_figures(
+    return tuple(c[at] for c in cpu_part_figures(
         col([lay.model.n_layers for _, _, lay, _, _ in placed]),
         col([lay.read for _, _, lay, _, _ in placed]),
         col([lay.output_read for _, _, lay, _, _ in placed]),
@@ -359,8 +467,8 @@ def _part_columns(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Ri
 
 def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
              dec: dict[str, Any], part: tuple[Floats, ...],
-             prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
-             query: Query) -> list[Composed]:
+             prefill: PrefillColumns, spans: Sequence[int],
+             query: Query) -> list[_Figures]:
     """Each row's (decode, prefill) from its device columns and CPU part (_decode, _prefill)."""
     dense_read, expert_read, dense_stored, expert_stored, resident = part
     cpu_read = dense_read + expert_read  # host.CpuPart.read
@@ -373,37 +481,37 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
         np.array([r for r, _ in rates]), np.array([b != "ram_bandwidth" for _, b in rates]),
         host.paged_bytes(dense_read, dense_stored, expert_read, expert_stored, resident),
         storage_gb_s)
-    ests: Sequence[DecodeEstimate] = dec["decode"]
-    decodes = []
+    ests: DecodeColumns = dec["decode"]
+    decodes: list[_Decode] = []
     for i, (t, lo, hi, kind, h, one, rank, first, slowest, (_, ram_bound)) in enumerate(zip(
             tps.tolist(), low.tolist(), high.tolist(), k.tolist(), host_s.tolist(),
             alone.tolist(), dec["rank"], dec["first"].tolist(), dec["slowest"].tolist(), rates,
             strict=True)):
         if one:
-            decodes.append(ests[first])
+            decodes.append(ests.figures(first))
             continue
-        bound: Bound = ((ests[slowest].bound if dec["n"][i] else "bandwidth") if kind == 0
+        bound: Bound = ((ests.bound_of(slowest) if dec["n"][i] else "bandwidth") if kind == 0
                         else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
-        decodes.append(DecodeEstimate(t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank],
-                                      bound))
+        decodes.append((t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank], bound))
     return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
                     strict=True))
 
 
 def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-              prefill: Sequence[PrefillEstimate | None], spans: Sequence[int],
+              prefill: PrefillColumns, spans: Sequence[int],
               part: tuple[Floats, ...], storage_gb_s: Floats, query: Query
-              ) -> list[PrefillEstimate | None]:
+              ) -> list[_Prefill | None]:
     """Each row's prompt estimate from its devices' (rig_engine._prefill over columns)."""
     test = query.test
     prompt, passes = test.n_prompt, math.ceil(test.n_prompt / test.n_ubatch)
     _, _, dense_stored, expert_stored, resident = part
     paged = passes * host.paged_bytes(dense_stored, dense_stored, expert_stored, expert_stored,
                                       resident) / (storage_gb_s * 1e9)  # CpuPart.paged_per_pass
-    unknown = [e is None for e in prefill]
-    tps = _padded([np.inf if e is None else e.tokens_per_s for e in prefill], spans, np.inf)
-    low = _padded([np.inf if e is None else e.low for e in prefill], spans, np.inf)
-    high = _padded([np.inf if e is None else e.high for e in prefill], spans, np.inf)
+    known = prefill.known
+    unknown = (_padded((~known).astype(np.float64), spans, 0.0).max(axis=1) > 0).tolist()
+    tps = _padded(np.where(known, prefill.tokens_per_s, np.inf), spans, np.inf)
+    low = _padded(np.where(known, prefill.low, np.inf), spans, np.inf)
+    high = _padded(np.where(known, prefill.high, np.inf), spans, np.inf)
     compute, slow, fast = np.zeros(len(spans)), np.zeros(len(spans)), np.zeros(len(spans))
     for j in range(tps.shape[1]):  # device order, as _prefill adds them
         compute = compute + prompt / tps[:, j]
@@ -414,33 +522,38 @@ def _prefills(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
     link = np.array([PCIE_EFFICIENCY * (rig.pcie_gb_s or DEFAULT_PCIE_GB_S)
                      for *_, rig in placed])
     figures = prefill_figures(prompt, passes, compute, slow, fast, moved, link, paged)
-    out: list[PrefillEstimate | None] = []
-    at = 0
-    for n, first, k, (t, lo, hi, seconds, kind, pcie) in zip(
-            spans, starts, slowest, zip(*(f.tolist() for f in figures)), strict=True):
+    out: list[_Prefill | None] = []
+    for n, first, k, none, (t, lo, hi, seconds, kind, pcie) in zip(
+            spans, starts, slowest, unknown, zip(*(f.tolist() for f in figures)), strict=True):
         if n == 0:
             raise ValueError("a placed row with no device to run its prompt")
-        if any(unknown[at:at + n]):
+        if none:
             out.append(None)
         elif n == 1 and pcie <= 0:  # one device alone: its own estimate
-            out.append(prefill[first])
+            out.append(prefill.figures(first))
         else:
             bound: Bound = ("storage" if kind == 2 else "pcie" if kind == 1
-                            else prefill[first + k].bound)
-            out.append(PrefillEstimate(t, lo, hi, seconds, bound))
-        at += n
+                            else prefill.bound_of(first + k))
+            out.append((t, lo, hi, seconds, bound))
     return out
 
 
 def _placements(rows: Sequence[Row], chosen: Sequence[_Tried]) -> list[Placement]:
-    """Each row's chosen placement, read from the Placed of its format in one go per Placed."""
+    """Each row's chosen placement, read from the Placed of its format in one go per Placed,
+    once for rows alike (the same chosen entry): the others take its figures on their own
+    devices (Placement.renamed)."""
+    firsts: dict[int, int] = {}  # id(chosen entry) -> its first row
     by_placed: dict[int, tuple[Placed, list[int]]] = {}
-    for i, (_, _, (placed, _), _) in enumerate(chosen):
-        by_placed.setdefault(id(placed), (placed, []))[1].append(i)
-    out: list[Placement | None] = [None] * len(rows)
+    for i, t in enumerate(chosen):
+        if firsts.setdefault(id(t), i) == i:
+            placed = t[2][0]
+            by_placed.setdefault(id(placed), (placed, []))[1].append(i)
+    made: dict[int, Placement] = {}
     for placed, at in by_placed.values():
-        made = placed.placements([chosen[i][2][1] for i in at],
-                                 [[c.name for c in rows[i][2].devices] for i in at])
-        for i, p in zip(at, made, strict=True):
-            out[i] = p
-    return [p for p in out if p is not None]
+        for i, p in zip(at, placed.placements([chosen[i][2][1] for i in at],
+                                              [[c.name for c in rows[i][2].devices]
+                                               for i in at]), strict=True):
+            made[id(chosen[i])] = p
+    return [made[id(t)] if firsts[id(t)] == i
+            else made[id(t)].renamed([c.name for c in rows[i][2].devices])
+            for i, t in enumerate(chosen)]

@@ -243,6 +243,13 @@ def gpu_placement(model: Model, terms: ModelTerms, rig: Rig, query: Query,
     return place(lay.model, slots, None, UserPlacement(arch.num_layers + 1, None, None))
 
 
+def placed_figures(terms: ModelTerms, j: int, lay: _Layout, p: Placement
+                   ) -> tuple[MemoryBreakdown, float]:
+    """The memory breakdown and offload share of format j placed as `p` (the same for every
+    placement of the same numbers, whatever its devices' names)."""
+    return _memory(terms, j, p), round(p.offload_share(lay.weights), 3)
+
+
 def _memory(terms: ModelTerms, j: int, p: Placement) -> MemoryBreakdown:
     """The rig's breakdown, built as a single card's (memory.breakdown): the file's weights
     (the placement shows where each byte sits, a tied output head's GPU copy included), the KV
@@ -299,18 +306,11 @@ class _Columns:
     def __init__(self) -> None:
         self.decode: list[tuple[Card, dict[str, Any]]] = []
         self.prefill: list[tuple[Card, dict[str, Any]]] = []
-        self._made: dict[int, tuple[object, tuple[list[tuple[int, dict[str, Any]]], ...]]] = {}
 
-    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig,
-            alike: object = None) -> tuple[int, int]:
-        """Add one placed row's devices; how many decode and prefill rows it took. Rows given
-        the same `alike` (rig_batch: the same search result) share their shares."""
-        held = self._made.get(id(alike)) if alike is not None else None
-        if held is None or held[0] is not alike:
-            held = (alike, _shares(t, q, lay, p))
-            if alike is not None:
-                self._made[id(alike)] = held
-        decode, prefill = held[1]
+    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig
+            ) -> tuple[int, int]:
+        """Add one placed row's devices; how many decode and prefill rows it took."""
+        decode, prefill = _shares(t, q, lay, p)
         self.decode += [(rig.devices[i], share) for i, share in decode]
         self.prefill += [(rig.devices[i], share) for i, share in prefill]
         return len(decode), len(prefill)
@@ -338,15 +338,14 @@ def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]
 
 
 def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                     query: Query, cal: Calibration, alike: Sequence[object] | None = None
+                     query: Query, cal: Calibration
                      ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
                                 list[tuple[int, int]]]:
     """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
-    decode and prefill entries each row has (`alike`: rows with the same entry there have the
-    same placement, only their cards differ)."""
+    decode and prefill entries each row has (rig_batch._device_speeds: the same over numpy
+    columns)."""
     columns = _Columns()
-    spans = [columns.add(*row, alike=None if alike is None else alike[i])
-             for i, row in enumerate(rows)]
+    spans = [columns.add(*row) for row in rows]
     test = query.test
     decode = speed.decode_estimates(
         backend=query.backend, cal=cal,
@@ -362,14 +361,14 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
                     p: Placement, label: FitLabel, rig: Rig, query: Query, runtime: Runtime,
                     speeds: DeviceSpeeds,
                     composed: tuple[DecodeEstimate, PrefillEstimate | None] | None = None,
-                    ) -> Estimate:
+                    placed: tuple[MemoryBreakdown, float] | None = None) -> Estimate:
     """The estimate of `model` at format j placed as `p` on `rig`, from its device speeds, or
     from the speeds already `composed` (rig_batch: over every row at once, the (decode,
     prefill) that _decode and _prefill give, then `tiered`)."""
     backend = ("cpu" if not rig.devices
                else query.backend or runtime.default_backend(rig.devices[0]))
     q = terms.quants[j]
-    memory = _memory(terms, j, p)
+    memory, offload = placed or placed_figures(terms, j, lay, p)
     name = rig.name
     if label == "no":
         short = sum(max(0.0, d.total_bytes + d.margin_bytes - d.usable_bytes) for d in p.devices)
@@ -378,7 +377,7 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
         return Estimate(model.name, name, None, query.context, backend, memory,
                         _usable_gib(rig), False, "no", None, None,
                         round(short / GIB, 2), query.test, placement=p,
-                        offload_share=round(p.offload_share(lay.weights), 3),
+                        offload_share=offload,
                         runtime=runtime.name)
     cal = calibration()
     if composed is None:
@@ -397,7 +396,7 @@ def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int,
     return Estimate(model.name, name, q, query.context, backend, memory, _usable_gib(rig),
                     True, label, decode if _generates(model) else None, prefill, None,
                     query.test, held, placement=p,
-                    offload_share=round(p.offload_share(lay.weights), 3), runtime=runtime.name,
+                    offload_share=offload, runtime=runtime.name,
                     paging=_paging(_cpu_part(lay, p, terms.kv_decode, rig), p, rig)
                     if label == "paging" else None)
 

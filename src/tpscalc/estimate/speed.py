@@ -31,9 +31,10 @@ reads all the weights once per micro-batch: a MoE's batch of hundreds of tokens 
 every expert, which is what bounds gpt-oss-120b's prompt speed on a 273 GB/s GB10.
 η, ε, w, a, b come from `Calibration` (tools/calibrate.py), per device, family or backend.
 
-Plain Python floats, one row (card) at a time: for the few hundred to thousand rows of a report
-that is as quick as numpy, and a CLI answer does not pay numpy's ~45 ms import. The formulas
-keep numpy's operation order, so the results are the same to the last bit.
+Each formula runs on one row's floats (decode_estimates, prefill_estimates: one row at a time,
+so a CLI answer does not pay numpy's ~45 ms import) and on numpy columns of many rows
+(speed_columns.py: a rig report's ~1,750 device rows): the same operations in the same order,
+so the same floats (elementwise.py).
 """
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ from tpscalc.estimate.calibration import (
     unmeasured_backend,
     vendor_key,
 )
+from tpscalc.estimate.elementwise import Num as Value
+from tpscalc.estimate.elementwise import where
 from tpscalc.estimate.novelty import driver_band
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
@@ -114,28 +117,31 @@ def _flags(values: bool | Sequence[bool], n: int) -> list[bool]:
     return [bool(v) for v in cast(Sequence[bool], values)]
 
 
-def memory_seconds(n_bytes: float, bandwidth_gb_s: float, efficiency: float) -> float:
+# The formulas below take floats or numpy columns of rows (elementwise.py: `Value`).
+
+
+def memory_seconds(n_bytes: Value, bandwidth_gb_s: Value, efficiency: Value) -> Value:
     """Time to stream `n_bytes` at `efficiency` × bandwidth (10^9 B/s), s."""
-    return float(n_bytes) / (float(efficiency) * float(bandwidth_gb_s) * 1e9)
+    return n_bytes / (efficiency * bandwidth_gb_s * 1e9)
 
 
-def overhead_seconds(n_layers: float, per_token_us: float, per_layer_us: float) -> float:
+def overhead_seconds(n_layers: Value, per_token_us: Value, per_layer_us: Value) -> Value:
     """Fixed cost of one token (kernel launches, synchronisation), s."""
-    return (float(per_token_us) + float(per_layer_us) * float(n_layers)) * 1e-6
+    return (per_token_us + per_layer_us * n_layers) * 1e-6
 
 
 def decode_seconds_per_token(
-    read_bytes: float,
-    kv_bytes: float,
-    n_layers: float,
-    bandwidth_gb_s: float,
-    efficiency: float,
-    per_token_us: float,
-    per_layer_us: float,
-    moe_factor: float = 1.0,
-) -> tuple[float, float]:
+    read_bytes: Value,
+    kv_bytes: Value,
+    n_layers: Value,
+    bandwidth_gb_s: Value,
+    efficiency: Value,
+    per_token_us: Value,
+    per_layer_us: Value,
+    moe_factor: Value = 1.0,
+) -> tuple[Value, Value]:
     """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
-    read = float(moe_factor) * float(read_bytes) + float(kv_bytes)
+    read = moe_factor * read_bytes + kv_bytes
     return (
         memory_seconds(read, bandwidth_gb_s, efficiency),
         overhead_seconds(n_layers, per_token_us, per_layer_us),
@@ -168,20 +174,19 @@ def combined_tflops(tensor_tflops: float, fp32_tflops: float, tensor_share: floa
 
 def prefill_seconds(
     prompt_tokens: int,
-    flops_per_token: float,
-    tflops: float,
-    efficiency: float,
-    weights_bytes: float,
-    bandwidth_gb_s: float,
-    decode_efficiency: float,
+    flops_per_token: Value,
+    tflops: Value,
+    efficiency: Value,
+    weights_bytes: Value,
+    bandwidth_gb_s: Value,
+    decode_efficiency: Value,
     ubatch: int = DEFAULT_UBATCH,
-    fixed_s_per_token: float = 0.0,
-) -> tuple[float, float]:
+    fixed_s_per_token: Value = 0.0,
+) -> tuple[Value, Value]:
     """(compute time, weight-streaming floor) to process a prompt, s;
     `tflops` from combined_tflops; `fixed_s_per_token`: time per token that is no FLOPs
     (MoE expert GEMMs' fixed cost), s."""
-    compute = prompt_tokens * (float(flops_per_token)
-                               / (float(efficiency) * float(tflops) * 1e12)
+    compute = prompt_tokens * (flops_per_token / (efficiency * tflops * 1e12)
                                + fixed_s_per_token)
     passes = math.ceil(prompt_tokens / ubatch)
     return compute, passes * memory_seconds(weights_bytes, bandwidth_gb_s, decode_efficiency)
@@ -232,10 +237,11 @@ class CardTerms:
     """A card's own speed terms under one backend and calibration, worked out once and shared
     by every row on that card (a rig report's ~850 rows, every report of a serving worker):
     its parameters, shader rate, ranges, and per format its dequantization work and prompt
-    rate (filled as formats are asked)."""
+    rate (filled as formats are asked); the same as a row of operands for the formulas over
+    columns (speed_columns.py)."""
 
-    __slots__ = ("cal", "card", "decode_band", "dequant", "params", "prefill_bands", "rates",
-                 "shader", "tiles")
+    __slots__ = ("cal", "card", "decode_band", "decode_operands", "dequant", "operands",
+                 "params", "prefill_bands", "rates", "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -249,6 +255,45 @@ class CardTerms:
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
         self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
+        # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
+        # the MoE factor, the shader rate, the range
+        self.decode_operands = (card.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
+                                p.per_layer_us, p.moe_factor, self.shader,
+                                self.decode_band.low_ratio, self.decode_band.high_ratio)
+        self.operands: dict[tuple[bool, bool, bool, bool, int], tuple[float, ...]] = {}
+
+    def prefill_operands(self, quantized: bool, bf16: bool, int8_mmq: bool, flash_attn: bool,
+                         rows: int) -> tuple[float, ...]:
+        """prefill_times' and prefill_rate's operands that are the card's own, kept: the GEMM
+        rate and attention's slowdown (prompt_rate), ε, the attention efficiency, bandwidth,
+        η, the MoE tile at `rows` tokens a micro-batch, the dense and the MoE range."""
+        key = (quantized, bf16, int8_mmq, flash_attn, rows)
+        found = self.operands.get(key)
+        if found is None:
+            p, dense, moe = self.params, self.prefill_bands[False], self.prefill_bands[True]
+            found = self.operands[key] = (
+                *self.prompt_rate(quantized, bf16, int8_mmq),
+                prefill_efficiency(p, quantized, flash_attn), p.prefill_attention_efficiency,
+                self.card.bandwidth_gb_s, p.decode_efficiency, float(self.moe_tile(rows)),
+                dense.low_ratio, dense.high_ratio, moe.low_ratio, moe.high_ratio)
+        return found
+
+    def dequant_work(self, quant: str) -> float:
+        """c_q of `quant` on this card (speed.dequant_work), kept."""
+        c_q = self.dequant.get(quant)
+        if c_q is None:
+            c_q = self.dequant[quant] = dequant_work(self.card, self.params.backend, self.cal,
+                                                     quant)
+        return c_q
+
+    def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool) -> tuple[float, float]:
+        """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown) of this card
+        (speed._prompt_rate), kept."""
+        kind = (quantized, bf16, int8_mmq)
+        rate = self.rates.get(kind)
+        if rate is None:
+            rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
+        return rate
 
     def moe_tile(self, rows: int) -> int:
         """speed_terms.moe_tile_columns of this card under its backend, per `rows`, kept."""
@@ -362,11 +407,11 @@ def effective_eta(eta: float, class_offset: float) -> float:
     return min(ETA_MAX, 1.0 / max(1.0 / eta + class_offset, 1e-9))
 
 
-def compute_seconds(work: float, tflops: float) -> float:
-    """Time of `work` FLOP-equivalents at `tflops` (0 where the rate is unknown), s."""
-    if math.isfinite(tflops) and tflops > 0:
-        return float(work) / tflops / 1e12
-    return 0.0
+def compute_seconds(work: Value, tflops: Value) -> Value:
+    """Time of `work` FLOP-equivalents at `tflops` (0 where the rate is unknown: NaN, infinite
+    or not positive), s."""
+    known = (tflops > 0) & (tflops < math.inf)
+    return where(known, work / where(known, tflops, 1.0) / 1e12, 0.0)
 
 
 def level_band(bands: dict[str, Band], level: str) -> Band:
@@ -394,6 +439,60 @@ def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
         cal.prefill_bands.get(f"{level}|{cls}|{backend}")
         or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
     return driver_band(cal.prefill_bands, band, driver_measured)
+
+
+# ---- one row's figures (floats) or many rows' (columns) --------------------------------------
+
+# decode_figures' bound: which of a token's terms is largest
+DECODE_BOUNDS: tuple[Bound, ...] = ("bandwidth", "compute", "overhead")
+
+
+def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
+                   efficiency: Value, per_token_us: Value, per_layer_us: Value,
+                   moe_factor: Value, c_q: Value, params: Value, att_factor: Value,
+                   attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
+                   ) -> tuple[Value, Value, Value, Value]:
+    """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
+    columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index)."""
+    mem, over = decode_seconds_per_token(
+        read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us, moe_factor)
+    work = c_q * params + att_factor * attention
+    comp = compute_seconds(work, shader)
+    tps = 1.0 / (mem + over + comp)
+    # "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
+    bound = where((over > mem) & (over > comp), 2, where(comp > mem, 1, 0))
+    return tps, tps * low_ratio, tps * high_ratio, bound
+
+
+def prefill_times(prompt_tokens: int, flops: Value, attention: Value, moe_extra: Value,
+                  slower: Value, attention_efficiency: Value, tflops: Value, efficiency: Value,
+                  weights: Value, bandwidth_gb_s: Value, decode_efficiency: Value, ubatch: int,
+                  expert_gemms: Value, gemm_us: float) -> tuple[Value, Value]:
+    """A prompt's (compute time, weight-streaming floor) on a card (prefill_estimates'
+    formula), s, on one row's floats or on columns of rows (elementwise.py); either is NaN or
+    infinite where the card's rate is unknown. `expert_gemms` per token take `gemm_us` each."""
+    work = flops - attention + moe_extra + attention * slower / attention_efficiency
+    gemm_s = expert_gemms * gemm_us * 1e-6
+    return prefill_seconds(prompt_tokens, work, tflops, efficiency, weights, bandwidth_gb_s,
+                           decode_efficiency, ubatch, gemm_s)
+
+
+def prefill_rate(prompt_tokens: int, compute: Value, floor: Value, low_ratio: Value,
+                 high_ratio: Value) -> tuple[Value, Value, Value, Value, Value]:
+    """(tokens/s, low, high, seconds, whether compute bounds it) of a prompt from
+    prefill_times' two times (known ones), on floats or columns."""
+    total = where(floor > compute, floor, compute)  # max(compute, floor)
+    tps = prompt_tokens / total
+    return tps, tps * low_ratio, tps * high_ratio, total, compute >= floor
+
+
+def prefill_efficiency(p: CardParams, quantized: bool, flash_attn: bool) -> float:
+    """ε of a card's prompt GEMMs for quantized or unquantized weights, with or without flash
+    attention."""
+    eps = p.prefill_efficiency * (p.prefill_quantized_factor if quantized else 1.0)
+    if not flash_attn:
+        eps *= p.prefill_no_flash_attn_factor
+    return eps
 
 
 # ---- public estimates ------------------------------------------------------------------------
@@ -432,20 +531,12 @@ def decode_estimates(
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
             p, shader, band = k.params, k.shader, k.decode_band
-        c_q = k.dequant.get(quants[i])
-        if c_q is None:
-            c_q = k.dequant[quants[i]] = dequant_work(c, p.backend, cal, quants[i])
-        mem, over = decode_seconds_per_token(
+        tps, low, high, bound = decode_figures(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
-            p.per_layer_us, p.moe_factor if moes[i] else 1.0)
-        work = c_q * params[i] + att_factor * attention[i]
-        comp = compute_seconds(work, shader)
-        tps = 1.0 / (mem + over + comp)
-        bound: Bound = (
-            "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
-        )
-        out.append(DecodeEstimate(tps, tps * band.low_ratio, tps * band.high_ratio,
-                                  p.decode_confidence, bound))
+            p.per_layer_us, p.moe_factor if moes[i] else 1.0, k.dequant_work(quants[i]),
+            params[i], att_factor,
+            attention[i], shader, band.low_ratio, band.high_ratio)
+        out.append(DecodeEstimate(tps, low, high, p.decode_confidence, DECODE_BOUNDS[bound]))
     return out
 
 
@@ -513,36 +604,28 @@ def prefill_estimates(
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
-    gemm_s = [g * cal.moe_expert_gemm_us * 1e-6 for g in _per_row(expert_gemms, n)]
+    gemms = _per_row(expert_gemms, n)
     quant, is_bf16 = _flags(quantized, n), _flags(bf16, n)
     out: list[PrefillEstimate | None] = []
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
-            p, bands, rates = k.params, k.prefill_bands, k.rates
+            p, bands = k.params, k.prefill_bands
             tile = k.moe_tile(min(prompt_tokens, ubatch))
-        kind = (quant[i], is_bf16[i], int8_mmq)
-        rate = rates.get(kind)
-        if rate is None:
-            rate = rates[kind] = _prompt_rate(c, p, cal, *kind)
-        tf, slower = rate
-        eps = p.prefill_efficiency * (p.prefill_quantized_factor if quant[i] else 1.0)
-        if not flash_attn:
-            eps *= p.prefill_no_flash_attn_factor
-        moe_extra = moe_tile_flops_per_token(experts[i], batches[i], tile)
-        attn = attention[i]
-        work = flops[i] - attn + moe_extra + attn * slower / p.prefill_attention_efficiency
-        compute, floor = prefill_seconds(prompt_tokens, work, tf, eps, weights[i],
-                                         c.bandwidth_gb_s, p.decode_efficiency, ubatch,
-                                         gemm_s[i])
+        tf, slower = k.prompt_rate(quant[i], is_bf16[i], int8_mmq)
+        compute, floor = prefill_times(
+            prompt_tokens, flops[i], attention[i],
+            moe_tile_flops_per_token(experts[i], batches[i], tile), slower,
+            p.prefill_attention_efficiency, tf, prefill_efficiency(p, quant[i], flash_attn),
+            weights[i], c.bandwidth_gb_s, p.decode_efficiency, ubatch, gemms[i],
+            cal.moe_expert_gemm_us)
         if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
             continue
-        total = max(compute, floor)
-        tps = prompt_tokens / total
-        bound: Bound = "compute" if compute >= floor else "bandwidth"
         band = bands[experts[i] > 0]
-        out.append(PrefillEstimate(tps, tps * band.low_ratio, tps * band.high_ratio, total,
-                                   bound))
+        tps, low, high, total, by_compute = prefill_rate(prompt_tokens, compute, floor,
+                                                         band.low_ratio, band.high_ratio)
+        out.append(PrefillEstimate(tps, low, high, total,
+                                   "compute" if by_compute else "bandwidth"))
     return out

@@ -32,7 +32,7 @@ from tpscalc.report.model_types import (
     ServingPoint,
 )
 from tpscalc.report.request import ReportRequest
-from tpscalc.report.rigs import card_rig
+from tpscalc.report.rigs import card_rig, card_rigs
 from tpscalc.report.runtime_faq import fitting_runtimes
 
 CURVE_CONTEXTS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)  # tokens: the chart, the form
@@ -128,7 +128,7 @@ def build_model_reports(
     eng = engine or common.default_engine()
     request = replace(request, query=query_for_model(model, request.query))
     cards = list(store.cards() if cards is None else cards)
-    rigs = [card_rig(c, request.rig) for c in cards]
+    rigs = card_rigs(cards, request.rig)
     estimates = choice.rechoose_on_rigs(model, rigs, request.query,
                                         eng.estimate_on_rigs(model, rigs, request.query), eng,
                                         request.filters)
@@ -277,9 +277,12 @@ def depth_cards(summary: ModelSummary, rows: Sequence[Row]) -> list[tuple[str, R
     fastest Apple one, each once, among the cards that fit."""
     if summary.fastest is None:
         return []
-    fit = common.sort_by_speed([r for r in rows if r.estimate.fits])
+    # the fastest Apple card that fits: the first of the Apple rows sorted alone (a stable
+    # sort keeps their order among the rest's)
+    apple = common.sort_by_speed([r for r in rows
+                                  if r.estimate.fits and r.card.vendor == "Apple"])
     picks = [("fastest", summary.fastest), ("typical", _median_row(summary, rows)),
-             ("apple", next((r for r in fit if r.card.vendor == "Apple"), None))]
+             ("apple", apple[0] if apple else None)]
     out: list[tuple[str, Row]] = []
     for role, row in picks:
         if row is not None and all(row.card is not r.card for _, r in out):

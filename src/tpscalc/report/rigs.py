@@ -4,9 +4,10 @@ only. A unified-memory chip (Apple, Strix Halo, GB10) brings its own CPU when no
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from tpscalc.catalog import Card, NameNotFoundError, cpu_of_card, get_card, match_card
+from tpscalc.catalog import Card, Cpu, NameNotFoundError, cpu_of_card, get_card, match_card
 from tpscalc.estimate import host
 from tpscalc.estimate.query import EstimateInputError, Rig
 from tpscalc.estimate.types import Estimate
@@ -81,6 +82,18 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
                                      "bad_gpus")
         if options.gpus > MAX_GPUS:
             raise EstimateInputError(f"gpus must be 1 to {MAX_GPUS}", "bad_gpus")
+    cards, cpu, bandwidth = _devices(cards, options)
+    return Rig(cards, options.ram_gib, bandwidth, notes=notes,
+               n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
+               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu,
+               os=options.os, ram_headroom_gib=options.ram_headroom_gib,
+               storage_read_gb_s=options.storage_read_gb_s)
+
+
+def _devices(cards: tuple[Card, ...], options: RigOptions
+             ) -> tuple[tuple[Card, ...], Cpu | None, float | None]:
+    """A rig's devices (`options.gpus` of a single card), its CPU and RAM bandwidth."""
+    if options.gpus is not None and options.gpus > 1:
         cards = cards * options.gpus
     cards = tuple(with_gpu_memory(c, options) for c in cards)
     cpu = find_cpu(options.cpu) if options.cpu else next(
@@ -89,11 +102,7 @@ def build_rig(card: str | Card, options: RigOptions) -> Rig:
     if (cpu is not None and options.ram_type is not None and options.ram_channels is None
             and options.ram_bandwidth_gb_s is None):  # the channels the CPU takes
         bandwidth = ram_bandwidth_gb_s(options.ram_type, cpu.memory_channels)
-    return Rig(cards, options.ram_gib, bandwidth, notes=notes,
-               n_gpu_layers=options.n_gpu_layers, n_cpu_moe=options.n_cpu_moe,
-               tensor_split=options.tensor_split, pcie_gb_s=options.pcie_gb_s, cpu=cpu,
-               os=options.os, ram_headroom_gib=options.ram_headroom_gib,
-               storage_read_gb_s=options.storage_read_gb_s)
+    return cards, cpu, bandwidth
 
 
 def with_gpu_memory(card: Card, options: RigOptions) -> Card:
@@ -145,3 +154,12 @@ def card_rig(card: Card, options: RigOptions) -> Rig:
     """One catalog card as a report row's rig: alone (the default), or `options.gpus` of it
     with the request's RAM."""
     return Rig.of(card) if options.is_default else build_rig(card, options)
+
+
+def card_rigs(cards: Sequence[Card], options: RigOptions) -> list[Rig]:
+    """card_rig of each card (a model report's rows): the first built and checked in full, the
+    others as its copies with their own devices, CPU and RAM bandwidth (Rig.with_devices)."""
+    if options.is_default or not cards:
+        return [card_rig(c, options) for c in cards]
+    first = build_rig(cards[0], options)
+    return [first, *(first.with_devices(*_devices((c,), options)) for c in cards[1:])]

@@ -1,10 +1,11 @@
 """A least-recently-used cache bounded by bytes, not by entries.
 
 Its values are bytes by default (their `len` is their size); a cache of other values says how
-to size them. Reports are kept as their compact JSON bytes, so the size of an entry is exact
-(`len`) and the cache can never hold more than its budget however many distinct parameters
-clients send. A hit costs one `json.loads` (a few milliseconds for the largest report); a miss
-builds the report (tens of milliseconds) and serialises it once.
+to size them. Reports are kept as bytes (compact JSON for the API, pickled data for the pages:
+web/reports.py), so the size of an entry is exact (`len`) and the cache can never hold more
+than its budget however many distinct parameters clients send. A hit costs one decode (a few
+milliseconds for the largest report); a miss builds the report (tens of milliseconds) and
+serialises it once.
 
 Misses are single-flight: while one thread builds a key, the others asking for it wait for
 that build and share its bytes (or its exception) instead of building it again, so a cold page
@@ -88,6 +89,15 @@ class ByteLRU(Generic[V]):
                     self._keep(key, flight.value)
             flight.done.set()
         return flight.value
+
+    def get(self, key: Hashable) -> V | None:
+        """The value under `key` when kept (it becomes the most recent), else None; nothing
+        is made."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
 
     def _keep(self, key: Hashable, value: V) -> None:
         """Store `value` and evict past the budget (the caller holds the lock)."""

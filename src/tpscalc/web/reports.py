@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import json
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -15,10 +16,13 @@ from tpscalc.report.serialize import report_json
 from tpscalc.web.cache import ByteLRU
 from tpscalc.web.errors import WebError
 
-# Reports kept as compact JSON: 48 MiB holds about 150 of the largest (a model on all 850
-# cards is ~330 kB) and thousands of filtered ones; `benchmarks/memory_soak.py` measures it.
+# Reports kept as bytes: compact JSON for the API, pickled data for the pages (see _data).
+# 48 MiB holds about 150 of the largest (a model on all 850 cards is ~330 kB as JSON, a rig
+# report 1.2 MB as JSON, 0.25 MB pickled) and thousands of filtered ones;
+# `benchmarks/memory_soak.py` measures it.
 REPORT_CACHE_BYTES = 48 * 2**20
 CACHE: ByteLRU[bytes] = ByteLRU(REPORT_CACHE_BYTES)
+PICKLED = "pickled"  # the last part of a page's key: its report's data pickled
 
 
 def model_builder() -> Callable[[Model, ReportRequest], Any]:
@@ -67,28 +71,37 @@ def _whole(request: ReportRequest) -> ReportRequest:
     return replace(request, filters=replace(request.filters, page=1))
 
 
-def _cached(key: tuple[str, str, ReportRequest], build: Callable[[], Any],
-            made: list[dict[str, Any]] | None = None) -> bytes:
-    """The report under `key` as compact JSON bytes, built (single-flight) and kept when
-    absent; a build appends its data (report_json) to `made`, so the caller that built it
-    reads it without decoding the bytes it just encoded."""
+def _cached(key: tuple[str, str, ReportRequest], build: Callable[[], Any]) -> bytes:
+    """The report under `key` as compact JSON bytes (what the API sends and tags), built
+    (single-flight) and kept when absent: from the data a page kept, else built."""
     def make() -> bytes:
-        data = report_json(build())
-        if made is not None:
-            made.append(data)
+        pickled = CACHE.get((*key, PICKLED))
+        data = report_json(build()) if pickled is None else pickle.loads(pickled)
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
     return CACHE.get_or_make(key, make)
 
 
 def _data(key: tuple[str, str, ReportRequest], build: Callable[[], Any]) -> dict[str, Any]:
-    """The report under `key` as the JSON API's data: decoded from the cached bytes, or the
-    data of the build this call made (a page on a miss skips a decode of up to a megabyte)."""
+    """The report under `key` as the JSON API's data (what the pages render).
+
+    A page never reads the JSON text, so it keeps the data pickled under a key of its own
+    (pickling a rig report's 1.2 MB of JSON data takes ~1.5 ms and reading it back ~2 ms,
+    against ~20 ms to encode it as JSON and ~16 ms to decode it): from the API's JSON when that
+    is kept, else built. The call that built it reads its data as it is."""
     made: list[dict[str, Any]] = []
-    raw = _cached(key, build, made)
+
+    def make() -> bytes:
+        raw = CACHE.get(key)
+        data = report_json(build()) if raw is None else json.loads(raw)
+        made.append(data)
+        # only this process's own report data is ever unpickled (never bytes from outside)
+        return pickle.dumps(data, pickle.HIGHEST_PROTOCOL)
+
+    pickled = CACHE.get_or_make((*key, PICKLED), make)
     if made:
         return made[0]
-    out: dict[str, Any] = json.loads(raw)
+    out: dict[str, Any] = pickle.loads(pickled)
     return out
 
 
@@ -166,6 +179,7 @@ def forget(kind: str, slug: str, request: ReportRequest) -> None:
         request = for_model(find_model(slug), request)
     _PRIMED.pop((kind, slug, request), None)
     CACHE.pop((kind, slug, request))
+    CACHE.pop((kind, slug, request, PICKLED))
 
 
 def clear_cache() -> None:
