@@ -119,6 +119,17 @@ def memory_seconds(n_bytes: float, bandwidth_gb_s: float, efficiency: float) -> 
     return float(n_bytes) / (float(efficiency) * float(bandwidth_gb_s) * 1e9)
 
 
+def moe_matrix_seconds(expert_matrices: float, card: Card, cal: Calibration) -> float:
+    """Extra time of a token's routed expert matrix-vector products on `card`, s: each costs
+    Calibration.moe_matrix_mb of the card's maker beyond its weights, read at the card's
+    bandwidth (a few-MB mul_mat_vec_id per expert does not stream like a dense matrix; the
+    fit finds it on AMD and Intel chips under every backend, not on NVIDIA's)."""
+    if not expert_matrices:
+        return 0.0
+    mb = cal.moe_matrix_mb.get(card.vendor or "", 0.0)
+    return float(expert_matrices) * mb * 1e6 / (float(card.bandwidth_gb_s) * 1e9)
+
+
 def overhead_seconds(n_layers: float, per_token_us: float, per_layer_us: float) -> float:
     """Fixed cost of one token (kernel launches, synchronisation), s."""
     return (float(per_token_us) + float(per_layer_us) * float(n_layers)) * 1e-6
@@ -411,6 +422,7 @@ def decode_estimates(
     params_read: Num = 0.0,
     quant: str | Sequence[str] = "F16",
     attention_flops: Num = 0.0,
+    expert_matrices: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
@@ -418,11 +430,14 @@ def decode_estimates(
     the same length (one entry per row, e.g. many models on one card). `params_read`: weights
     multiplied per token (dequantization work); `attention_flops`: attention FLOPs of one token
     at its depth. Both are timed at the card's shader rate with the fitted factors.
+    `expert_matrices`: routed expert matrices multiplied per token (MoE), each read as
+    Calibration.moe_matrix_mb more at the card's bandwidth (moe_matrix_seconds).
     """
     n = len(cards)
     reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
+    experts = _per_row(expert_matrices, n)
     moes = _flags(is_moe, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
@@ -438,6 +453,7 @@ def decode_estimates(
         mem, over = decode_seconds_per_token(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, p.moe_factor if moes[i] else 1.0)
+        mem += moe_matrix_seconds(experts[i], c, cal)
         work = c_q * params[i] + att_factor * attention[i]
         comp = compute_seconds(work, shader)
         tps = 1.0 / (mem + over + comp)
