@@ -2,13 +2,14 @@
 
     python benchmarks/moe_decode_rows.py
 
-Two tables. First, each driver's MoE decode factor (calibration.vendors' moe_decode_factor,
-the extra read time of a MoE's weights) in the full fit and in the fit without each device
-that holds MoE decode rows (calibrate.by_device): a driver whose MoE rows all come from one
-device loses its factor with it, and its MoE rows are then predicted with none. Second, every
-MoE decode row's measured ÷ predicted with the committed calibration and every MoE factor set
-to 1, by the size of one routed expert matrix (hidden × expert FFN width, millions of
-weights): how the extra time a factor stands for depends on the model. About a minute.
+Two tables. First, each chip maker's MoE decode cost (Calibration.moe_matrix_mb: MB read at
+the card's bandwidth per routed expert matrix a token multiplies) in the full fit and in the
+fit without each device that holds MoE decode rows (calibrate.by_device): a term whose MoE
+rows all come from one device is lost with it (before the cost was per maker, AMD's Vulkan
+driver's MoE factor was the Strix Halo's alone). Second, every MoE decode row's measured ÷
+predicted with the committed calibration and no MoE cost, by the size of one routed expert
+matrix (hidden × expert FFN width, millions of weights): the extra time grows as the experts
+shrink. Seconds.
 """
 from __future__ import annotations
 
@@ -35,27 +36,24 @@ def expert_matrix_mweights(o: Obs) -> float:
 
 
 def factors_table(obs: list[Obs]) -> str:
-    """Each driver's MoE factor, full fit and with each MoE device held out."""
+    """Each chip maker's MoE cost, full fit and with each MoE device held out."""
     devices = sorted({o.card.name for o in obs if o.kind == "decode" and o.is_moe})
     fits = {"(none)": calibrate.calibrate(obs, with_bands=False)}
     for dev in devices:
         fits[dev] = calibrate.calibrate([o for o in obs if o.card.name != dev], with_bands=False)
-    drivers = sorted({k for cal in fits.values() for k in cal.vendors})
-    lines = ["| device held out | " + " | ".join(drivers) + " |",
-             "|---|" + "---|" * len(drivers)]
+    makers = sorted({o.card.vendor or "" for o in obs if o.is_moe})
+    lines = ["| device held out | " + " | ".join(f"{m} (MB)" for m in makers) + " |",
+             "|---|" + "---|" * len(makers)]
     for dev, cal in fits.items():
-        cells = [cal.vendors[k].moe_decode_factor if k in cal.vendors else None
-                 for k in drivers]
+        cells = [cal.moe_matrix_mb.get(m) for m in makers]
         lines.append(f"| {dev} | " + " | ".join("–" if c is None else f"{c:.3f}" for c in cells)
                      + " |")
     return "\n".join(lines)
 
 
 def ratios_table(obs: list[Obs]) -> str:
-    """Measured ÷ predicted of every MoE decode row with the MoE factors set to 1."""
-    cal = calibration()
-    off = dataclasses.replace(cal, vendors={
-        k: dataclasses.replace(v, moe_decode_factor=1.0) for k, v in cal.vendors.items()})
+    """Measured ÷ predicted of every MoE decode row with no MoE cost."""
+    off = dataclasses.replace(calibration(), moe_matrix_mb={})
     groups: dict[tuple[float, str, str, str], list[str]] = defaultdict(list)
     for o in obs:
         if o.kind != "decode" or not o.is_moe:
@@ -73,9 +71,9 @@ def ratios_table(obs: list[Obs]) -> str:
 def main() -> int:
     """Print both tables."""
     obs = list(load_observations(extra=True))
-    print("MoE decode factor per driver, full fit and with each MoE device held out:\n")
+    print("MoE decode cost per chip maker, full fit and with each MoE device held out:\n")
     print(factors_table(obs))
-    print("\nMoE decode rows, committed calibration with every MoE factor set to 1:\n")
+    print("\nMoE decode rows, committed calibration without the MoE cost:\n")
     print(ratios_table(obs))
     return 0
 
