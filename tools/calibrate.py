@@ -137,7 +137,7 @@ POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
 # than a family's, or a driver measured on a few chips leaves most of its level to them.
 LAMBDA_CLASS = 0.02
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
-NON_NEGATIVE = ("a|", "b", "att", "main|")
+NON_NEGATIVE = ("a|", "b", "att", "main|", "mx|")
 # A calibration with no fitted terms: speed.dequant_work then gives the kernels' counted work.
 KERNELS_ONLY = Calibration(backends={})
 
@@ -174,8 +174,7 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
     dequantization work counted from the kernels), s."""
     rows, target, weight, known = [], [], [], []
     for o in obs:
-        x_w = o.read_bytes / (o.card.bandwidth_gb_s * 1e9)
-        x = x_w + o.kv_bytes / (o.card.bandwidth_gb_s * 1e9)
+        x = (o.read_bytes + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
         r: dict[int, float] = defaultdict(float)
         ven = vendor_key(o.card, o.backend)
         r[cols(f"u|{o.backend}")] += x
@@ -185,8 +184,11 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         cls = efficiency_class(o.card)
         if cls:
             r[cols(f"c|{cls}")] += x
-        if o.is_moe:
-            r[cols(f"moe|{ven}")] += x_w  # mul_mat_id's cost is the driver's kernels
+        if o.expert_matrices and f"mx|{o.card.vendor}" not in fixed_zero:
+            # each routed expert matrix's extra cost, as MB at the card's bandwidth, per chip
+            # maker under every backend (speed.moe_matrix_seconds)
+            r[cols(f"mx|{o.card.vendor}")] += o.expert_matrices * 1e6 / (
+                o.card.bandwidth_gb_s * 1e9)
         shader = shader_tflops(o.card)
         # Per-layer cost shared by all backends (module docstring); per-token cost per backend.
         terms = [(f"a|{o.backend}", 1e-6), ("b", o.n_layers * 1e-6)]
@@ -540,8 +542,8 @@ def _backends(
 
 
 def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams]:
-    """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v), and the MoE
-    factor (u + δ_v + m_v) / (u + δ_v) where its MoE rows fitted m_v (calibration.vendor_key)."""
+    """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v)
+    (calibration.vendor_key). MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
     out: dict[str, LevelParams] = {}
     counts: dict[str, int] = defaultdict(int)
     for o in obs:
@@ -551,9 +553,7 @@ def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams
         if not u or f"v|{key}" not in dec:
             continue
         u_v = max(u + dec[f"v|{key}"], U_MIN)
-        moe = dec.get(f"moe|{key}")
-        out[key] = LevelParams(round(1.0 / u_v, 4), None, counts[key],
-                               None if moe is None else round(max((u_v + moe) / u_v, 1.0), 3))
+        out[key] = LevelParams(round(1.0 / u_v, 4), None, counts[key])
     return dict(sorted(out.items()))
 
 
@@ -591,6 +591,8 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
+        moe_matrix_mb={k[3:]: round(v, 3) for k, v in sorted(dec.items())
+                       if k.startswith("mx|") and v > 0},
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )
@@ -616,6 +618,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
             cal,
             is_moe=o.is_moe,
             params_read=o.params_read,
+            expert_matrices=o.expert_matrices,
             quant=o.quant,
             attention_flops=o.attn_flops,
         )[0]

@@ -21,6 +21,7 @@ from tpscalc.estimate.speed_terms import (
     decode_kv_read_bytes,
     expert_batch,
     moe_expert_gemms_per_token,
+    moe_expert_matrices_per_token,
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import UNQUANTIZED
@@ -105,6 +106,7 @@ class Obs:
     attn_flops: float = 0.0  # attention FLOPs per token at the row's (mean) context
     params_read: float = 0.0  # weights multiplied per generated token (dequantization work), count
     expert_params: float = 0.0  # routed-expert parameters per token (MoE), count
+    expert_matrices: float = 0.0  # routed expert matrices multiplied per generated token (MoE)
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch (MoE prefill)
     expert_gemms: float = 0.0  # expert GEMMs per prompt token (MoE prefill)
     main_test: bool = False  # a 2023 `./main` eval rate (pp_main, tg*_main), not llama-bench
@@ -223,13 +225,14 @@ def _obs(
         experts = moe_expert_params_per_token(arch)
         batch = expert_batch(arch, prompt, ubatch) if kind == "prefill" else float("inf")
         gemms = moe_expert_gemms_per_token(arch, prompt, ubatch) if kind == "prefill" else 0.0
+        matrices = moe_expert_matrices_per_token(arch)
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(
             facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
         )
         attn = flops - 2.0 * facts.params_active
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
-        gemms = 0.0
+        gemms = matrices = 0.0
     return Obs(
         card,
         backend,
@@ -260,6 +263,7 @@ def _obs(
         expert_params=experts,
         expert_batch=batch,
         expert_gemms=gemms,
+        expert_matrices=matrices,
         main_test=test.endswith("_main"),
         scoreboard=scoreboard,
         date=date,

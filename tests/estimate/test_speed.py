@@ -117,6 +117,21 @@ def test_decode_moe_factor_applies_to_weights_only() -> None:
     assert est.tokens_per_s == pytest.approx(1 / ((6e9 + 1e9) / 0.8e12 + 640e-6))
 
 
+def test_moe_expert_matrices_cost_their_chip_makers_bytes_at_the_bandwidth() -> None:
+    # 960 routed expert matrices per token, 1.5 MB each on AMD chips, under any backend: 1.44 GB
+    # more at the 1000 GB/s spec bandwidth; an NVIDIA chip's maker has no such cost
+    cal = replace(CAL, moe_matrix_mb={"AMD": 1.5})
+    amd, nvidia = card(vendor="AMD", arch="RDNA 3.5"), card()
+    for backend, eta, per_token in (("vulkan", 0.6, 100e-6), ("sycl", 0.6, 100e-6)):
+        est = speed.decode_estimates(4e9, 0.0, 32, [amd, nvidia], backend, cal, is_moe=True,
+                                     expert_matrices=960.0)
+        assert est[0].tokens_per_s == pytest.approx(1 / (4e9 / (eta * 1e12) + 1.44e-3
+                                                         + per_token))
+        assert est[1].tokens_per_s == pytest.approx(1 / (4e9 / (eta * 1e12) + per_token))
+    dense = speed.decode_estimates(4e9, 0.0, 32, [amd], "vulkan", cal)[0]
+    assert dense.tokens_per_s == pytest.approx(1 / (4e9 / 0.6e12 + 100e-6))
+
+
 def test_unfitted_backend_borrows_alias() -> None:
     # sycl -> vulkan: η 0.6, 100 µs per token, low confidence
     est = speed.decode_estimates(4e9, 0.0, 32, [card(vendor="Intel")], "sycl", CAL)[0]

@@ -33,6 +33,7 @@ def _rows(seed: int, n: int = 300) -> dict[str, list[Any]]:
         "experts": [rnd.uniform(1e8, 1e11) if m else 0.0 for m in moe],
         "batch": [rnd.choice([math.inf, rnd.uniform(1, 600)]) for _ in range(n)],
         "gemms": [rnd.uniform(0, 200) if m else 0.0 for m in moe],
+        "matrices": [rnd.uniform(0, 600) if m else 0.0 for m in moe],
     }
 
 
@@ -42,10 +43,11 @@ def test_decode_columns_are_decode_estimates_row_by_row(seed: int, backend: str 
     r, cal = _rows(seed), calibration()
     rows = speed.decode_estimates(r["read"], r["kv"], r["layers"], r["cards"], backend, cal,
                                   r["moe"], params_read=r["params"], quant=r["quant"],
-                                  attention_flops=r["attention"])
+                                  attention_flops=r["attention"],
+                                  expert_matrices=r["matrices"])
     cols = decode_columns(*(np.array(r[k]) for k in ("read", "kv", "layers")), r["cards"],
                           backend, cal, np.array(r["moe"]), np.array(r["params"]), r["quant"],
-                          np.array(r["attention"]))
+                          np.array(r["attention"]), np.array(r["matrices"]))
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({e.bound for e in rows}) > 1  # the sample reaches more than one bound
 

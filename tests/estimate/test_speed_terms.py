@@ -220,6 +220,18 @@ def test_vulkan_bf16_gemms_run_where_the_driver_has_bf16_matrices(name: str, rat
             == st.prompt_matrix_tflops(card, False, backend="rocm"))
 
 
+@pytest.mark.parametrize(("name", "matrices"), [
+    ("Qwen3.6-35B-A3B", 40 * 8 * 3),  # 40 MoE layers, 8 gated experts per token
+    ("gpt-oss-20b", 24 * 4 * 3),  # 24 layers, 4 of 32 experts
+    ("GLM-4.7-Flash", (47 - 1) * 4 * 3),  # its first layer's FFN is dense
+    ("Llama 3.1-8B", 0),  # dense
+])
+def test_moe_expert_matrices_per_token(name: str, matrices: int) -> None:
+    arch = get_model(name).architecture
+    assert arch is not None
+    assert st.moe_expert_matrices_per_token(arch) == matrices
+
+
 def test_moe_expert_gemms_per_token() -> None:
     arch = get_model("gpt-oss-20b").architecture
     assert arch is not None and arch.num_experts == 32 and arch.num_experts_active == 4

@@ -347,17 +347,27 @@ VULKAN_CARDS = [_card(f"V{i}", vendor, arch, bw, bw / 20) for i, (vendor, arch, 
      ("Intel", "Xe2-HPG", 450), ("Intel", "Xe-HPG", 500), ("Intel", "Xe2-HPG", 600)])]
 
 
+INTEL_MOE_MB = 2.0  # what each routed expert matrix costs beyond its bytes on Intel's chips
+
+
+def _expert_matrices(layers: int) -> float:
+    return layers * 8.0 * 3.0  # 8 gated experts per token in every layer
+
+
 def vulkan_synthetic() -> list[Obs]:
-    """Vulkan decode rows of two vendors' drivers: Intel's MoE rows read at half its η."""
+    """Vulkan decode rows of two vendors' drivers: Intel's MoE rows also read INTEL_MOE_MB per
+    routed expert matrix at the card's bandwidth."""
     out = []
     for c in VULKAN_CARDS:
         eta = VULKAN_ETA[c.vendor]
         for read, layers in MODELS:
             for moe in (False, True) if c.vendor == "Intel" else (False,):
-                mem = read * (2.0 if moe else 1.0) / (eta * c.bandwidth_gb_s * 1e9)
+                n = _expert_matrices(layers) if moe else 0.0
+                mem = (read / eta + n * INTEL_MOE_MB * 1e6) / (c.bandwidth_gb_s * 1e9)
                 t = mem + layers * PER_LAYER_US * 1e-6
                 out.append(replace(_obs(c, "vulkan", "decode", 1 / t, read, layers),
-                                   is_moe=moe, model=f"m{layers}{'moe' if moe else ''}"))
+                                   is_moe=moe, expert_matrices=n,
+                                   model=f"m{layers}{'moe' if moe else ''}"))
     return out
 
 
@@ -365,16 +375,28 @@ def test_vendor_level_carries_a_drivers_efficiency_and_moe_cost_to_an_unmeasured
     obs = vulkan_synthetic()
     left_out = "V2"  # an AMD card of an architecture the fit never saw
     cal = calibrate.fit([o for o in obs if o.card.name != left_out])
-    assert cal.vendors["vulkan:intel"].moe_decode_factor == pytest.approx(2.0, rel=0.1)
-    assert cal.vendors["vulkan:amd"].moe_decode_factor is None  # no AMD MoE row
+    assert cal.moe_matrix_mb["Intel"] == pytest.approx(INTEL_MOE_MB, rel=0.1)
+    assert "AMD" not in cal.moe_matrix_mb  # no AMD MoE row
     for o in (o for o in obs if o.card.name == left_out):
         pred, conf = calibrate.predict(cal, o)
         assert conf == "low"
         assert pred == pytest.approx(o.tokens_per_s, rel=0.1)
         pooled, _ = calibrate.predict(replace(cal, vendors={}), o)  # the backend's η alone
         assert pooled < 0.8 * o.tokens_per_s
-        moe, _ = calibrate.predict(cal, replace(o, is_moe=True))
+        moe, _ = calibrate.predict(cal, replace(o, is_moe=True,
+                                                expert_matrices=_expert_matrices(o.n_layers)))
         assert moe == pytest.approx(pred, rel=0.01)  # Intel's MoE cost is not AMD's
+
+
+def test_a_chip_makers_moe_cost_follows_its_chips_under_another_backend() -> None:
+    obs = vulkan_synthetic()
+    cal = calibrate.fit([o for o in obs if o.card.name != "V5"])
+    for o in (o for o in obs if o.card.name == "V5" and o.is_moe):  # an Intel card left out
+        sycl = replace(o, backend="sycl")  # an unfitted backend: Vulkan's pooled level
+        dense, _ = calibrate.predict(cal, replace(sycl, is_moe=False, expert_matrices=0.0))
+        on_sycl, _ = calibrate.predict(cal, sycl)
+        extra_s = o.expert_matrices * INTEL_MOE_MB * 1e6 / (o.card.bandwidth_gb_s * 1e9)
+        assert 1 / on_sycl - 1 / dense == pytest.approx(extra_s, rel=0.1)
 
 
 def test_a_backends_level_is_its_measured_drivers_pooled() -> None:

@@ -50,7 +50,8 @@ class LevelParams(FrozenValue):
     prefill_efficiency: float | None
     n_measurements: int = 0
     # Vendor level only: time multiplier on the bytes a mixture-of-experts model reads under
-    # this vendor's driver (None: no MoE row measured there; then no extra cost is known).
+    # this vendor's driver (None: none). The fit sets none since the MoE decode cost is per
+    # expert matrix and chip maker (Calibration.moe_matrix_mb); a calibration may still set it.
     moe_decode_factor: float | None = None
 
 
@@ -106,6 +107,10 @@ class Calibration(FrozenValue):
     prefill_attention_efficiency: float = 1.0
     # MoE prefill: fixed time of one expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
     moe_expert_gemm_us: float = 0.0
+    # MoE decode: what each routed expert matrix a token multiplies
+    # (speed_terms.moe_expert_matrices_per_token) costs beyond its weights, as MB read at the
+    # card's bandwidth, by chip maker (card.vendor: "AMD"); none where absent.
+    moe_matrix_mb: dict[str, float] = field(default_factory=dict)
     # Prefill under the power limit (speed_terms.power_factor): watts per peak matrix TFLOPS
     # below which a card clocks down, and the exponent of the fall (0: no term).
     prefill_power_w_per_tflops: float = 0.0
@@ -259,6 +264,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
         prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
+        moe_matrix_mb=dict(d.get("moe_matrix_mb", {})),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
         measured_models=tuple(d.get("measured_models", ())),

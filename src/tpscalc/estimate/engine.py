@@ -36,6 +36,7 @@ from tpscalc.estimate.speed_terms import (
     decode_kv_read_bytes,
     expert_batch,
     moe_expert_gemms_per_token,
+    moe_expert_matrices_per_token,
     moe_expert_params_per_token,
 )
 from tpscalc.estimate.types import (
@@ -180,6 +181,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         expert_params=moe_expert_params_per_token(arch),
         expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
         expert_gemms=moe_expert_gemms_per_token(arch, test.n_prompt, test.n_ubatch),
+        expert_matrices=moe_expert_matrices_per_token(arch),
     )
 
 
@@ -227,6 +229,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
         fit_cards, backend, cal, is_moe=[t.is_moe for t in fit_terms],
         params_read=[t.params_active for t in fit_terms],
+        expert_matrices=[t.expert_matrices for t in fit_terms],
         quant=[rt.speed_quant(quants[j]) for j in q],
         attention_flops=[t.attention_decode for t in fit_terms])
     prefill = speed.prefill_estimates(

@@ -64,8 +64,10 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     shader = shader_tflops(card) or math.nan
     c_q = speed.dequant_work(card, p.backend, cal, quant)
     moe = p.moe_factor if t.is_moe else 1.0
-    weights_s = speed.memory_seconds(moe * t.read_per_token[0], card.bandwidth_gb_s,
-                                     p.decode_efficiency)
+    weights_s = (speed.memory_seconds(moe * t.read_per_token[0], card.bandwidth_gb_s,
+                                      p.decode_efficiency)
+                 + speed.moe_matrix_seconds(t.expert_matrices, speed.moe_matrix_mb(card, cal),
+                                            card.bandwidth_gb_s))
     kv_s = speed.memory_seconds(t.kv_decode, card.bandwidth_gb_s, p.decode_efficiency)
     quantized = quant not in UNQUANTIZED
     rate = speed.card_prefill_tflops(card, p.prefill_tensor_share, quantized, True, p.backend)

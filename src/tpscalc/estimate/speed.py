@@ -125,6 +125,20 @@ def memory_seconds(n_bytes: Value, bandwidth_gb_s: Value, efficiency: Value) -> 
     return n_bytes / (efficiency * bandwidth_gb_s * 1e9)
 
 
+def moe_matrix_mb(card: Card, cal: Calibration) -> float:
+    """Calibration.moe_matrix_mb of the card's maker: the MB beyond its weights that each routed
+    expert matrix a token multiplies costs (a few-MB mul_mat_vec_id per expert does not stream
+    like a dense matrix; the fit finds it on AMD and Intel chips under every backend, not on
+    NVIDIA's); 0 for a maker without one."""
+    return cal.moe_matrix_mb.get(card.vendor or "", 0.0)
+
+
+def moe_matrix_seconds(expert_matrices: Value, matrix_mb: Value, bandwidth_gb_s: Value) -> Value:
+    """Extra time of a token's `expert_matrices` routed expert matrix-vector products, each
+    `matrix_mb` (moe_matrix_mb) read at the card's bandwidth, s."""
+    return expert_matrices * matrix_mb * 1e6 / (bandwidth_gb_s * 1e9)
+
+
 def overhead_seconds(n_layers: Value, per_token_us: Value, per_layer_us: Value) -> Value:
     """Fixed cost of one token (kernel launches, synchronisation), s."""
     return (per_token_us + per_layer_us * n_layers) * 1e-6
@@ -240,8 +254,8 @@ class CardTerms:
     rate (filled as formats are asked); the same as a row of operands for the formulas over
     columns (speed_columns.py)."""
 
-    __slots__ = ("cal", "card", "decode_band", "decode_operands", "dequant", "operands",
-                 "params", "prefill_bands", "rates", "shader", "tiles")
+    __slots__ = ("cal", "card", "decode_band", "decode_operands", "dequant", "matrix_mb",
+                 "operands", "params", "prefill_bands", "rates", "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -255,10 +269,11 @@ class CardTerms:
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
         self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
+        self.matrix_mb = moe_matrix_mb(card, cal)
         # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
-        # the MoE factor, the shader rate, the range
+        # the MoE factor, the MB per expert matrix, the shader rate, the range
         self.decode_operands = (card.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
-                                p.per_layer_us, p.moe_factor, self.shader,
+                                p.per_layer_us, p.moe_factor, self.matrix_mb, self.shader,
                                 self.decode_band.low_ratio, self.decode_band.high_ratio)
         self.operands: dict[tuple[bool, bool, bool, bool, int], tuple[float, ...]] = {}
 
@@ -449,13 +464,15 @@ DECODE_BOUNDS: tuple[Bound, ...] = ("bandwidth", "compute", "overhead")
 
 def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
                    efficiency: Value, per_token_us: Value, per_layer_us: Value,
-                   moe_factor: Value, c_q: Value, params: Value, att_factor: Value,
+                   moe_factor: Value, expert_matrices: Value, matrix_mb: Value, c_q: Value,
+                   params: Value, att_factor: Value,
                    attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
                    ) -> tuple[Value, Value, Value, Value]:
     """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
     columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index)."""
     mem, over = decode_seconds_per_token(
         read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us, moe_factor)
+    mem = mem + moe_matrix_seconds(expert_matrices, matrix_mb, bandwidth_gb_s)
     work = c_q * params + att_factor * attention
     comp = compute_seconds(work, shader)
     tps = 1.0 / (mem + over + comp)
@@ -510,6 +527,7 @@ def decode_estimates(
     params_read: Num = 0.0,
     quant: str | Sequence[str] = "F16",
     attention_flops: Num = 0.0,
+    expert_matrices: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
@@ -517,11 +535,14 @@ def decode_estimates(
     the same length (one entry per row, e.g. many models on one card). `params_read`: weights
     multiplied per token (dequantization work); `attention_flops`: attention FLOPs of one token
     at its depth. Both are timed at the card's shader rate with the fitted factors.
+    `expert_matrices`: routed expert matrices multiplied per token (MoE), each read as
+    Calibration.moe_matrix_mb more at the card's bandwidth (moe_matrix_seconds).
     """
     n = len(cards)
     reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
+    experts = _per_row(expert_matrices, n)
     moes = _flags(is_moe, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
@@ -533,8 +554,8 @@ def decode_estimates(
             p, shader, band = k.params, k.shader, k.decode_band
         tps, low, high, bound = decode_figures(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
-            p.per_layer_us, p.moe_factor if moes[i] else 1.0, k.dequant_work(quants[i]),
-            params[i], att_factor,
+            p.per_layer_us, p.moe_factor if moes[i] else 1.0, experts[i], k.matrix_mb,
+            k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio)
         out.append(DecodeEstimate(tps, low, high, p.decode_confidence, DECODE_BOUNDS[bound]))
     return out

@@ -328,6 +328,16 @@ def moe_expert_params_per_token(arch: Architecture) -> float:
     )
 
 
+def moe_expert_matrices_per_token(arch: Architecture) -> float:
+    """Routed expert matrices one generated token multiplies, count (0 for dense models):
+    MoE layers × experts per token × matrices per expert (3 gated, 2 not). Each is a matrix-
+    vector product over one expert's few MB of weights (llama.cpp's mul_mat_vec_id), whose
+    extra cost beyond its bytes is Calibration.moe_matrix_mb."""
+    if not arch.is_moe or not arch.num_experts_active:
+        return 0.0
+    return float(_moe_layers(arch) * arch.num_experts_active * (3 if arch.ffn_gated else 2))
+
+
 def moe_expert_gemms_per_token(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
     """Expert GEMMs a prompt runs per token, count (0 for dense models).
 
