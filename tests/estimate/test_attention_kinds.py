@@ -52,6 +52,22 @@ def test_gemma4_global_layers_do_the_attention_work_of_512_wide_heads() -> None:
     assert growth == 10 * 2 * 32 * (512 + 512) * 32768
 
 
+# Multi-head latent attention as llama.cpp runs it (src/models/deepseek2.cpp): W_UK absorbed
+# into the query, each of the 20 query heads attends over the cached latent, a 512 + 64 key
+# (kv_lora_rank + qk_rope_head_dim, zai-org/GLM-4.7-Flash config.json) and the 512 latent as
+# its value, not the decompressed 256-wide heads.
+@pytest.mark.parametrize(("model", "heads", "layers", "rank", "rope"), [
+    ("GLM-4.7-Flash", 20, 47, 512, 64),
+    ("DeepSeek-V3", 128, 61, 512, 64),
+])
+def test_mla_attends_over_the_latent(model: str, heads: int, layers: int, rank: int,
+                                     rope: int) -> None:
+    (group,) = attention_groups(arch_of(model))
+    assert (group.qk_dim, group.v_dim) == (rank + rope, rank)
+    assert attention_flops_per_token(arch_of(model), 1000) == pytest.approx(
+        2 * heads * (rank + rope + rank) * layers * 1000)
+
+
 def test_gemma4_parameters_count_the_global_shape() -> None:
     """With 512-wide global heads and no V projection there, the 31B's text decoder counts
     30.70 B, the 30.7 B Google publishes; the sliding shape on every layer gave 30.15 B."""

@@ -92,6 +92,20 @@ def _mean_kv_values(arch: Architecture) -> float:
     return sum(2 * layer_heads(arch, i)[1] * arch.head_dim for i in layers) / len(layers)
 
 
+def mla_head_dims(arch: Architecture) -> tuple[int, int]:
+    """(query/key, value) head size multi-head latent attention attends with in llama.cpp.
+
+    llama.cpp absorbs W_UK into the query and attends over the cached latent itself, for a
+    prompt as for one token: every query head is kv_lora_rank + qk_rope_head_dim wide against
+    one shared key of that width, and its value is the kv_lora_rank latent, decompressed by
+    W_UV after attention (src/models/deepseek2.cpp: `q_nope_absorbed`, `Kcur = concat(kv_cmpr,
+    k_pe)`, `Vcur = kv_cmpr`, `build_attn(..., wv_b, ...)`). GLM-4.7-Flash: 576 + 512 values
+    per head and attended token, against the 256 + 256 of its decompressed heads.
+    """
+    rank = arch.kv_lora_rank or 512
+    return rank + (arch.qk_rope_head_dim or 64), rank
+
+
 def attention_groups(arch: Architecture) -> tuple[AttentionGroup, ...]:
     """The attention layers by kind: full-attention layers (with the global head shape where
     the architecture has one: Gemma 4's `global_head_dim`, `num_global_key_value_heads`),
@@ -116,12 +130,12 @@ def attention_groups(arch: Architecture) -> tuple[AttentionGroup, ...]:
     g_values = values
     if arch.global_head_dim or arch.global_num_kv_heads:
         g_values = 2 * (arch.global_num_kv_heads or arch.num_kv_heads) * g_dim
+    g_dims, dims = ((g_dim, g_dim), (d, d)) if not arch.is_mla else (mla_head_dims(arch),) * 2
     out = []
     if n_full > 0:
-        out.append(AttentionGroup(n_full, n_full - shared_full, None, heads, g_dim, g_dim,
-                                  g_values))
+        out.append(AttentionGroup(n_full, n_full - shared_full, None, heads, *g_dims, g_values))
     if n_swa > 0:
-        out.append(AttentionGroup(n_swa, n_swa - shared_swa, arch.sliding_window, heads, d, d,
+        out.append(AttentionGroup(n_swa, n_swa - shared_swa, arch.sliding_window, heads, *dims,
                                   values))
     return tuple(out)
 
