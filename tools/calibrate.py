@@ -616,7 +616,6 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
             [o.card],
             o.backend,
             cal,
-            is_moe=o.is_moe,
             params_read=o.params_read,
             expert_matrices=o.expert_matrices,
             quant=o.quant,

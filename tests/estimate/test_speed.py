@@ -55,11 +55,10 @@ def test_overhead_seconds() -> None:
     assert speed.overhead_seconds(32, 100.0, 10.0) == pytest.approx(420e-6)
 
 
-@pytest.mark.parametrize("moe, memory_s", [(1.0, 0.016), (1.5, 0.022)])
-def test_decode_seconds_per_token(moe: float, memory_s: float) -> None:
-    # (3e9 × moe + 1e9 KV) B / (0.5 × 500e9 B/s); overhead 40 layers × 25 µs = 1 ms
-    mem, over = speed.decode_seconds_per_token(3e9, 1e9, 40, 500.0, 0.5, 0.0, 25.0, moe)
-    assert mem == pytest.approx(memory_s)
+def test_decode_seconds_per_token() -> None:
+    # (3e9 + 1e9 KV) B / (0.5 × 500e9 B/s); overhead 40 layers × 25 µs = 1 ms
+    mem, over = speed.decode_seconds_per_token(3e9, 1e9, 40, 500.0, 0.5, 0.0, 25.0)
+    assert mem == pytest.approx(0.016)
     assert over == pytest.approx(0.001)
 
 
@@ -111,19 +110,13 @@ def test_decode_overhead_bound_for_tiny_model() -> None:
     assert speed.decode_estimates(1e8, 0.0, 32, [card()], None, CAL)[0].bound == "overhead"
 
 
-def test_decode_moe_factor_applies_to_weights_only() -> None:
-    cal = replace(CAL, vendors={"cuda:nvidia": LevelParams(0.8, None, 10, 1.5)})
-    est = speed.decode_estimates(4e9, 1e9, 32, [card()], None, cal, is_moe=True)[0]
-    assert est.tokens_per_s == pytest.approx(1 / ((6e9 + 1e9) / 0.8e12 + 640e-6))
-
-
 def test_moe_expert_matrices_cost_their_chip_makers_bytes_at_the_bandwidth() -> None:
     # 960 routed expert matrices per token, 1.5 MB each on AMD chips, under any backend: 1.44 GB
     # more at the 1000 GB/s spec bandwidth; an NVIDIA chip's maker has no such cost
     cal = replace(CAL, moe_matrix_mb={"AMD": 1.5})
     amd, nvidia = card(vendor="AMD", arch="RDNA 3.5"), card()
     for backend, eta, per_token in (("vulkan", 0.6, 100e-6), ("sycl", 0.6, 100e-6)):
-        est = speed.decode_estimates(4e9, 0.0, 32, [amd, nvidia], backend, cal, is_moe=True,
+        est = speed.decode_estimates(4e9, 0.0, 32, [amd, nvidia], backend, cal,
                                      expert_matrices=960.0)
         assert est[0].tokens_per_s == pytest.approx(1 / (4e9 / (eta * 1e12) + 1.44e-3
                                                          + per_token))
@@ -314,13 +307,12 @@ def test_prefill_power_limit_and_attention_rate() -> None:
     assert att.time_to_first_token_s == pytest.approx(flat.time_to_first_token_s)
 
 
-def test_vendor_level_sets_decode_eta_and_moe_factor_under_its_backend() -> None:
-    # vulkan:amd: η 0.9 and MoE ×2 (its driver's mul_mat_id); vulkan:intel, unmeasured, keeps
-    # the backend's η 0.6 and no MoE cost beyond the bytes (none measured on its driver)
-    cal = replace(CAL, vendors={"vulkan:amd": LevelParams(0.9, None, 8, 2.0)})
+def test_vendor_level_sets_decode_eta_under_its_backend() -> None:
+    # vulkan:amd: η 0.9; vulkan:intel, unmeasured, keeps the backend's η 0.6
+    cal = replace(CAL, vendors={"vulkan:amd": LevelParams(0.9, None, 8)})
     amd, intel = card(vendor="AMD", arch="RDNA 3.5"), card(vendor="Intel", arch="Xe2-HPG")
-    est = speed.decode_estimates(4e9, 0.0, 32, [amd, intel], "vulkan", cal, is_moe=True)
-    assert est[0].tokens_per_s == pytest.approx(1 / (8e9 / 0.9e12 + 100e-6))
+    est = speed.decode_estimates(4e9, 0.0, 32, [amd, intel], "vulkan", cal)
+    assert est[0].tokens_per_s == pytest.approx(1 / (4e9 / 0.9e12 + 100e-6))
     assert est[1].tokens_per_s == pytest.approx(1 / (4e9 / 0.6e12 + 100e-6))
     assert est[0].confidence == est[1].confidence == "low"  # no family or device measured
 

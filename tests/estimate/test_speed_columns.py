@@ -42,11 +42,11 @@ def _rows(seed: int, n: int = 300) -> dict[str, list[Any]]:
 def test_decode_columns_are_decode_estimates_row_by_row(seed: int, backend: str | None) -> None:
     r, cal = _rows(seed), calibration()
     rows = speed.decode_estimates(r["read"], r["kv"], r["layers"], r["cards"], backend, cal,
-                                  r["moe"], params_read=r["params"], quant=r["quant"],
+                                  params_read=r["params"], quant=r["quant"],
                                   attention_flops=r["attention"],
                                   expert_matrices=r["matrices"])
     cols = decode_columns(*(np.array(r[k]) for k in ("read", "kv", "layers")), r["cards"],
-                          backend, cal, np.array(r["moe"]), np.array(r["params"]), r["quant"],
+                          backend, cal, np.array(r["params"]), r["quant"],
                           np.array(r["attention"]), np.array(r["matrices"]))
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({e.bound for e in rows}) > 1  # the sample reaches more than one bound

@@ -49,10 +49,6 @@ class LevelParams(FrozenValue):
     decode_efficiency: float | None
     prefill_efficiency: float | None
     n_measurements: int = 0
-    # Vendor level only: time multiplier on the bytes a mixture-of-experts model reads under
-    # this vendor's driver (None: none). The fit sets none since the MoE decode cost is per
-    # expert matrix and chip maker (Calibration.moe_matrix_mb); a calibration may still set it.
-    moe_decode_factor: float | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -241,7 +237,6 @@ def lookup_measured(
 def _level(d: dict[str, Any]) -> LevelParams:
     return LevelParams(
         d.get("decode_efficiency"), d.get("prefill_efficiency"), int(d.get("n_measurements", 0)),
-        d.get("moe_decode_factor"),
     )
 
 

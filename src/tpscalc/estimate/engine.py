@@ -227,8 +227,7 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     decode = speed.decode_estimates(
         [t.read_per_token[j] for t, j in zip(fit_terms, q)],
         [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
-        fit_cards, backend, cal, is_moe=[t.is_moe for t in fit_terms],
-        params_read=[t.params_active for t in fit_terms],
+        fit_cards, backend, cal, params_read=[t.params_active for t in fit_terms],
         expert_matrices=[t.expert_matrices for t in fit_terms],
         quant=[rt.speed_quant(quants[j]) for j in q],
         attention_flops=[t.attention_decode for t in fit_terms])

@@ -63,8 +63,7 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     p = speed.card_params(card, backend, cal)
     shader = shader_tflops(card) or math.nan
     c_q = speed.dequant_work(card, p.backend, cal, quant)
-    moe = p.moe_factor if t.is_moe else 1.0
-    weights_s = (speed.memory_seconds(moe * t.read_per_token[0], card.bandwidth_gb_s,
+    weights_s = (speed.memory_seconds(t.read_per_token[0], card.bandwidth_gb_s,
                                       p.decode_efficiency)
                  + speed.moe_matrix_seconds(t.expert_matrices, speed.moe_matrix_mb(card, cal),
                                             card.bandwidth_gb_s))

@@ -1,8 +1,8 @@
 """Decode and prefill speed of llama.cpp on a card: time-per-token formulas, vectorised over cards.
 
 Decode (one request) is memory-bound plus a fixed per-token cost and two compute terms:
-    t = (weights read per token × moe factor + KV cache at context) / (η × bandwidth)
-        + (a + b × layers) µs
+    t = (weights read per token + KV cache at context) / (η × bandwidth)
+        + (a + b × layers) µs  [+ a MoE's routed expert matrices × the maker's MB / bandwidth]
         + c_q × weights multiplied / S  +  c_att × attention FLOPs at the depth / S
 S is the card's FP32 shader rate (speed_terms.shader_tflops); c_q, the decode kernels' work per
 weight of the quantization, counted from llama.cpp's source (speed_terms.KERNEL_DEQUANT_OPS, not
@@ -152,10 +152,9 @@ def decode_seconds_per_token(
     efficiency: Value,
     per_token_us: Value,
     per_layer_us: Value,
-    moe_factor: Value = 1.0,
 ) -> tuple[Value, Value]:
     """(memory time, overhead time) of one generated token, s; their sum is the token's time."""
-    read = moe_factor * read_bytes + kv_bytes
+    read = read_bytes + kv_bytes
     return (
         memory_seconds(read, bandwidth_gb_s, efficiency),
         overhead_seconds(n_layers, per_token_us, per_layer_us),
@@ -217,7 +216,6 @@ class CardParams(FrozenValue):
     prefill_efficiency: float
     per_token_us: float
     per_layer_us: float
-    moe_factor: float
     prefill_quantized_factor: float
     decode_confidence: Confidence
     prefill_confidence: Confidence
@@ -271,9 +269,9 @@ class CardTerms:
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
         self.matrix_mb = moe_matrix_mb(card, cal)
         # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
-        # the MoE factor, the MB per expert matrix, the shader rate, the range
+        # the MB per routed expert matrix, the shader rate, the range
         self.decode_operands = (card.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
-                                p.per_layer_us, p.moe_factor, self.matrix_mb, self.shader,
+                                p.per_layer_us, self.matrix_mb, self.shader,
                                 self.decode_band.low_ratio, self.decode_band.high_ratio)
         self.operands: dict[tuple[bool, bool, bool, bool, int], tuple[float, ...]] = {}
 
@@ -372,13 +370,12 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
     fam = cal.families.get(family_key(card, asked))
     pre_fam = cal.families.get(prefill_family_key(card, asked))
     # the vendor's driver under the backend; without a level of its own, the backend's pooled
-    # one, and no MoE cost beyond the bytes (none measured on that driver)
-    eta, eta_conf, moe = be.decode_efficiency, "low", 1.0
+    # one
+    eta, eta_conf = be.decode_efficiency, "low"
     ven = cal.vendors.get(vendor_key(card, asked))
     driver = ven is not None and ven.decode_efficiency is not None
     if ven is not None:
         eta = ven.decode_efficiency if ven.decode_efficiency is not None else eta
-        moe = ven.moe_decode_factor if ven.moe_decode_factor is not None else moe
     eps = inherited_prefill_efficiency(card, asked, cal, be.prefill_efficiency)
     eps_conf = "low"
     for dec_level, pre_level, conf in ((fam, pre_fam, "medium"), (dev, dev, "high")):
@@ -392,7 +389,6 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         eps,
         be.overhead_per_token_us,
         be.overhead_per_layer_us,
-        moe,
         be.prefill_quantized_factor,
         cast(Confidence, eta_conf),
         cast(Confidence, eps_conf),
@@ -464,14 +460,14 @@ DECODE_BOUNDS: tuple[Bound, ...] = ("bandwidth", "compute", "overhead")
 
 def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
                    efficiency: Value, per_token_us: Value, per_layer_us: Value,
-                   moe_factor: Value, expert_matrices: Value, matrix_mb: Value, c_q: Value,
+                   expert_matrices: Value, matrix_mb: Value, c_q: Value,
                    params: Value, att_factor: Value,
                    attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
                    ) -> tuple[Value, Value, Value, Value]:
     """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
     columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index)."""
     mem, over = decode_seconds_per_token(
-        read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us, moe_factor)
+        read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us)
     mem = mem + moe_matrix_seconds(expert_matrices, matrix_mb, bandwidth_gb_s)
     work = c_q * params + att_factor * attention
     comp = compute_seconds(work, shader)
@@ -522,7 +518,6 @@ def decode_estimates(
     cards: Sequence[Card],
     backend: str | None,
     cal: Calibration,
-    is_moe: bool | Sequence[bool] = False,
     *,
     params_read: Num = 0.0,
     quant: str | Sequence[str] = "F16",
@@ -543,7 +538,6 @@ def decode_estimates(
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
     experts = _per_row(expert_matrices, n)
-    moes = _flags(is_moe, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
     out = []
@@ -554,7 +548,7 @@ def decode_estimates(
             p, shader, band = k.params, k.shader, k.decode_band
         tps, low, high, bound = decode_figures(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
-            p.per_layer_us, p.moe_factor if moes[i] else 1.0, experts[i], k.matrix_mb,
+            p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio)
         out.append(DecodeEstimate(tps, low, high, p.decode_confidence, DECODE_BOUNDS[bound]))

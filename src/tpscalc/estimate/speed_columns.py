@@ -100,19 +100,18 @@ def _columns(rows: list[tuple[float, ...]], width: int) -> Floats:
 
 def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    n_layers: Floats, cards: Sequence[Card], backend: str | None,
-                   cal: Calibration, is_moe: Bools, params_read: Floats, quant: Sequence[str],
+                   cal: Calibration, params_read: Floats, quant: Sequence[str],
                    attention_flops: Floats, expert_matrices: Floats) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
     terms = _terms(cards, backend, cal)
-    bandwidth, eta, per_token, per_layer, moe, matrix_mb, shader, low_ratio, high_ratio = (
-        _columns([k.decode_operands for k in terms], 9))
+    bandwidth, eta, per_token, per_layer, matrix_mb, shader, low_ratio, high_ratio = _columns(
+        [k.decode_operands for k in terms], 8)
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
                    dtype=np.float64)
     with np.errstate(all="ignore"):
         tps, low, high, bound = speed.decode_figures(
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
-            per_layer, np.where(is_moe, moe, 1.0), expert_matrices, matrix_mb, c_q, params_read,
-            cal.attention_decode_factor,
+            per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
             attention_flops, shader, low_ratio, high_ratio)
     return DecodeColumns(tps, low, high, [k.params.decode_confidence for k in terms],
                          np.asarray(bound, dtype=np.int64))

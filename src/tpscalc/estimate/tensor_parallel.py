@@ -105,7 +105,7 @@ def _speeds(model: Model, t: ModelTerms, j: int, group: Card, n: int, query: Que
     fmt = rt.speed_quant(t.quants[j])
     d = speed.decode_estimates(
         t.read_per_token[j], t.kv_decode, t.n_layers, [group], query.backend, cal,
-        is_moe=t.is_moe, params_read=t.params_active, quant=fmt,
+        params_read=t.params_active, quant=fmt,
         attention_flops=t.attention_decode,
         expert_matrices=t.expert_matrices * n)[0]  # every GPU runs every expert's slice
     p = speed.prefill_estimates(
