@@ -333,7 +333,7 @@ def _widened(ranges: Sequence[_Decode | _Prefill], bands: Sequence[Band | None]
     """novelty.widened of each (tokens/s, low, high, ...) by its band, over columns."""
     if not ranges:
         return [], []
-    tps, low, high = (np.array(c) for c in list(zip(*ranges))[:3])
+    tps, low, high = np.array([r[:3] for r in ranges], dtype=np.float64).T  # the figures alone
     lo, hi = widened_by(tps, low, high,
                         np.array([np.nan if b is None else b.low_ratio for b in bands]),
                         np.array([np.nan if b is None else b.high_ratio for b in bands]))
