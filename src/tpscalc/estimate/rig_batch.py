@@ -372,7 +372,7 @@ _Share = dict[str, Any]
 def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
                    query: Query, alike: Sequence[object]
                    ) -> tuple[DecodeColumns, PrefillColumns, tuple[list[int], list[int]]]:
-    """rig_engine.device_estimates as columns: every placed row's devices, each its share of
+    """rig_engine.device_speeds over columns: every placed row's devices, each its share of
     the terms (rig_engine._shares, once for rows alike: only their cards differ), in one
     speed_columns call each; and how many decode and prefill rows each placed row has."""
     shares: tuple[list[_Share], list[_Share]] = ([], [])

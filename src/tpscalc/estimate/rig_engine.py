@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from tpscalc.catalog.schema import Architecture, Card, Model
+from tpscalc.catalog.schema import Architecture, Model
 from tpscalc.estimate import cpu_speed, host, speed
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
@@ -214,7 +214,7 @@ def estimate_rig(model: Model, terms: ModelTerms, rig: Rig, query: Query,
         if label in ("comfortable", "tight"):
             break
     j, lay, p, label = pick(tried)
-    speeds = device_speeds([(terms, terms.quants[j], lay, p, rig)], query, calibration())[0]
+    speeds = device_speeds(terms, terms.quants[j], lay, p, rig, query, calibration())
     return estimate_placed(model, arch, terms, j, lay, p, label, rig, query, runtime, speeds)
 
 
@@ -300,61 +300,27 @@ def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
     return decode, prefill
 
 
-class _Columns:
-    """The rows of the speed calls: each device's share of a model's terms, in order."""
-
-    def __init__(self) -> None:
-        self.decode: list[tuple[Card, dict[str, Any]]] = []
-        self.prefill: list[tuple[Card, dict[str, Any]]] = []
-
-    def add(self, t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig
-            ) -> tuple[int, int]:
-        """Add one placed row's devices; how many decode and prefill rows it took."""
-        decode, prefill = _shares(t, q, lay, p)
-        self.decode += [(rig.devices[i], share) for i, share in decode]
-        self.prefill += [(rig.devices[i], share) for i, share in prefill]
-        return len(decode), len(prefill)
-
-    @staticmethod
-    def keywords(rows: list[tuple[Card, dict[str, Any]]]) -> dict[str, Any]:
-        """The rows as the speed call's keywords: `cards` and one list per share."""
-        if not rows:
-            return {"cards": []}
-        return {"cards": [c for c, _ in rows]} | {
-            k: [share[k] for _, share in rows] for k in rows[0][1]}
+def _keywords(shares: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Devices' shares as a speed call's keywords: one list per share."""
+    return {k: [share[k] for share in shares] for k in shares[0]}
 
 
-def device_speeds(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]], query: Query,
-                  cal: Calibration) -> list[DeviceSpeeds]:
-    """Each row's (terms, format, layout, placement, rig) device estimates, from one
-    speed.decode_estimates and one speed.prefill_estimates call over every row's devices: each
-    device its share of the terms at its own calibrated rate (the single card's functions)."""
-    decode, prefill, spans = device_estimates(rows, query, cal)
-    out, i, k = [], 0, 0
-    for nd, npf in spans:
-        out.append(DeviceSpeeds(decode[i:i + nd], prefill[k:k + npf]))
-        i, k = i + nd, k + npf
-    return out
-
-
-def device_estimates(rows: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
-                     query: Query, cal: Calibration
-                     ) -> tuple[list[DecodeEstimate], list[PrefillEstimate | None],
-                                list[tuple[int, int]]]:
-    """device_speeds' estimates as two flat lists, every row's devices in turn, and how many
-    decode and prefill entries each row has (rig_batch._device_speeds: the same over numpy
-    columns)."""
-    columns = _Columns()
-    spans = [columns.add(*row) for row in rows]
+def device_speeds(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, query: Query,
+                  cal: Calibration) -> DeviceSpeeds:
+    """The device estimates of one placed row (terms, format, layout, placement, rig): each
+    device its share of the terms (_shares) at its own calibrated rate, from one
+    speed.decode_estimates and one speed.prefill_estimates call over its devices (the single
+    card's functions; rig_batch._device_speeds: the same over numpy columns of many rows)."""
+    decode, prefill = _shares(t, q, lay, p)
     test = query.test
-    decode = speed.decode_estimates(
-        backend=query.backend, cal=cal,
-        **_Columns.keywords(columns.decode)) if columns.decode else []
-    prefill = speed.prefill_estimates(
-        prompt_tokens=test.n_prompt, backend=query.backend, cal=cal, ubatch=test.n_ubatch,
-        flash_attn=test.flash_attn, **_Columns.keywords(columns.prefill)
-    ) if columns.prefill else []
-    return decode, prefill, spans
+    return DeviceSpeeds(
+        speed.decode_estimates(
+            cards=[rig.devices[i] for i, _ in decode], backend=query.backend, cal=cal,
+            **_keywords([share for _, share in decode])) if decode else [],
+        speed.prefill_estimates(
+            prompt_tokens=test.n_prompt, cards=[rig.devices[i] for i, _ in prefill],
+            backend=query.backend, cal=cal, ubatch=test.n_ubatch, flash_attn=test.flash_attn,
+            **_keywords([share for _, share in prefill])) if prefill else [])
 
 
 def estimate_placed(model: Model, arch: Architecture, terms: ModelTerms, j: int, lay: _Layout,
