@@ -24,7 +24,6 @@ from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.speed_terms import shader_tflops
 from tpscalc.estimate.types import UNQUANTIZED, Estimate
 
 GIB = 2**30
@@ -60,17 +59,15 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
                  model: Model) -> DecodeParts:
     """The single-request decode time of `model` (terms `t`, one quant) on `card`, by term, s;
     the same formula and parameters as speed.decode_estimates, plus the matrix rate."""
-    p = speed.card_params(card, backend, cal)
-    shader = shader_tflops(card) or math.nan
-    c_q = speed.dequant_work(card, p.backend, cal, quant)
+    own = speed.card_terms(card, backend, cal)  # the card's own terms, kept for its reports
+    p, shader, c_q = own.params, own.shader, own.dequant_work(quant)
     weights_s = (speed.memory_seconds(t.read_per_token[0], card.bandwidth_gb_s,
                                       p.decode_efficiency)
-                 + speed.moe_matrix_seconds(t.expert_matrices, speed.moe_matrix_mb(card, cal),
-                                            card.bandwidth_gb_s))
+                 + speed.moe_matrix_seconds(t.expert_matrices, own.matrix_mb, card.bandwidth_gb_s))
     kv_s = speed.memory_seconds(t.kv_decode, card.bandwidth_gb_s, p.decode_efficiency)
     quantized = quant not in UNQUANTIZED
     rate = speed.card_prefill_tflops(card, p.prefill_tensor_share, quantized, True, p.backend)
-    eps = p.prefill_efficiency * (p.prefill_quantized_factor if quantized else 1.0)
+    eps = speed.prefill_efficiency(p, quantized, True)
     gemm_s = (2.0 * t.params_active / (eps * rate * 1e12)
               if math.isfinite(rate) and rate > 0 else 0.0)
     arch = model.architecture
