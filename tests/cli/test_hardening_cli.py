@@ -124,6 +124,16 @@ def test_help_and_the_bare_command_still_show_the_help() -> None:
     assert code == 2 and "estimate" in out + err
 
 
+def test_the_help_names_each_options_unit() -> None:
+    """Layer and GPU counts are not labelled TOKENS (the count kind's default)."""
+    code, out, _ = run("estimate", "--help")
+    lines = {ln.split()[1]: ln.split()[2] for ln in out.splitlines()
+             if len(ln.split()) > 2 and ln.split()[1].startswith("--")}
+    assert code == 0
+    assert lines["--n-gpu-layers"] == lines["--n-cpu-moe"] == "LAYERS"
+    assert lines["--gpus"] == "N" and lines["--depth"] == "TOKENS"
+
+
 @pytest.mark.parametrize("args", [["estimate", "--model", "Llama 3.1-8B", "--gpu", "4090"],
                                   ["model", "Llama 3.1-8B"]])
 def test_a_reader_that_stops_early_gets_no_traceback(args: list[str]) -> None:

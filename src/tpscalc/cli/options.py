@@ -29,7 +29,7 @@ def _option(name: str) -> inspect.Parameter:
         default = typer.Option(None, f"{p.option}/--no-{p.option[2:]}", help=p.help)
         annotation = bool | None
     else:
-        metavar = _METAVAR.get(p.kind) or "|".join(p.choices).upper()
+        metavar = p.unit or _METAVAR.get(p.kind) or "|".join(p.choices).upper()
         default = typer.Option(None, p.option, help=p.help, metavar=metavar)
         annotation = str | None
     return inspect.Parameter(f"opt_{name}", inspect.Parameter.KEYWORD_ONLY, default=default,

@@ -166,6 +166,7 @@ class Param(FrozenValue):
     help: str
     choices: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()  # other keys accepted (the Python API's attribute names)
+    unit: str = ""  # the CLI's metavar where the kind's default would mislead (a count of GPUs)
 
     @property
     def option(self) -> str:
@@ -221,7 +222,7 @@ PARAMS: tuple[Param, ...] = (
           f"Page of the site's table ({ROWS_PER_PAGE} rows a page; the JSON API gives all rows)."),
     Param("lang", "lang", "request", "choice", "Language of the report: en, es or nl.",
           LANGUAGES),
-    Param("gpus", "gpus", "rig", "count", "Number of identical cards (default 1)."),
+    Param("gpus", "gpus", "rig", "count", "Number of identical cards (default 1).", unit="N"),
     Param("ram", "ram_gib", "rig", "gib",
           "System RAM for offload, GiB (default: none; with --gpu none, CPU only).",
           aliases=("ram_gib",)),
@@ -232,7 +233,8 @@ PARAMS: tuple[Param, ...] = (
           "System RAM type and speed, e.g. DDR5-6000 (DDR4, DDR5, LPDDR5, LPDDR5X): the RAM "
           "bandwidth is MT/s × 8 bytes × channels (--ram-bandwidth, when given, wins)."),
     Param("ram_channels", "ram_channels", "rig", "count",
-          f"Memory channels populated, with --ram-type (default {DEFAULT_RAM_CHANNELS})."),
+          f"Memory channels populated, with --ram-type (default {DEFAULT_RAM_CHANNELS}).",
+          unit="N"),
     Param("cpu", "cpu", "rig", "cpu",
           "The host's CPU, e.g. \"Ryzen 9 7950X\" (its cores, fabric and memory bound the CPU's "
           "share of a token; without --ram-bandwidth, the RAM bandwidth of the memory it "
@@ -258,15 +260,15 @@ PARAMS: tuple[Param, ...] = (
           "prompt speed of a partial offload."),
     Param("n_gpu_layers", "n_gpu_layers", "rig", "count",
           "Layers on the GPUs, as llama.cpp's -ngl (default: as many as fit; more than the "
-          "model has, e.g. 99 or 999, means all of them, as in llama.cpp)."),
+          "model has, e.g. 99 or 999, means all of them, as in llama.cpp).", unit="LAYERS"),
     Param("n_cpu_moe", "n_cpu_moe", "rig", "count",
-          "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe."),
+          "Layers whose MoE experts stay in RAM, as llama.cpp's --n-cpu-moe.", unit="LAYERS"),
     Param("tensor_split", "tensor_split", "rig", "split",
           "Share of the layers per GPU, as llama.cpp's -ts, e.g. 3,1."),
     Param("parallel", "parallel", "serving", "count",
           f"Users served at once, each with the whole context (llama-server -np N; 1 to "
           f"{MAX_PARALLEL}): memory for N sequences, aggregate and per-user tok/s, first token "
-          "under load."),
+          "under load.", unit="USERS"),
     Param("users_at", "users_at", "serving", "tps",
           "Per-user speed, tok/s (e.g. 20): the most users the card serves at it, each with the "
           "whole context."),
