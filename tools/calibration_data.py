@@ -83,7 +83,10 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "AMD Instinct MI60 / MI50": "Radeon Instinct MI50",
               "AMD Instinct MI100 (": "Radeon Instinct MI100",
               "NVIDIA Tesla P40 [": "Tesla P40",
-              "NVIDIA GeForce RTX 3090 [": "GeForce RTX 3090"}
+              "NVIDIA GeForce RTX 3090 [": "GeForce RTX 3090",
+              # ggerganov's Mac Studio: the 76-core M2 Ultra (his Apple Silicon table in llama.cpp
+              # discussion #4167 lists his M2 Ultra with 76 GPU cores); the post says "M2 Ultra".
+              "Apple M2 Ultra [ggerganov": "Apple M2 Ultra (76-core GPU)"}
 
 
 @dataclass(frozen=True)
