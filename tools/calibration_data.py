@@ -437,11 +437,12 @@ def extra_rows(
 
 # The scoreboard rows of all_sources_public.csv: llama-bench -ngl 99 on one GPU (the llama.cpp
 # CUDA scoreboard, https://github.com/ggml-org/llama.cpp/discussions/15013, 2025 builds), on the
-# devices below, for the model (Llama 2 7B) neither calibration table holds on them. They were the external check until the
-# unified-memory class had one device (the GB10) and the HBM class three: left out, the GB10 then
-# lost its class term (decode +11 % biased). In the fit, every device is still predicted without
-# its own rows by the leave-one-device-out figures. Other scoreboard devices either repeat a
-# calibration table's rows or have no card in the catalog (Vulkan iGPUs named by CPU series).
+# devices below, for the model (Llama 2 7B) neither calibration table holds on them. They were
+# the external check until the unified-memory class had one device (the GB10) and the HBM class
+# three: left out, the GB10 then lost its class term (decode +11 % biased). In the fit, every
+# device is still predicted without its own rows by the leave-one-device-out figures. Other
+# scoreboard devices either repeat a calibration table's rows or have no card in the catalog
+# (Vulkan iGPUs named by CPU series).
 SCOREBOARD_RUNTIME = "llama.cpp (llama-bench -ngl 99)"
 # Scoreboard device (as written) -> catalog card. The scoreboard names chips after the name the
 # CUDA driver prints, shortened; where that name fits several catalog cards, the choice and its
