@@ -84,6 +84,7 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "AMD Instinct MI100 (": "Radeon Instinct MI100",
               "NVIDIA Tesla P40 [": "Tesla P40",
               "NVIDIA GeForce RTX 3090 [": "GeForce RTX 3090",
+              "NVIDIA GeForce RTX 4090 [": "GeForce RTX 4090",
               # ggerganov's Mac Studio: the 76-core M2 Ultra (his Apple Silicon table in llama.cpp
               # discussion #4167 lists his M2 Ultra with 76 GPU cores); the post says "M2 Ultra".
               "Apple M2 Ultra [ggerganov": "Apple M2 Ultra (76-core GPU)"}
