@@ -72,7 +72,22 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
               "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
               "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
-              "Intel Arc Pro B70": "Arc Pro B70"}
+              "Intel Arc Pro B70": "Arc Pro B70",
+              # kyuz0's V100 / P100 toolboxes: the name the CUDA driver prints (PCIe, 16 GB).
+              "Tesla V100-PCIE-16GB": "Tesla V100 PCIe 16 GB",
+              "Tesla P100-PCIE-16GB": "Tesla P100 PCIe 16 GB",
+              # JohannesGaessler's llama.cpp PR tables name his cards in short. ROCm prints
+              # "MI60 / MI50" for both gfx906 boards; his August 2025 tables (PR #15631) call the
+              # same card "MI50", so the MI50 is the judgement (the MI60 has 64 CUs against 60,
+              # the same 1,024 GB/s).
+              "AMD Instinct MI60 / MI50": "Radeon Instinct MI50",
+              "AMD Instinct MI100 (": "Radeon Instinct MI100",
+              "NVIDIA Tesla P40 [": "Tesla P40",
+              "NVIDIA GeForce RTX 3090 [": "GeForce RTX 3090",
+              "NVIDIA GeForce RTX 4090 [": "GeForce RTX 4090",
+              # ggerganov's Mac Studio: the 76-core M2 Ultra (his Apple Silicon table in llama.cpp
+              # discussion #4167 lists his M2 Ultra with 76 GPU cores); the post says "M2 Ultra".
+              "Apple M2 Ultra [ggerganov": "Apple M2 Ultra (76-core GPU)"}
 
 
 @dataclass(frozen=True)
@@ -423,11 +438,12 @@ def extra_rows(
 
 # The scoreboard rows of all_sources_public.csv: llama-bench -ngl 99 on one GPU (the llama.cpp
 # CUDA scoreboard, https://github.com/ggml-org/llama.cpp/discussions/15013, 2025 builds), on the
-# devices below, which neither calibration table holds. They were the external check until the
-# unified-memory class had one device (the GB10) and the HBM class three: left out, the GB10 then
-# lost its class term (decode +11 % biased). In the fit, every device is still predicted without
-# its own rows by the leave-one-device-out figures. Other scoreboard devices either repeat a
-# calibration table's rows or have no card in the catalog (Vulkan iGPUs named by CPU series).
+# devices below, for the model (Llama 2 7B) neither calibration table holds on them. They were
+# the external check until the unified-memory class had one device (the GB10) and the HBM class
+# three: left out, the GB10 then lost its class term (decode +11 % biased). In the fit, every
+# device is still predicted without its own rows by the leave-one-device-out figures. Other
+# scoreboard devices either repeat a calibration table's rows or have no card in the catalog
+# (Vulkan iGPUs named by CPU series).
 SCOREBOARD_RUNTIME = "llama.cpp (llama-bench -ngl 99)"
 # Scoreboard device (as written) -> catalog card. The scoreboard names chips after the name the
 # CUDA driver prints, shortened; where that name fits several catalog cards, the choice and its
@@ -450,16 +466,18 @@ SCOREBOARD_MODELS = {"Llama-2-7B": "Llama 2-7B"}  # the scoreboard's model -> ca
 
 
 def scoreboard_rows(get_card: Callable[[str], Card], get_model: Callable[[str], object],
-                    known_cards: set[str], path: Path = PUBLIC_CSV) -> Iterator[Obs]:
-    """Single-GPU scoreboard rows (pp512, tg128) on SCOREBOARD_DEVICES not in `known_cards`."""
+                    known: set[tuple[str, str]], path: Path = PUBLIC_CSV) -> Iterator[Obs]:
+    """Single-GPU scoreboard rows (pp512, tg128) on SCOREBOARD_DEVICES whose (card, model) is
+    not in `known`: a device the tables hold with other models only (the V100 and P100 with
+    gpt-oss-20b) keeps its scoreboard Llama 2 7B rows."""
     for r in csv.DictReader(path.open(encoding="utf-8")):
         name = SCOREBOARD_DEVICES.get(r["gpu"])
-        if (r["runtime"] != SCOREBOARD_RUNTIME or r["n_gpus"] != "1" or name is None
-                or name in known_cards):
-            continue
         test, model = r["test"], SCOREBOARD_MODELS.get(r["model"])
+        if (r["runtime"] != SCOREBOARD_RUNTIME or r["n_gpus"] != "1" or name is None
+                or model is None or (name, model) in known):
+            continue
         m = _TEST.match(test)
-        if test not in ("pp512", "tg128") or m is None or model is None:
+        if test not in ("pp512", "tg128") or m is None:
             continue
         quant = normalise_quant(r["quant"])
         size = float(r["size_gib"]) if r["size_gib"] else None
@@ -488,5 +506,5 @@ def load_observations(
     obs = list(main_rows(get_card, get_model))
     if extra:
         obs += list(extra_rows(get_card, get_model))
-        obs += list(scoreboard_rows(get_card, get_model, {o.card.name for o in obs}))
+        obs += list(scoreboard_rows(get_card, get_model, {(o.card.name, o.model) for o in obs}))
     return obs
