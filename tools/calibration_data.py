@@ -64,6 +64,10 @@ EXTRA_MODELS = {
     "phi3 14B Q4_K - Medium [Phi-4": "Phi-4",
     "qwen2 14B Q4_K - Medium [DeepSeek-R1-Distill-Qwen": "DeepSeek-R1-Distill-Qwen-14B",
     "llama 13B Q4_K - Medium [Mistral Small 3.2": "Mistral Small 3.2",
+    # Vulkan rows of llama.cpp pull requests and geerlingguy/ai-benchmarks (issue 24, discrete
+    # GPUs). The TinyLlama file is the 1T-token checkpoint's OpenOrca fine-tune: same shapes.
+    "gemma2 2B": "Gemma 2 2B", "llama 3B": "Llama 3.2 3B",
+    "llama 1B Q4_K - Medium [tinyllama-1.1b-1t": "TinyLlama-1.1B (1T token checkpoint)",
 }
 
 
@@ -72,7 +76,13 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
               "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
               "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
-              "Intel Arc Pro B70": "Arc Pro B70"}
+              "Intel Arc Pro B70": "Arc Pro B70",
+              "NVIDIA GeForce RTX 3090": "GeForce RTX 3090",
+              "NVIDIA GeForce RTX 4090": "GeForce RTX 4090",
+              "NVIDIA GeForce RTX 2080 Ti": "GeForce RTX 2080 Ti",
+              "AMD Radeon RX 5700 XT": "Radeon RX 5700 XT",
+              "Intel Arc A770": "Arc A770",
+              "Intel Arc B580": "Arc B580"}
 
 
 @dataclass(frozen=True)
