@@ -66,7 +66,7 @@ EXTRA_MODELS = {
     "llama 13B Q4_K - Medium [Mistral Small 3.2": "Mistral Small 3.2",
     # Vulkan rows of llama.cpp pull requests and geerlingguy/ai-benchmarks (issue 24, discrete
     # GPUs). The TinyLlama file is the 1T-token checkpoint's OpenOrca fine-tune: same shapes.
-    "gemma2 2B": "Gemma 2 2B", "llama 3B": "Llama 3.2 3B",
+    "gemma2 2B": "Gemma 2 2B", "llama 3B": "Llama 3.2 3B", "qwen3 4B": "Qwen3-4B",
     "llama 1B Q4_K - Medium [tinyllama-1.1b-1t": "TinyLlama-1.1B (1T token checkpoint)",
 }
 
@@ -82,7 +82,9 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA GeForce RTX 2080 Ti": "GeForce RTX 2080 Ti",
               "AMD Radeon RX 5700 XT": "Radeon RX 5700 XT",
               "Intel Arc A770": "Arc A770",
-              "Intel Arc B580": "Arc B580"}
+              "Intel Arc B580": "Arc B580",
+              # The 8 GB card (256 GB/s); the 4 GB RX 480 has 224 GB/s. The source names no size.
+              "AMD Radeon RX 480": "Radeon RX 480"}
 
 
 @dataclass(frozen=True)
