@@ -64,6 +64,10 @@ EXTRA_MODELS = {
     "phi3 14B Q4_K - Medium [Phi-4": "Phi-4",
     "qwen2 14B Q4_K - Medium [DeepSeek-R1-Distill-Qwen": "DeepSeek-R1-Distill-Qwen-14B",
     "llama 13B Q4_K - Medium [Mistral Small 3.2": "Mistral Small 3.2",
+    # Vulkan rows of llama.cpp pull requests and geerlingguy/ai-benchmarks (issue 24, discrete
+    # GPUs). The TinyLlama file is the 1T-token checkpoint's OpenOrca fine-tune: same shapes.
+    "gemma2 2B": "Gemma 2 2B", "llama 3B": "Llama 3.2 3B", "qwen3 4B": "Qwen3-4B",
+    "llama 1B Q4_K - Medium [tinyllama-1.1b-1t": "TinyLlama-1.1B (1T token checkpoint)",
 }
 
 
@@ -83,11 +87,17 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "AMD Instinct MI60 / MI50": "Radeon Instinct MI50",
               "AMD Instinct MI100 (": "Radeon Instinct MI100",
               "NVIDIA Tesla P40 [": "Tesla P40",
-              "NVIDIA GeForce RTX 3090 [": "GeForce RTX 3090",
-              "NVIDIA GeForce RTX 4090 [": "GeForce RTX 4090",
               # ggerganov's Mac Studio: the 76-core M2 Ultra (his Apple Silicon table in llama.cpp
               # discussion #4167 lists his M2 Ultra with 76 GPU cores); the post says "M2 Ultra".
-              "Apple M2 Ultra [ggerganov": "Apple M2 Ultra (76-core GPU)"}
+              "Apple M2 Ultra [ggerganov": "Apple M2 Ultra (76-core GPU)",
+              "NVIDIA GeForce RTX 3090": "GeForce RTX 3090",
+              "NVIDIA GeForce RTX 4090": "GeForce RTX 4090",
+              "NVIDIA GeForce RTX 2080 Ti": "GeForce RTX 2080 Ti",
+              "AMD Radeon RX 5700 XT": "Radeon RX 5700 XT",
+              "Intel Arc A770": "Arc A770",
+              "Intel Arc B580": "Arc B580",
+              # The 8 GB card (256 GB/s); the 4 GB RX 480 has 224 GB/s. The source names no size.
+              "AMD Radeon RX 480": "Radeon RX 480"}
 
 
 @dataclass(frozen=True)
