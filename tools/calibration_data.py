@@ -72,7 +72,10 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
               "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
               "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
-              "Intel Arc Pro B70": "Arc Pro B70"}
+              "Intel Arc Pro B70": "Arc Pro B70",
+              # kyuz0's V100 and P100 toolboxes: the logs print the PCIe 16 GB boards.
+              "NVIDIA Tesla V100-PCIE-16GB": "Tesla V100 PCIe 16 GB",
+              "NVIDIA Tesla P100-PCIE-16GB": "Tesla P100 PCIe 16 GB"}
 
 
 @dataclass(frozen=True)
@@ -423,11 +426,12 @@ def extra_rows(
 
 # The scoreboard rows of all_sources_public.csv: llama-bench -ngl 99 on one GPU (the llama.cpp
 # CUDA scoreboard, https://github.com/ggml-org/llama.cpp/discussions/15013, 2025 builds), on the
-# devices below, which neither calibration table holds. They were the external check until the
-# unified-memory class had one device (the GB10) and the HBM class three: left out, the GB10 then
-# lost its class term (decode +11 % biased). In the fit, every device is still predicted without
-# its own rows by the leave-one-device-out figures. Other scoreboard devices either repeat a
-# calibration table's rows or have no card in the catalog (Vulkan iGPUs named by CPU series).
+# devices below, which the main calibration table does not hold. They were the external check
+# until the unified-memory class had one device (the GB10) and the HBM class three: left out, the
+# GB10 then lost its class term (decode +11 % biased). In the fit, every device is still
+# predicted without its own rows by the leave-one-device-out figures. Other scoreboard devices
+# either repeat a calibration table's rows or have no card in the catalog (Vulkan iGPUs named by
+# CPU series).
 SCOREBOARD_RUNTIME = "llama.cpp (llama-bench -ngl 99)"
 # Scoreboard device (as written) -> catalog card. The scoreboard names chips after the name the
 # CUDA driver prints, shortened; where that name fits several catalog cards, the choice and its
@@ -488,5 +492,8 @@ def load_observations(
     obs = list(main_rows(get_card, get_model))
     if extra:
         obs += list(extra_rows(get_card, get_model))
-        obs += list(scoreboard_rows(get_card, get_model, {o.card.name for o in obs}))
+        # Only the main table's cards: its Llama 2 7B rows would repeat the scoreboard's, while
+        # the extra table holds other models and tests on the same devices (V100, P100).
+        main_cards = {o.card.name for o in obs if o.from_main_csv}
+        obs += list(scoreboard_rows(get_card, get_model, main_cards))
     return obs
