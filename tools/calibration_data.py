@@ -75,8 +75,7 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "Intel Arc Pro B70": "Arc Pro B70",
               # kyuz0's V100 and P100 toolboxes: the logs print the PCIe 16 GB boards.
               "NVIDIA Tesla V100-PCIE-16GB": "Tesla V100 PCIe 16 GB",
-              "NVIDIA Tesla P100-PCIE-16GB": "Tesla P100 PCIe 16 GB",
-              "AMD Instinct MI300X": "Radeon Instinct MI300X"}
+              "NVIDIA Tesla P100-PCIE-16GB": "Tesla P100 PCIe 16 GB"}
 
 
 @dataclass(frozen=True)
