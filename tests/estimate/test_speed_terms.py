@@ -62,6 +62,25 @@ def test_emulated_dot_products_without_dp4a_under_cuda_only() -> None:
     assert st.emulated_dot_work(titan, "cuda", "Q4_0") == 0.0
 
 
+@pytest.mark.parametrize(("name", "backend", "dot"), [
+    ("Radeon RX 480", "vulkan", False),  # Polaris (GCN 4): RADV reports no accelerated dot4
+    ("Radeon RX Vega 64", "vulkan", False),  # Vega 10 (GCN 5.0)
+    ("Radeon VII", "vulkan", True),  # Vega 20 (GCN 5.1) has the dot instructions
+    ("Radeon RX 5700 XT", "vulkan", False),  # Navi 10
+    ("Radeon RX 5500 XT", "vulkan", True),  # Navi 14: Mesa accelerates it ...
+    ("Radeon RX 5500 XT", "rocm", False),  # ... ggml's HIP path emulates RDNA 1's
+    ("Radeon RX 6600", "vulkan", True),
+    ("Ryzen AI Max+ 395 (Radeon 8060S)", "vulkan", True),
+    ("Tesla P100 PCIe 16 GB", "cuda", False),
+    ("GeForce GTX 1070", "vulkan", True),  # no evidence of an emulated path: none charged
+])
+def test_int8_dot_products_by_chip_and_backend(name: str, backend: str, dot: bool) -> None:
+    card = get_card(name)
+    assert st.has_int8_dot(card, backend) is dot
+    assert st.emulated_dot_work(card, backend, "Q4_K_M") == (0.0 if dot else 3.0)
+    assert st.emulated_dot_work(card, backend, "BF16") == 0.0
+
+
 def test_no_dp4a_penalty_is_per_weight_not_per_class() -> None:
     """The emulated dot products cost the same per weight for every quantized class: a P100's
     extra time over a TITAN-like twin with DP4A is the legacy class's work × 3, whatever the

@@ -273,14 +273,44 @@ def kernel_dequant_flops(quant: str) -> float:
     return 2.0 * ops / weights
 
 
+# AMD chips whose Vulkan driver reports no accelerated 4×8-bit dot product. ggml-vulkan builds
+# its int8 (q8_1) matrix-vector and matrix-matrix shaders only where the driver reports
+# integerDotProduct4x8BitPackedSignedAccelerated (ggml-vulkan.cpp, `device->integer_dot_product`);
+# RADV reports it from Mesa's ac_gpu_info.c `has_accelerated_dot_product`: Vega 20 (GCN 5.1),
+# CDNA and every RDNA chip but Navi 10. Elsewhere the quantized weights go through the float
+# dequantizing shaders, the same dot products done as separate multiply-adds. ROCm's
+# ggml_cuda_dp4a likewise uses the chip's dot instructions on gfx906, CDNA and RDNA 2 and later
+# and emulates them on GCN 5.0 and older and on RDNA 1 (ggml-cuda/common.cuh).
+_AMD_NO_DOT = ("GCN 1", "GCN 2", "GCN 3", "GCN 4", "GCN 5.0", "TeraScale")
+_NAVI10_NAMES = ("5600", "5700")  # RDNA 1.0 boards on Navi 10 (Navi 12/14: 5300, 5500, HBM2)
+
+
+def has_int8_dot(card: Card, backend: str) -> bool:
+    """True where llama.cpp's quantized decode kernels run hardware int8 dot products on the
+    card under `backend`: NVIDIA from compute capability 6.1 (has_dp4a) under CUDA; AMD under
+    Vulkan and ROCm but the chips above (_AMD_NO_DOT, Navi 10; RDNA 1 as a whole under ROCm);
+    True for any other case (no evidence of an emulated path)."""
+    if card.vendor == "NVIDIA" and backend == "cuda":
+        return has_dp4a(card)
+    if card.vendor == "AMD" and backend in ("vulkan", "rocm"):
+        arch = card.architecture or ""
+        if arch.startswith(_AMD_NO_DOT):
+            return False
+        if arch == "RDNA 1.0":
+            navi10 = (any(n in card.name for n in _NAVI10_NAMES)
+                      and not (card.memory_type or "").startswith("HBM"))
+            return backend == "vulkan" and not navi10
+    return True
+
+
 def emulated_dot_work(card: Card, backend: str, quant: str) -> float:
     """Extra int8 dot-product work per weight of a decode step, in units of the plain
-    (legacy-class) dequantization work: DP4A_PER_FP32 − 1 for quantized weights under CUDA on a
-    chip without DP4A (has_dp4a: each dot product done as four separate multiply-adds), else 0.
-    Every quantized class multiplies its weights by the same int8 activations, so the penalty
-    is per weight, not a multiple of a class's own unpacking work."""
-    if (backend == "cuda" and card.vendor == "NVIDIA" and not has_dp4a(card)
-            and dequant_class(quant) != "float"):
+    (legacy-class) dequantization work: DP4A_PER_FP32 − 1 for quantized weights on a chip whose
+    kernels under `backend` have no hardware int8 dot product (has_int8_dot: each dot product
+    done as four separate multiply-adds), else 0. Every quantized class multiplies its weights
+    by the same int8 activations, so the penalty is per weight, not a multiple of a class's own
+    unpacking work."""
+    if dequant_class(quant) != "float" and not has_int8_dot(card, backend):
         return DP4A_PER_FP32 - 1.0
     return 0.0
 
