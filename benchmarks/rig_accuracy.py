@@ -22,8 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # cpu_rows, also when a test loads this file
+sys.path.insert(0, str(ROOT / "tools"))  # calibration_data: the extra table's label maps
 
 import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's fit
+from calibration_data import EXTRA_GPUS, EXTRA_MODELS, normalise_quant
 
 from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
@@ -83,6 +85,31 @@ def multi_gpu_cases() -> list[Case]:
                         Rig((card,) * n), MODELS[r["model"]], r["quant"],  # type: ignore[arg-type]
                         _tokens(r["test"]), float(r["tokens_per_s"]),
                         layer_split=r["date"] >= "2024"))
+    return out
+
+
+def extra_multi_gpu_cases() -> list[Case]:
+    """Decode rows of llamacpp_extra_calibration.csv on two or more identical cards with
+    llama.cpp's default layer split, all layers on the GPUs (their -ngl, given as run: a
+    llama-bench run has no --fit margin), from an empty cache (2025-2026 builds: kyuz0's R9700,
+    V100 and P100 toolboxes), labels mapped as the fit maps them (EXTRA_GPUS, EXTRA_MODELS)."""
+    out = []
+    for r in csv.DictReader((MEASURED / "llamacpp_extra_calibration.csv").open(encoding="utf-8")):
+        n = int(r["n_gpus"]) if r["n_gpus"].isdigit() else 1
+        label = r["gpu"].split("x ", 1)[-1] if r["gpu"][:1].isdigit() else r["gpu"]
+        gpu = next((v for k, v in EXTRA_GPUS.items() if label.startswith(k)), None)
+        model = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
+        if (n < 2 or gpu is None or model is None or r["offload_notes"]
+                or not r["split_mode"].startswith("layer")
+                or not r["runtime"].startswith("llama.cpp")
+                or not r["test"].startswith("tg") or "@" in r["test"]):
+            continue
+        quant = normalise_quant(r["quant"])
+        ngl = int(r["ngl"]) if r["ngl"].isdigit() else None  # llama-bench's -ngl, as run
+        out.append(Case("multi-GPU", f"{n}x {gpu} {model} {quant} (2026 build)",
+                        Rig((get_card(gpu),) * n,  # type: ignore[arg-type]
+                            n_gpu_layers=ngl), model, quant,
+                        _tokens(r["test"]), float(r["tokens_per_s"])))
     return out
 
 
@@ -270,7 +297,7 @@ def range_check() -> None:
     high / low, per scenario (the issue-11 standard for honest ranges: at least 80 % inside)."""
     found: dict[str, list[tuple[bool, float, str]]] = {}
     cases = [(c.scenario, c.layer_split, c.model, c.rig, c.quant, c.n_gen, c.measured)
-             for c in multi_gpu_cases() + offload_cases()]
+             for c in multi_gpu_cases() + extra_multi_gpu_cases() + offload_cases()]
     cases += [("CPU only", False, c.model, c.rig, c.quant, c.n, c.measured)
               for c in cpu_rows.cpu_cases() if c.kind == "decode"]
     for scenario, layer_split, name, rig, quant, n_gen, measured in cases:
@@ -332,7 +359,7 @@ def main() -> None:
     results: dict[str, list[float]] = {}
     multi: list[tuple[str, bool, float, float, int, int]] = []
     ram_rows: list[tuple[str, float, float, float]] = []
-    for case in multi_gpu_cases() + offload_cases():
+    for case in multi_gpu_cases() + extra_multi_gpu_cases() + offload_cases():
         try:
             e = engine.estimate(get_model(case.model), case.rig,
                                 _decode_query(case.n_gen), case.quant)
