@@ -28,7 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from calibration_data import EXTRA_CSV, EXTRA_GPUS, EXTRA_MODELS, normalise_quant, single_gpu_rows
+from calibration_data import (
+    EXTRA_CSV,
+    extra_gpu_name,
+    extra_model_name,
+    normalise_quant,
+    single_gpu_rows,
+)
 
 from tpscalc import api
 
@@ -49,10 +55,10 @@ COLUMNS = (
 def replay_rows(path: Path = EXTRA_CSV) -> Iterator[dict[str, str]]:
     """llama-bench rows (one GPU, every layer on it) as `estimate --input` requests."""
     for r, m in single_gpu_rows(path):
-        model = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
+        model = extra_model_name(r["model"])
         if model is None:
             continue
-        gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), r["gpu"])
+        gpu = extra_gpu_name(r["gpu"]) or r["gpu"]
         gpu = {"NVIDIA GB10 (DGX Spark)": "GB10"}.get(gpu, gpu)
         n = m.group(2)
         yield {

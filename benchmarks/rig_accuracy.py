@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # cpu_rows, also when a test loads
 sys.path.insert(0, str(ROOT / "tools"))  # calibration_data: the extra table's label maps
 
 import cpu_rows  # benchmarks/cpu_rows.py: the CPU-only rows and the CPU model's fit
-from calibration_data import EXTRA_GPUS, EXTRA_MODELS, normalise_quant
+from calibration_data import extra_gpu_name, extra_model_name, normalise_quant
 
 from tpscalc.catalog import get_card, get_cpu, get_model
 from tpscalc.catalog.lookup import NameNotFoundError
@@ -92,13 +92,12 @@ def extra_multi_gpu_cases() -> list[Case]:
     """Decode rows of llamacpp_extra_calibration.csv on two or more identical cards with
     llama.cpp's default layer split, all layers on the GPUs (their -ngl, given as run: a
     llama-bench run has no --fit margin), from an empty cache (2025-2026 builds: kyuz0's R9700,
-    V100 and P100 toolboxes), labels mapped as the fit maps them (EXTRA_GPUS, EXTRA_MODELS)."""
+    V100 and P100 toolboxes), labels mapped as the fit maps them (calibration_data's
+    extra_gpu_name, extra_model_name)."""
     out = []
     for r in csv.DictReader((MEASURED / "llamacpp_extra_calibration.csv").open(encoding="utf-8")):
         n = int(r["n_gpus"]) if r["n_gpus"].isdigit() else 1
-        label = r["gpu"].split("x ", 1)[-1] if r["gpu"][:1].isdigit() else r["gpu"]
-        gpu = next((v for k, v in EXTRA_GPUS.items() if label.startswith(k)), None)
-        model = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
+        gpu, model = extra_gpu_name(r["gpu"]), extra_model_name(r["model"])
         if (n < 2 or gpu is None or model is None or r["offload_notes"]
                 or not r["split_mode"].startswith("layer")
                 or not r["runtime"].startswith("llama.cpp")
@@ -106,7 +105,7 @@ def extra_multi_gpu_cases() -> list[Case]:
             continue
         quant = normalise_quant(r["quant"])
         ngl = int(r["ngl"]) if r["ngl"].isdigit() else None  # llama-bench's -ngl, as run
-        out.append(Case("multi-GPU", f"{n}x {gpu} {model} {quant} (2026 build)",
+        out.append(Case("multi-GPU", f"{n}x {gpu} {model} {quant} (current build)",
                         Rig((get_card(gpu),) * n,  # type: ignore[arg-type]
                             n_gpu_layers=ngl), model, quant,
                         _tokens(r["test"]), float(r["tokens_per_s"])))

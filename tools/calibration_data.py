@@ -100,6 +100,19 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "AMD Radeon RX 480": "Radeon RX 480"}
 
 
+def extra_model_name(label: str) -> str | None:
+    """The catalog model of an extra-table model label (EXTRA_MODELS' prefixes), else None."""
+    return next((v for k, v in EXTRA_MODELS.items() if label.startswith(k)), None)
+
+
+def extra_gpu_name(label: str) -> str | None:
+    """The catalog card of an extra-table gpu label (EXTRA_GPUS' prefixes; a rig's leading
+    "2x " is read past), else None."""
+    if re.match(r"\d+x ", label):
+        label = label.split("x ", 1)[1]
+    return next((v for k, v in EXTRA_GPUS.items() if label.startswith(k)), None)
+
+
 @dataclass(frozen=True)
 class Obs:
     """One measurement with everything the speed model needs to predict it."""
@@ -413,11 +426,11 @@ def extra_rows(
     """Single-GPU, fully offloaded rows of llamacpp_extra_calibration.csv (MoE, depth;
     tg and pp)."""
     for r, m in single_gpu_rows(path):
-        name = next((v for k, v in EXTRA_MODELS.items() if r["model"].startswith(k)), None)
+        name = extra_model_name(r["model"])
         size = float(r["size_gib"]) if r["size_gib"] else None
         quant = normalise_quant(r["quant"])
         facts = model_facts(name, quant, size, get_model) if name else None
-        gpu = next((v for k, v in EXTRA_GPUS.items() if r["gpu"].startswith(k)), r["gpu"])
+        gpu = extra_gpu_name(r["gpu"]) or r["gpu"]
         try:
             card = get_card(gpu)
         except Exception:  # noqa: BLE001, S112 - a device the catalog lacks is skipped

@@ -342,10 +342,11 @@ def card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams
 
 def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> float:
     """c_q of `quant` on `card`, FLOP-equivalents per weight at the shader rate: the work its
-    kernels do per weight (dequant_flops), plus the int8 dot products' emulation where the card
-    has no DP4A (speed_terms.emulated_dot_work, in Q4_0's units)."""
+    kernels do per weight (dequant_flops), plus the int8 dot products' emulation where its
+    kernels under `backend` have no hardware dot product (speed_terms.emulated_dot_work, in
+    Q4_0's units)."""
     c_q = dequant_flops(cal, backend, quant)
-    extra = emulated_dot_work(card, backend, quant)  # > 0 without DP4A
+    extra = emulated_dot_work(card, backend, quant)  # > 0 without int8 dot products
     if extra:
         c_q += extra * dequant_flops(cal, backend, "Q4_0")
     return c_q
