@@ -182,7 +182,8 @@ def _fold(group: str) -> tuple[list[Row], list[Row]]:
             band = calibrate.row_band(cal, o, conf)
             tier = tier_of(get_model(o.model), fitted, kinds)  # how far from the fit's models
             bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
-            low, high = widened(pred, pred * band.low_ratio, pred * band.high_ratio,
+            top = band.high_ratio * calibrate.attention_top_ratio(cal, o)
+            low, high = widened(pred, pred * band.low_ratio, pred * top,
                                 tier_band(bands, conf, tier, o.kind == "prefill" and o.is_moe))
             rows.append((o, pred, low, high, lower_confidence(conf, tier)))
     return out

@@ -28,8 +28,11 @@ unpacked inside the GEMM: MMQ builds), with the share w per backend chosen on a 
 without family and device offsets; rows at their weight-streaming bound (a MoE's experts all
 read per micro-batch) stay out; attention at k ≤ 1 × the rate of its flash-attention kernels'
 units (k per backend where it has deep prompts, else shared), MoE expert GEMMs charged their
-kernel's whole column tiles (speed_terms.moe_tile_flops_per_token: not fitted) and a fixed
-time per expert GEMM (shared), and a power limit (below a
+kernel's whole column tiles (speed_terms.moe_tile_flops_per_token: not fitted), their FLOPs
+at a share φ of the dense GEMMs' rate (per backend where two of its devices ran both dense and
+MoE prompts, else shared; chosen after the other shapes) and a fixed time per expert GEMM
+where llama.cpp runs one library GEMM per expert (shared; speed_terms.expert_gemm_loop), and a
+power limit (below a
 knee of board watts per peak TOPS of the units in use the rate falls as a power γ of the
 shortfall; knee and γ shared), all on grids (estimate/speed.py); 2023 `./main` prompt rows get
 a fixed time per prompt per backend (the tables of calibration_data.SET_APART stay out of the
@@ -84,6 +87,7 @@ from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
 from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
+    expert_gemm_loop,
     moe_tile_columns,
     moe_tile_flops_per_token,
     power_factor,
@@ -119,9 +123,20 @@ TENSOR_SHARE_GRID = tuple(round(i * 0.05, 2) for i in range(21))
 FLOOR_SHARE = 0.7
 # Candidate prefill attention efficiencies k (share of the GEMM rate), chosen jointly over all
 # backends. (MoE expert GEMMs' partly empty tiles are not fitted: speed_terms.moe_tile_columns.)
-ATTENTION_EFFICIENCY_GRID = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
-# Candidate fixed times of one MoE expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
-MOE_GEMM_US_GRID = (0.0, 2.0, 4.0)
+ATTENTION_EFFICIENCY_GRID = (speed.ATTENTION_EFFICIENCY_CAP, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12)
+# Candidate fixed times of one MoE expert GEMM where llama.cpp runs them one per expert
+# (speed_terms.expert_gemm_loop: unquantized experts on ROCm, on CUDA without MMF), µs: a
+# library GEMM's launch and set-up, tens of µs.
+MOE_GEMM_US_GRID = (0.0, 5.0, 10.0, 20.0, 40.0)
+# Candidate shares φ of the dense GEMMs' rate that MoE expert GEMMs reach
+# (speed_terms.moe_tile_flops_per_token), a backend's own where MOE_OWN_MIN_DEVICES of its
+# devices ran both dense and MoE prompts, else the one chosen for all (_prefill_shapes). Down to
+# about half the dense rate, no further: the full fit picks 0.55 on CUDA out of a grid reaching
+# 0.35, but the fold without llamacpp_calibration.csv (most dense CUDA prompts) then took 0.35
+# and passed the GB10's own low level (all its prompts are MoE) off as φ, and its dense CUDA
+# prompts came out 48 % too fast.
+MOE_GEMM_EFFICIENCY_GRID = (1.0, 0.85, 0.7, 0.55)
+MOE_OWN_MIN_DEVICES = 2
 # Candidate fixed times of one 2023 `./main` prompt evaluation (pp_main rows), ms: on every
 # CUDA card of those tables the 7B rows run slower than the 33B-70B rows would have them, as a
 # time per prompt that does not scale with the model would make them (chosen per backend).
@@ -283,11 +298,12 @@ def _prefill_work(o: Obs, attention_efficiency: float, tensor_share: float = 1.0
             + o.attn_flops / attention_efficiency * _attention_ratio(o, tensor_share))
 
 
-def _gemm_work(o: Obs) -> float:
-    """GEMM FLOPs per prompt token, MoE experts' GEMMs in their kernel's whole column tiles."""
+def _gemm_work(o: Obs, expert_efficiency: float = 1.0) -> float:
+    """GEMM FLOPs per prompt token, MoE experts' GEMMs in their kernel's whole column tiles and
+    their own FLOPs at `expert_efficiency` (φ) of the dense GEMMs' rate."""
     tile = moe_tile_columns(o.card, o.backend, min(o.prompt_tokens, o.ubatch))
     return (o.flops_per_token - o.attn_flops
-            + moe_tile_flops_per_token(o.expert_params, o.expert_batch, tile))
+            + moe_tile_flops_per_token(o.expert_params, o.expert_batch, tile, expert_efficiency))
 
 
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
@@ -312,6 +328,11 @@ def _peak_tflops(o: Obs, tensor_share: float) -> float:
     """The card's combined prompt rate, TFLOPS, for the row's weights and build."""
     return speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend,
                                      _bf16(o))
+
+
+def _gemm_loop(o: Obs) -> float:
+    """1.0 for a row whose expert GEMMs run one per expert (speed_terms.expert_gemm_loop)."""
+    return float(expert_gemm_loop(o.card, o.backend, o.quantized, _bf16(o)))
 
 
 def _bf16(o: Obs) -> bool:
@@ -348,12 +369,12 @@ def flash_attn_gain(obs: Sequence[Obs]) -> dict[str, float]:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float]] = (
-                       (1.0, 0.0, 0.0, 0.0),), main_s: float = 0.0,
+                   shapes: Sequence[tuple[float, float, float, float, float]] = (
+                       (1.0, 0.0, 0.0, 0.0, 1.0),), main_s: float = 0.0,
                    fa_gain: dict[str, float] | None = None,
                    ) -> list[tuple[dict[str, float], float, float, float]]:
     """Ridge fit of log ε and its offsets for each shape (k, power knee and γ, expert GEMM
-    time) and tensor share w.
+    time, expert GEMM efficiency φ) and tensor share w.
 
     Only the target depends on w and the shape (through the roofline), so every combination is
     one right-hand side of the same least-squares problem. Per shape: the coefficients, the w
@@ -388,19 +409,19 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     log_rate = np.log([[_peak_tflops(o, w) * 1e12
                         for w in shares] for o in obs])
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
-    gemm = np.array([_gemm_work(o) for o in obs])
+    gemm = {phi: np.array([_gemm_work(o, phi) for o in obs]) for phi in {sh[4] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
     power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
              for pw in {sh[1:3] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
-    work = np.stack([(gemm[:, None] + (att / sh[0])[:, None] * ratio)
+    work = np.stack([(gemm[sh[4]][:, None] + (att / sh[0])[:, None] * ratio)
                      / np.array(power[sh[1:3]])[:, None] for sh in shapes], axis=1)
     log_work = np.log(work)  # (n, ns, nw)
     # The prompt's time per token less the fixed times (expert GEMMs; a `./main` prompt's),
     # at most 3/4 of it: the part that runs at ε × the roofline rate.
     t_tok = np.array([1.0 / o.tokens_per_s for o in obs])
     fixed = np.array([main_s / o.prompt_tokens if o.main_test else 0.0 for o in obs])
-    gemms = np.array([o.expert_gemms for o in obs])
+    gemms = np.array([o.expert_gemms * _gemm_loop(o) for o in obs])
     # Rows without flash attention are fitted as the rate with it (the paired gain).
     fa = np.array([0.0 if o.flash_attn else gain.get(o.backend, 0.0) for o in obs])
     log_tps = {us: fa - np.log(np.maximum(t_tok - fixed - gemms * us * 1e-6, 0.25 * t_tok))
@@ -430,39 +451,36 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
 def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     """Prefill coefficients by name: log ε ("e|cuda", "f|...", "d|...", "q|cuda"), w ("w|cuda").
 
-    Backends share no coefficient but the attention efficiency k ("k"), the power term and the
-    expert GEMM time ("moe_gemm_us"), chosen on grids by the summed objective; each backend's tensor
-    share w on a 0.05 grid; the flash-attention gain ("fa|cuda", flash_attn_gain) of the rows
-    fitted.
+    Backends share no coefficient but the attention efficiency k ("k"), the power term, the
+    expert GEMM time ("moe_gemm_us") and the expert GEMMs' share of the dense rate φ ("phi"),
+    chosen on grids (_prefill_shapes; a backend's own k and φ where its rows tell them,
+    "k|cuda" only for a backend with deep prompts, "phi|cuda"); each backend's tensor share w
+    on a 0.05 grid; the flash-attention gain ("fa|cuda", flash_attn_gain) of the rows fitted.
     """
     obs = [o for o in obs if o.kind == "prefill" and np.isfinite(_roofline_tps(o))
            and not _streaming_bound(o)]
     newest = _newest_era(obs)
     # The quantized-weights term only where a backend has both kinds (else it is unidentified).
     mixed = {b for b in newest if len({o.quantized for o in obs if o.backend == b}) == 2}
-    # k and the expert GEMM time only where rows can tell them apart (deep prompts; MoE prompts).
-    deep = any(o.attn_flops > 0.2 * o.flops_per_token for o in obs)
+    # k and the expert GEMM time only where rows can tell them apart (deep prompts; MoE prompts
+    # whose experts run one GEMM each).
+    deep = any(map(_is_deep, obs))
     has_moe = any(np.isfinite(o.expert_batch) for o in obs)
-    shapes = [(k, c, g, us) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
+    looped = any(o.expert_gemms * _gemm_loop(o) > 0 for o in obs)
+    shapes = [(k, c, g, us, phi) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
               for c, g in POWER_GRID
-              for us in (MOE_GEMM_US_GRID if has_moe else (0.0,))]
+              for us in (MOE_GEMM_US_GRID if looped else (0.0,))
+              for phi in (MOE_GEMM_EFFICIENCY_GRID if has_moe else (1.0,))]
     gain = flash_attn_gain(obs)
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,
                                  newest, mixed, shapes, fa_gain=gain) for be in sorted(newest)}
-    totals = [sum(res[si][2] for res in per_be.values()) for si in range(len(shapes))]
-    best = min(range(len(shapes)), key=lambda si: (round(totals[si], 9), si))
-    _, *rest = shapes[best]
-    out: dict[str, float] = dict(zip(("k", "power_w", "power_exp", "moe_gemm_us"),
-                                     shapes[best]))
+    chosen = _prefill_shapes(obs, shapes, per_be)
+    out: dict[str, float] = dict(zip(("k", "power_w", "power_exp", "moe_gemm_us", "phi"),
+                                     shapes[chosen[""]]))
     for be, res in per_be.items():
-        # A backend with deep prompts of its own gets its own k (same other terms); else the
-        # global.
-        si = best
-        if any(o.attn_flops > 0.2 * o.flops_per_token for o in obs if o.backend == be):
-            same_b = [i for i, (_, *r) in enumerate(shapes) if r == rest]
-            si = min(same_b, key=lambda i: (round(res[i][2], 9), i))
-        coef, share, _, _ = res[si]
         be_obs = [o for o in obs if o.backend == be]
+        si = chosen[be]
+        coef, share, _, _ = res[si]
         if any(o.main_test for o in be_obs):
             # The ./main fixed time shows within a device (its 7B against its 33B-70B rows),
             # which only the fit with device offsets sees: chosen by that fit's objective.
@@ -470,7 +488,9 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
                                      ms / 1e3, gain)[0], ms) for ms in MAIN_PROMPT_MS_GRID]
             (coef, share, _, _), ms = min(tries, key=lambda t: (round(t[0][3], 9), t[1]))
             out[f"main_ms|{be}"] = ms
-        out |= coef | {f"w|{be}": share, f"k|{be}": shapes[si][0]}
+        out |= coef | {f"w|{be}": share, f"phi|{be}": shapes[si][4]}
+        if any(map(_is_deep, be_obs)):  # a k of its own (else the one for all: its range's
+            out[f"k|{be}"] = shapes[si][0]  # top reaches k's cap, speed.attention_top)
         if be in gain:
             out[f"fa|{be}"] = gain[be]
     counts: dict[str, int] = defaultdict(int)
@@ -478,6 +498,52 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
         counts[f"f|{prefill_family_key(o.card, o.backend)}"] += 1
         counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
     return out, dict(counts)
+
+
+def _is_deep(o: Obs) -> bool:
+    """A prompt row whose attention is a fifth of its FLOPs or more: one that tells k apart."""
+    return bool(o.attn_flops > 0.2 * o.flops_per_token)
+
+
+def _prefill_shapes(obs: Sequence[Obs], shapes: Sequence[tuple[float, ...]],
+                    per_be: dict[str, list[tuple[dict[str, float], float, float, float]]],
+                    ) -> dict[str, int]:
+    """Index in `shapes` of each backend's shape (k, power knee and γ, expert GEMM time, φ),
+    and of the global one (key ""), each chosen by the objective of the fits without family
+    and device offsets (as on an unseen family): first k, the power term and the expert GEMM
+    time with the expert GEMMs at the dense rate (φ = 1), summed over the backends, a backend
+    with deep prompts of its own its own k; then φ at those, a backend's own where
+    MOE_OWN_MIN_DEVICES of its devices ran both dense and MoE prompts, else the one best for
+    all. In that order φ corrects MoE prompts without moving the dense rows' terms (chosen
+    jointly, the GB10's all-MoE prompts traded φ against the power term)."""
+    index = {sh: i for i, sh in enumerate(shapes)}
+    rests = list(dict.fromkeys(sh[:4] for sh in shapes))
+    phis = list(dict.fromkeys(sh[4] for sh in shapes))
+    dense_rate = phis[0]  # 1.0: every φ grid starts at the dense rate
+    by_be: dict[str, list[Obs]] = defaultdict(list)
+    for o in obs:
+        by_be[o.backend].append(o)
+
+    def objective(be: str, rest: tuple[float, ...], phi: float) -> float:
+        return round(per_be[be][index[(*rest, phi)]][2], 9)
+
+    totals = [sum(objective(be, r, dense_rate) for be in per_be) for r in rests]
+    k0, c0, g0, us0 = rests[min(range(len(rests)), key=lambda i: (totals[i], i))]
+    rest_of = {}
+    for be in per_be:
+        ks = ([k for k, c, g, us in rests if (c, g, us) == (c0, g0, us0)]
+              if any(map(_is_deep, by_be[be])) else [k0])
+        rest_of[be] = min(((k, c0, g0, us0) for k in ks),
+                          key=lambda r: objective(be, r, dense_rate))
+    phi0 = min(phis, key=lambda p: sum(objective(be, rest_of[be], p) for be in per_be))
+    out = {"": index[(k0, c0, g0, us0, phi0)]}
+    for be in per_be:
+        both = ({o.card.name for o in by_be[be] if o.is_moe}
+                & {o.card.name for o in by_be[be] if not o.is_moe})
+        phi = (min(phis, key=lambda p: objective(be, rest_of[be], p))
+               if len(both) >= MOE_OWN_MIN_DEVICES else phi0)
+        out[be] = index[(*rest_of[be], phi)]
+    return out
 
 
 # ---- assemble --------------------------------------------------------------------------------
@@ -537,6 +603,7 @@ def _backends(
             prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
             prefill_attention_efficiency=pre.get(f"k|{be}"),
+            prefill_expert_gemm_efficiency=pre.get(f"phi|{be}"),
         )
     return out
 
@@ -591,6 +658,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         attention_decode_factor=round(max(dec.get("att", 0.0), 0.0), 3),
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
+        moe_expert_gemm_efficiency=pre.get("phi", 1.0),
         moe_matrix_mb={k[3:]: round(v, 3) for k, v in sorted(dec.items())
                        if k.startswith("mx|") and v > 0},
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
@@ -625,7 +693,21 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         if o.main_test:
             extra_s += cal.era_terms.get("decode|main", 0.0) * 1e-6
         return 1.0 / (1.0 / d.tokens_per_s + extra_s), d.confidence
-    p = speed.prefill_estimates(
+    p = _prefill_estimate(cal, o)
+    conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
+    shift = np.exp(
+        cal.era_terms.get(f"prefill|{era}", 0.0)
+        + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0)
+    )
+    if not p:
+        return float("nan"), conf
+    main_s = cal.era_terms.get(f"prefill|main_ms|{o.backend}", 0.0) / 1e3 if o.main_test else 0.0
+    return 1.0 / (1.0 / (p.tokens_per_s * shift) + main_s / o.prompt_tokens), conf
+
+
+def _prefill_estimate(cal: Calibration, o: Obs) -> speed.PrefillEstimate | None:
+    """estimate/speed.py's prompt estimate for the conditions of prompt row `o`."""
+    return speed.prefill_estimates(
         o.flops_per_token,
         o.prompt_tokens,
         [o.card],
@@ -642,15 +724,22 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
         flash_attn=o.flash_attn,
         bf16=_bf16(o),
     )[0]
-    conf = speed.card_params(o.card, o.backend, cal).prefill_confidence
-    shift = np.exp(
-        cal.era_terms.get(f"prefill|{era}", 0.0)
-        + (cal.era_terms.get(f"prefill|main|{o.backend}", 0.0) if o.main_test else 0.0)
-    )
-    if not p:
-        return float("nan"), conf
-    main_s = cal.era_terms.get(f"prefill|main_ms|{o.backend}", 0.0) / 1e3 if o.main_test else 0.0
-    return 1.0 / (1.0 / (p.tokens_per_s * shift) + main_s / o.prompt_tokens), conf
+
+
+def attention_top_ratio(cal: Calibration, o: Obs) -> float:
+    """How far above its band a prompt row's range reaches where its backend's attention
+    efficiency was not fitted on deep prompts of its own (speed.attention_top): the engine's
+    top ÷ (its estimate × its band's top); 1 elsewhere and for decode rows."""
+    if o.kind != "prefill" or o.attn_flops <= 0:
+        return 1.0
+    terms = speed.card_terms(o.card, o.backend, cal)
+    if terms.params.attention_measured:
+        return 1.0
+    est = _prefill_estimate(cal, o)
+    band = terms.prefill_bands[o.expert_params > 0]
+    if est is None or not est.tokens_per_s > 0:
+        return 1.0
+    return max(1.0, est.high / (est.tokens_per_s * band.high_ratio))
 
 
 def cross_validate(

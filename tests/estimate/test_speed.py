@@ -268,13 +268,45 @@ def test_prefill_band_by_class_and_backend() -> None:
     assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.8, 1.3)
 
 
-def test_expert_gemms_fixed_time_adds_to_the_prompt() -> None:
-    # 10 GEMMs a token at 4 µs: 40 µs a token beside the FLOPs' time, below the floor's
-    cal = replace(CAL, moe_expert_gemm_us=4.0)
-    base, moe = (speed.prefill_estimates(1e10, 512, [card()], "cuda", cal, expert_gemms=g)[0]
-                 for g in (0.0, 10.0))
-    assert base is not None and moe is not None
-    assert 1 / moe.tokens_per_s == pytest.approx(1 / base.tokens_per_s + 40e-6)
+def test_expert_gemms_fixed_time_adds_to_prompts_whose_experts_run_one_gemm_each() -> None:
+    # 10 GEMMs a token at 4 µs: 40 µs a token beside the FLOPs' time, below the floor's, where
+    # llama.cpp loops over the experts (BF16 experts on ROCm); MMQ's quantized experts and
+    # Vulkan's one dispatch pay nothing
+    cal = replace(CAL, moe_expert_gemm_us=4.0,
+                  backends={**CAL.backends, "rocm": CAL.backends["cuda"]})
+    amd = replace(card(vendor="AMD", arch="RDNA 3"), tflops_fp32=50.0)  # a shader rate too
+
+    def tps(backend: str, gemms: float, quantized: bool) -> float:
+        est = speed.prefill_estimates(1e10, 512, [amd], backend, cal, expert_gemms=gemms,
+                                      quantized=quantized, bf16=not quantized)[0]
+        assert est is not None
+        return est.tokens_per_s
+
+    assert 1 / tps("rocm", 10.0, False) == pytest.approx(1 / tps("rocm", 0.0, False) + 40e-6)
+    assert tps("rocm", 10.0, True) == tps("rocm", 0.0, True)
+    assert tps("vulkan", 10.0, False) == tps("vulkan", 0.0, False)
+
+
+def test_expert_gemms_share_of_the_dense_rate_slows_moe_prompts_only() -> None:
+    # φ = 0.5 on CUDA: 1e9 expert parameters (2e9 FLOPs a token, in whole tiles) take twice
+    # their time; a dense prompt and the backends without their own φ keep the global one
+    cuda = replace(CAL.backends["cuda"], prefill_expert_gemm_efficiency=0.5)
+    cal = replace(CAL, backends={**CAL.backends, "cuda": cuda}, moe_expert_gemm_efficiency=0.8)
+
+    def seconds(c: Calibration, backend: str, experts: float) -> float:
+        gpu = replace(card(), tflops_fp32=25.0)  # a shader rate too, for Vulkan
+        est = speed.prefill_estimates(1e10, 512, [gpu], backend, c, expert_params=experts,
+                                      expert_batch=1e6)[0]
+        assert est is not None
+        return 1 / est.tokens_per_s
+
+    for backend, phi in (("cuda", 0.5), ("vulkan", 0.8)):
+        base = seconds(CAL, backend, 1e9)  # φ = 1
+        rate = 2e9 / (seconds(replace(CAL, moe_expert_gemm_efficiency=0.5), backend, 1e9)
+                      - base)  # FLOPs a second: 2e9 extra FLOPs at φ = 0.5
+        assert seconds(cal, backend, 1e9) == pytest.approx(base + 2e9 * (1 / phi - 1) / rate,
+                                                           rel=1e-3)
+        assert seconds(cal, backend, 0.0) == pytest.approx(seconds(CAL, backend, 0.0))
 
 
 def test_fp32_share_only_for_in_kernel_dequantisation() -> None:
@@ -345,3 +377,29 @@ def test_an_unmeasured_driver_widens_its_range_to_the_held_out_drivers_band() ->
     assert known.high / known.tokens_per_s == pytest.approx(1.5)
     assert unknown.low / unknown.tokens_per_s == pytest.approx(0.4)  # widened, never narrowed
     assert unknown.high / unknown.tokens_per_s == pytest.approx(1.5)
+
+
+def test_a_backend_without_deep_prompts_of_its_own_ranges_its_deep_prompts_up_to_ks_cap() -> None:
+    # Vulkan's k is the calibration-wide 0.25 (none of its own): a deep prompt (attention half
+    # its FLOPs) keeps its estimate, and its range's top is the speed at k = 1 × the band's top;
+    # CUDA's own k = 0.25 leaves the band as it is
+    cuda = replace(CAL.backends["cuda"], prefill_attention_efficiency=0.25)
+    cal = replace(CAL, backends={**CAL.backends, "cuda": cuda}, prefill_attention_efficiency=0.25)
+    gpu = replace(card(), tflops_fp32=25.0)  # a shader rate too, for Vulkan
+
+    def estimate(c: Calibration, backend: str, attention: float) -> speed.PrefillEstimate:
+        est = speed.prefill_estimates(2e10, 512, [gpu], backend, c,
+                                      attention_flops_per_token=attention)[0]
+        assert est is not None
+        return est
+
+    deep, at_cap = estimate(cal, "vulkan", 1e10), estimate(
+        replace(cal, prefill_attention_efficiency=speed.ATTENTION_EFFICIENCY_CAP), "vulkan", 1e10)
+    band = cal.prefill_bands["low"]
+    assert deep.tokens_per_s < at_cap.tokens_per_s
+    assert deep.high == pytest.approx(at_cap.tokens_per_s * band.high_ratio)
+    assert deep.low == pytest.approx(deep.tokens_per_s * band.low_ratio)
+    shallow = estimate(cal, "vulkan", 0.0)
+    assert shallow.high == pytest.approx(shallow.tokens_per_s * band.high_ratio)
+    own = estimate(cal, "cuda", 1e10)
+    assert own.high == pytest.approx(own.tokens_per_s * band.high_ratio)

@@ -145,6 +145,14 @@ def test_moe_expert_batch_and_tile_waste() -> None:
     assert st.moe_tile_flops_per_token(0.0, 16, 128) == 0.0
 
 
+def test_expert_gemms_at_a_share_of_the_dense_rate_cost_their_flops_over_it() -> None:
+    # φ = 0.5: the experts' own FLOPs count twice; the tiles' empty columns as before
+    padding = st.moe_tile_flops_per_token(1e9, 32, 128)  # 3 × the FLOPs at φ = 1
+    assert st.moe_tile_flops_per_token(1e9, 32, 128, 0.5) == pytest.approx(padding + 2e9)
+    assert st.moe_tile_flops_per_token(1e9, 1e6, 128, 0.8) == pytest.approx(
+        2e9 * 0.25, rel=1e-3)  # whole tiles: the FLOPs ÷ 0.8, a quarter more
+
+
 @pytest.mark.parametrize(("card", "backend", "rows", "tile"), [
     ("GeForce RTX 4090", "cuda", 512, 128),  # MMQ with int8 MMA: up to 128 columns
     ("GeForce RTX 4090", "cuda", 100, 104),  # one tile, the narrowest multiple of 8 holding 100
@@ -266,6 +274,20 @@ def test_moe_expert_gemms_per_token() -> None:
         arch, 128, 512)
     dense = get_model("Llama 2-7B").architecture
     assert dense is not None and st.moe_expert_gemms_per_token(dense, 512, 512) == 0.0
+
+
+@pytest.mark.parametrize(("name", "backend", "quantized", "bf16", "loop"), [
+    ("Radeon RX 7900 XTX", "rocm", False, True, True),  # no MMF on AMD: one hipBLAS GEMM each
+    ("Radeon RX 7900 XTX", "rocm", True, False, False),  # MMQ: one kernel for every expert
+    ("Radeon RX 7900 XTX", "vulkan", False, True, False),  # mul_mm_id: one dispatch
+    ("GeForce RTX 4090", "cuda", False, True, False),  # MMF on Ada's BF16 tensor cores
+    ("GeForce RTX 2080 Ti", "cuda", False, True, True),  # Turing's tensor cores take no BF16
+    ("GeForce RTX 2080 Ti", "cuda", False, False, False),  # ... but F16
+    ("Tesla P40", "cuda", False, False, True),  # no tensor cores
+])
+def test_expert_gemm_loop_follows_mul_mat_ids_kernel_choice(
+        name: str, backend: str, quantized: bool, bf16: bool, loop: bool) -> None:
+    assert st.expert_gemm_loop(get_card(name), backend, quantized, bf16) is loop
 
 
 def test_power_factor_slows_cards_with_few_watts_per_tops() -> None:

@@ -445,3 +445,53 @@ def test_decode_rows_pool_per_backend_where_three_devices_stand_behind_it() -> N
     cal = calibrate.Calibration(backends={}, decode_bands=dec)
     assert calibrate.speed.decode_band(cal, "low", backend="cuda") == dec["low|cuda"]
     assert calibrate.speed.decode_band(cal, "low", backend="rocm") == dec["low"]
+
+
+EXPERT_PHI = 0.7  # the share of the dense GEMMs' rate the synthetic expert GEMMs reach
+
+
+def test_the_expert_gemms_share_of_the_dense_rate_is_recovered_per_backend() -> None:
+    # MoE prompts on every CUDA card: 1e9 of the 1.4e10 FLOPs a token are a 5e8-parameter
+    # expert's (whole tiles: 1e5 rows each), run at EXPERT_PHI of the dense rate
+    obs = synthetic()
+    for backend, c in CARDS:
+        if backend == "cuda":
+            t = (FLOPS + 1e9 * (1 / EXPERT_PHI - 1)) / (
+                EPS_TRUE[backend] * c.tflops_fp16_dense * 1e12)
+            obs.append(replace(_obs(c, backend, "prefill", 1 / t, 4e9, 32), model="moe",
+                               is_moe=True, expert_params=5e8, expert_batch=1e5))
+    pre, _ = calibrate.fit_prefill(obs)
+    assert pre["phi|cuda"] == EXPERT_PHI
+    cal = calibrate.fit(obs)
+    assert cal.backends["cuda"].prefill_expert_gemm_efficiency == EXPERT_PHI
+    for o in obs:
+        if o.kind == "prefill" and o.backend == "cuda":
+            assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.02)
+    # a backend without MoE prompts on two devices takes the one chosen for all
+    assert pre["phi|metal"] == pre["phi"]
+
+
+EXPERT_GEMM_US = 20.0  # the fixed time of one synthetic expert GEMM, µs
+
+
+def test_a_fixed_time_per_expert_gemm_is_recovered_where_llama_cpp_loops_over_experts() -> None:
+    # F16 MoE prompts on the synthetic CUDA cards, which carry no tensor-core rate of their own
+    # (no MMF for them: one cuBLAS GEMM per expert): 30 expert GEMMs a token at EXPERT_GEMM_US
+    # each beside the FLOPs' time; the same prompts quantized (MMQ, one kernel) pay none
+    obs = synthetic()
+    for backend, c in CARDS:
+        if backend == "cuda":
+            flops_s = FLOPS / (EPS_TRUE[backend] * c.tflops_fp16_dense * 1e12)
+            moe = replace(_obs(c, backend, "prefill", 1.0, 4e9, 32), model="moe", is_moe=True,
+                          expert_params=5e8, expert_batch=1e5, expert_gemms=30.0)
+            obs.append(replace(moe, tokens_per_s=1 / (flops_s + 30 * EXPERT_GEMM_US * 1e-6)))
+    pre, _ = calibrate.fit_prefill(obs)
+    assert pre["moe_gemm_us"] == EXPERT_GEMM_US
+    cal = calibrate.fit(obs)
+    assert cal.moe_expert_gemm_us == EXPERT_GEMM_US
+    for o in obs:
+        if o.kind == "prefill" and o.backend == "cuda":
+            assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.02)
+    # the same rows as quantized experts (MMQ: one kernel) are not charged it, whatever they took
+    quantized = [replace(o, quantized=True, quant="Q8_0") if o.is_moe else o for o in obs]
+    assert calibrate.fit_prefill(quantized)[0]["moe_gemm_us"] == 0.0

@@ -40,6 +40,8 @@ class BackendParams(FrozenValue):
     # k of this backend's attention kernels (None: the calibration-wide k); flash-attention
     # kernels differ per backend (tensor-core MMA on CUDA, WMMA or vector kernels on ROCm)
     prefill_attention_efficiency: float | None = None
+    # φ of this backend's MoE expert GEMMs (None: the calibration-wide φ)
+    prefill_expert_gemm_efficiency: float | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -101,8 +103,12 @@ class Calibration(FrozenValue):
     attention_decode_factor: float = 0.0
     # Prefill attention (the quadratic term) runs at this share of the GEMM rate.
     prefill_attention_efficiency: float = 1.0
-    # MoE prefill: fixed time of one expert GEMM (speed_terms.moe_expert_gemms_per_token), µs.
+    # MoE prefill: fixed time of one expert GEMM where llama.cpp runs one per expert
+    # (speed_terms.expert_gemm_loop, moe_expert_gemms_per_token), µs.
     moe_expert_gemm_us: float = 0.0
+    # MoE prefill: φ, the share of the dense GEMMs' rate the routed experts' GEMMs reach
+    # (speed_terms.moe_tile_flops_per_token); a backend's own where it has one.
+    moe_expert_gemm_efficiency: float = 1.0
     # MoE decode: what each routed expert matrix a token multiplies
     # (speed_terms.moe_expert_matrices_per_token) costs beyond its weights, as MB read at the
     # card's bandwidth, by chip maker (card.vendor: "AMD"); none where absent.
@@ -259,6 +265,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         attention_decode_factor=float(d.get("attention_decode_factor", 0.0)),
         prefill_attention_efficiency=float(d.get("prefill_attention_efficiency", 1.0)),
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
+        moe_expert_gemm_efficiency=float(d.get("moe_expert_gemm_efficiency", 1.0)),
         moe_matrix_mb=dict(d.get("moe_matrix_mb", {})),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),

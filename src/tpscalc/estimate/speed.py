@@ -18,8 +18,10 @@ rate of the units its flash-attention kernels use (speed_terms.attention_tflops:
 cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
 the expert GEMMs run in whole column tiles of the backend's kernel (MMQ's 128 on CUDA and
 ROCm: speed_terms.moe_tile_columns), an expert of b rows paying ceil(b / tile) full tiles
-(speed_terms.moe_tile_flops_per_token), and each expert GEMM takes a fixed time
-(speed_terms.moe_expert_gemms_per_token).
+(speed_terms.moe_tile_flops_per_token), their FLOPs at a fitted share φ of the dense GEMMs'
+rate (a ragged set of small GEMMs fills the GPU worse; φ per backend), and where llama.cpp
+runs them one library GEMM per expert (unquantized experts on CUDA / ROCm without MMF:
+speed_terms.expert_gemm_loop) each takes a fixed time (speed_terms.moe_expert_gemms_per_token).
 P ≤ 1 is the power limit (speed_terms.power_factor): a card with few board watts per peak matrix
 TOPS clocks down in a long prompt.
 T is the rate of llama.cpp's prompt GEMMs on the card (speed_terms.prompt_matrix_tflops): for
@@ -65,6 +67,7 @@ from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
     emulated_dot_work,
+    expert_gemm_loop,
     kernel_dequant_flops,
     moe_tile_columns,
     moe_tile_flops_per_token,
@@ -80,6 +83,10 @@ DEFAULT_UBATCH = 512
 # and caches trading places with the bandwidth term, not a faster memory).
 ETA_MAX = 1.0
 _FALLBACK_BAND = Band(0.6, 1.5)  # used only when a calibration carries no band for a level
+# The top of the attention efficiency k (tools/calibrate.ATTENTION_EFFICIENCY_GRID starts at it):
+# a backend with no deep prompts of its own takes the k chosen for all, and its deep prompts'
+# range reaches the speed at this k (attention_top).
+ATTENTION_EFFICIENCY_CAP = 1.0
 
 
 _VENDOR_BACKENDS = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}
@@ -223,9 +230,14 @@ class CardParams(FrozenValue):
     backend: str = "cuda"
     prefill_attention_efficiency: float = 1.0
     prefill_no_flash_attn_factor: float = 1.0
+    # φ: share of the dense GEMMs' rate the MoE expert GEMMs reach (moe_tile_flops_per_token)
+    expert_gemm_efficiency: float = 1.0
     # False where the card's driver (its vendor under the backend, or the backend itself) has
     # no fitted decode level: its η is a pool's, and its ranges widen (novelty.driver_band)
     driver_measured: bool = True
+    # False where the backend's attention efficiency k was not fitted on deep prompts of its
+    # own (it takes the one chosen for all): a deep prompt's range reaches k's cap
+    attention_measured: bool = True
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -279,7 +291,9 @@ class CardTerms:
                          rows: int) -> tuple[float, ...]:
         """prefill_times' and prefill_rate's operands that are the card's own, kept: the GEMM
         rate and attention's slowdown (prompt_rate), ε, the attention efficiency, bandwidth,
-        η, the MoE tile at `rows` tokens a micro-batch, the dense and the MoE range."""
+        η, the MoE tile at `rows` tokens a micro-batch and the expert GEMMs' φ, the dense and
+        the MoE range, 1 where the expert GEMMs run one per expert (else 0), and the k the
+        range's top takes (attention_top)."""
         key = (quantized, bf16, int8_mmq, flash_attn, rows)
         found = self.operands.get(key)
         if found is None:
@@ -288,8 +302,14 @@ class CardTerms:
                 *self.prompt_rate(quantized, bf16, int8_mmq),
                 prefill_efficiency(p, quantized, flash_attn), p.prefill_attention_efficiency,
                 self.card.bandwidth_gb_s, p.decode_efficiency, float(self.moe_tile(rows)),
-                dense.low_ratio, dense.high_ratio, moe.low_ratio, moe.high_ratio)
+                p.expert_gemm_efficiency, dense.low_ratio, dense.high_ratio, moe.low_ratio,
+                moe.high_ratio, self.expert_gemm_loop(quantized, bf16), attention_top(p))
         return found
+
+    def expert_gemm_loop(self, quantized: bool, bf16: bool) -> float:
+        """1.0 where this card's backend runs a MoE prompt's expert GEMMs one per expert, each
+        with its fixed time (speed_terms.expert_gemm_loop), else 0.0."""
+        return float(expert_gemm_loop(self.card, self.params.backend, quantized, bf16))
 
     def dequant_work(self, quant: str) -> float:
         """c_q of `quant` on this card (speed.dequant_work), kept."""
@@ -397,7 +417,9 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         _backend_name(asked, cal),
         be.prefill_attention_efficiency or cal.prefill_attention_efficiency,
         be.prefill_no_flash_attn_factor,
+        be.prefill_expert_gemm_efficiency or cal.moe_expert_gemm_efficiency,
         driver,
+        be.prefill_attention_efficiency is not None,
     )
 
 
@@ -498,6 +520,14 @@ def prefill_rate(prompt_tokens: int, compute: Value, floor: Value, low_ratio: Va
     total = where(floor > compute, floor, compute)  # max(compute, floor)
     tps = prompt_tokens / total
     return tps, tps * low_ratio, tps * high_ratio, total, compute >= floor
+
+
+def attention_top(p: CardParams) -> float:
+    """The attention efficiency k at the top of a prompt's range: the fitted k where the
+    backend's own deep prompts set it, else ATTENTION_EFFICIENCY_CAP (nothing measured says
+    its attention kernels run slower than that)."""
+    return p.prefill_attention_efficiency if p.attention_measured else max(
+        p.prefill_attention_efficiency, ATTENTION_EFFICIENCY_CAP)
 
 
 def prefill_efficiency(p: CardParams, quantized: bool, flash_attn: bool) -> float:
@@ -630,18 +660,27 @@ def prefill_estimates(
             p, bands = k.params, k.prefill_bands
             tile = k.moe_tile(min(prompt_tokens, ubatch))
         tf, slower = k.prompt_rate(quant[i], is_bf16[i], int8_mmq)
+        extra = moe_tile_flops_per_token(experts[i], batches[i], tile, p.expert_gemm_efficiency)
+        eps = prefill_efficiency(p, quant[i], flash_attn)
+        gemm = gemms[i] * k.expert_gemm_loop(quant[i], is_bf16[i])
         compute, floor = prefill_times(
-            prompt_tokens, flops[i], attention[i],
-            moe_tile_flops_per_token(experts[i], batches[i], tile), slower,
-            p.prefill_attention_efficiency, tf, prefill_efficiency(p, quant[i], flash_attn),
-            weights[i], c.bandwidth_gb_s, p.decode_efficiency, ubatch, gemms[i],
-            cal.moe_expert_gemm_us)
+            prompt_tokens, flops[i], attention[i], extra, slower,
+            p.prefill_attention_efficiency, tf, eps, weights[i], c.bandwidth_gb_s,
+            p.decode_efficiency, ubatch, gemm, cal.moe_expert_gemm_us)
         if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
             continue
         band = bands[experts[i] > 0]
         tps, low, high, total, by_compute = prefill_rate(prompt_tokens, compute, floor,
                                                          band.low_ratio, band.high_ratio)
+        k_top = attention_top(p)
+        if k_top != p.prefill_attention_efficiency and attention[i] > 0:  # top at k's cap
+            top, _ = prefill_times(
+                prompt_tokens, flops[i], attention[i], extra, slower, k_top, tf,
+                eps, weights[i], c.bandwidth_gb_s, p.decode_efficiency, ubatch, gemm,
+                cal.moe_expert_gemm_us)
+            high = max(high, prefill_rate(prompt_tokens, top, floor, band.low_ratio,
+                                          band.high_ratio)[2])
         out.append(PrefillEstimate(tps, low, high, total,
                                    "compute" if by_compute else "bandwidth"))
     return out

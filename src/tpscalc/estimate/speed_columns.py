@@ -124,22 +124,34 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
                     flash_attn: bool, bf16: Sequence[bool]) -> PrefillColumns:
     """speed.prefill_estimates of every row (int8_mmq: current builds), as columns."""
     rows = min(prompt_tokens, ubatch)
-    (tflops, slower, eps, attention_efficiency, bandwidth, eta, tile, dense_low, dense_high,
-     moe_low, moe_high) = _columns(
+    (tflops, slower, eps, attention_efficiency, bandwidth, eta, tile, phi, dense_low,
+     dense_high, moe_low, moe_high, gemm_loop, attention_top) = _columns(
         [k.prefill_operands(q, half, True, flash_attn, rows)
-         for k, q, half in zip(_terms(cards, backend, cal), quantized, bf16, strict=True)], 11)
-    # the tiles' extra work per distinct (expert params, batch, tile): a report has few
-    keys = list(zip(expert_params.tolist(), expert_batch.tolist(), tile.tolist(), strict=True))
-    extra = {key: moe_tile_flops_per_token(key[0], key[1], int(key[2])) for key in set(keys)}
+         for k, q, half in zip(_terms(cards, backend, cal), quantized, bf16, strict=True)], 14)
+    # the tiles' extra work per distinct (expert params, batch, tile, φ): a report has few
+    keys = list(zip(expert_params.tolist(), expert_batch.tolist(), tile.tolist(), phi.tolist(),
+                    strict=True))
+    extra = {key: moe_tile_flops_per_token(key[0], key[1], int(key[2]), key[3])
+             for key in set(keys)}
     moe_extra = np.array([extra[key] for key in keys], dtype=np.float64)
     moe = expert_params > 0
     with np.errstate(all="ignore"):
         compute, floor = speed.prefill_times(
             prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, slower,
             attention_efficiency, tflops, eps, weights_bytes, bandwidth, eta, ubatch,
-            expert_gemms, cal.moe_expert_gemm_us)
+            expert_gemms * gemm_loop, cal.moe_expert_gemm_us)
+        low_ratio = np.where(moe, moe_low, dense_low)
+        high_ratio = np.where(moe, moe_high, dense_high)
         tps, low, high, seconds, by_compute = speed.prefill_rate(
-            prompt_tokens, compute, floor, np.where(moe, moe_low, dense_low),
-            np.where(moe, moe_high, dense_high))
+            prompt_tokens, compute, floor, low_ratio, high_ratio)
+        # the range's top at k's cap where the backend's k was not fitted on its own deep rows
+        widen = (attention_top != attention_efficiency) & (attention_flops_per_token > 0)
+        if widen.any():
+            top, _ = speed.prefill_times(
+                prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, slower,
+                attention_top, tflops, eps, weights_bytes, bandwidth, eta, ubatch,
+                expert_gemms * gemm_loop, cal.moe_expert_gemm_us)
+            high_top = speed.prefill_rate(prompt_tokens, top, floor, low_ratio, high_ratio)[2]
+            high = np.where(widen, np.maximum(high, high_top), high)
     return PrefillColumns(np.isfinite(compute) & np.isfinite(floor), tps, low, high, seconds,
                           by_compute)

@@ -374,9 +374,10 @@ def moe_expert_gemms_per_token(arch: Architecture, prompt_tokens: int, ubatch: i
     llama.cpp's expert matrix product (mul_mat_id) routes a micro-batch's rows to their
     experts and runs each expert that got rows as its own GEMM: per micro-batch of r rows,
     MoE layers × matrices per expert (3 gated, 2 not) × the experts in use, n × (1 − (1 −
-    k/n)^r) for k of n experts per token. Each such GEMM has a fixed cost (gathering its rows,
-    launching, a tile of its weights unpacked for few rows) that its 8-64 rows do not hide;
-    the fitted time per GEMM (Calibration.moe_expert_gemm_us) charges it per token.
+    k/n)^r) for k of n experts per token. Where it does (expert_gemm_loop: unquantized
+    experts on CUDA and ROCm without an MMF kernel for them) each such GEMM has a fixed cost
+    (a library GEMM's launch and set-up) that its 8-64 rows do not hide; the fitted time per
+    GEMM (Calibration.moe_expert_gemm_us) charges it per token.
     """
     n, k = arch.num_experts or 0, arch.num_experts_active or 0
     rows = min(prompt_tokens, ubatch)
@@ -385,6 +386,27 @@ def moe_expert_gemms_per_token(arch: Architecture, prompt_tokens: int, ubatch: i
     used = n * (1.0 - (1.0 - min(k, n) / n) ** rows)
     matrices = 3 if arch.ffn_gated else 2
     return _moe_layers(arch) * matrices * used / rows
+
+
+def expert_gemm_loop(card: Card, backend: str, quantized: bool, bf16: bool = False) -> bool:
+    """True where llama.cpp runs a prompt's expert matrix product as one GEMM per expert.
+
+    ggml-cuda's mul_mat_id (ggml-cuda.cu ggml_cuda_mul_mat_id, CUDA and ROCm alike) takes MMQ
+    for quantized experts, one kernel for every expert; for F16 / BF16 ones its MMF kernel
+    only on NVIDIA tensor cores that take the type (ggml_cuda_should_use_mmf: F16 from Turing,
+    BF16 from Ampere; micro-batches up to 512 tokens for expert matrices of at most 1024 rows,
+    128 above, which is not modelled). Elsewhere (AMD; older NVIDIA) it copies the routing to
+    the host, synchronising the stream twice, and loops over the experts that got rows, one
+    cuBLAS / hipBLAS GEMM each: the GEMMs moe_expert_gemms_per_token counts, each with a fixed
+    time (Calibration.moe_expert_gemm_us). Vulkan's mul_mm_id and Metal's kernel_mul_mm_id
+    are one dispatch for all experts.
+    """
+    if quantized or backend not in ("cuda", "rocm"):
+        return False
+    if card.vendor != "NVIDIA":
+        return True
+    arch = card.architecture or ""
+    return not (card.tflops_fp16_derived and arch.startswith(_BF16_TENSOR if bf16 else _INT8_MMA))
 
 
 def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
@@ -438,18 +460,24 @@ def _tiles_per_expert(mean_rows: float, tile: int) -> float:
     return tiles
 
 
-def moe_tile_flops_per_token(expert_params: float, batch: float, tile: int) -> float:
-    """Extra FLOP-equivalents per token from expert GEMMs run in whole tiles, FLOP.
+def moe_tile_flops_per_token(expert_params: float, batch: float, tile: int,
+                             efficiency: float = 1.0) -> float:
+    """Extra FLOP-equivalents per token from expert GEMMs run in whole tiles, their own FLOPs at
+    `efficiency` (φ, Calibration.moe_expert_gemm_efficiency) of the dense GEMMs' rate, FLOP.
 
     An expert with X rows runs ceil(X / `tile`) tiles of `tile` columns, each as long as a full
     one (moe_tile_columns), so the experts' work is charged at tile × E[ceil(X / tile)] ÷
     `batch` (the mean rows per expert) × its FLOPs: 8× at 16 rows in 128-column tiles, about
-    1 + tile ÷ (2 × batch) for batches of many tiles. No fitted number. 0 for dense models.
+    1 + tile ÷ (2 × batch) for batches of many tiles; the experts' own FLOPs are charged ÷ φ
+    more. φ is the one fitted number: a MoE layer's expert GEMMs are a ragged set of small
+    GEMMs (each expert's rows gathered by the mul_mat_id kernels' row-id pass, a few tiles per
+    expert per micro-batch), which fill the GPU worse than one dense GEMM of the same FLOPs;
+    the empty columns of a tile are already counted at the kernel's rate. 0 for dense models.
     """
     if expert_params <= 0 or not math.isfinite(batch) or batch <= 0 or tile <= 0:
         return 0.0
     padded = tile * _tiles_per_expert(round(batch, 6), tile) / batch
-    return 2.0 * expert_params * max(0.0, padded - 1.0)
+    return 2.0 * expert_params * max(0.0, padded - 1.0 + 1.0 / efficiency - 1.0)
 
 
 def attention_score_bytes(arch: Architecture, context: float) -> float:
