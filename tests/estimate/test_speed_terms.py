@@ -158,7 +158,9 @@ def test_expert_gemms_at_a_share_of_the_dense_rate_cost_their_flops_over_it() ->
     ("GeForce RTX 4090", "cuda", 100, 104),  # one tile, the narrowest multiple of 8 holding 100
     ("GeForce GTX 1080 Ti", "cuda", 512, 64),  # DP4A MMQ: up to 64
     ("Radeon RX 7900 XTX", "rocm", 512, 128),  # WMMA
-    ("Radeon RX 6800 XT", "rocm", 512, 64),
+    ("Radeon RX 6800 XT", "rocm", 512, 64),  # RDNA 2: no WMMA, the DP4A kernel's 64
+    ("Radeon Instinct MI100", "rocm", 512, 128),  # CDNA's MFMA: the matrix-unit MMQ's 128
+    ("Radeon Instinct MI50", "rocm", 512, 64),  # GCN 5 (gfx906): no MFMA
     ("Radeon RX 7900 XTX", "vulkan", 512, 128),  # mul_mm_id's large pipeline above 64 columns
     ("Radeon RX 7900 XTX", "vulkan", 40, 64),
     ("Apple M2 Ultra (76-core GPU)", "metal", 512, 32),  # kernel_mul_mm_id's 32-column tiles

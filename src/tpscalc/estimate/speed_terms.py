@@ -420,15 +420,19 @@ def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
 # CUDA and ROCm run it in MMQ, which picks one tile width for every expert of the call from the
 # micro-batch's token count (ggml-cuda/mmq.cu passes the batch's tokens as ncols_max for the
 # MoE path; mmq.cuh mul_mat_q_case takes the mmq_x, in steps of 8 up to get_mmq_x_max_host,
-# with the fewest column tiles): up to 128 with int8 MMA (NVIDIA Turing and later, AMD WMMA:
-# RDNA 3 and 4), 64 on older chips. Each expert runs whole tiles over the rows routed to it, so
-# an expert with fewer rows than the tile pays for the tile. Vulkan's mul_mm_id takes its large
-# pipeline (128-column tiles) above 64 columns, the medium (64) above 32, else the small (32)
-# (ggml-vulkan.cpp ggml_vk_guess_matmul_id_pipeline); the backends that borrow Vulkan's
-# parameters (SYCL, OpenCL, CPU) borrow its tiles. Metal's kernel_mul_mm_id: 32 columns.
+# with the fewest column tiles): up to 128 on matrix units (get_mmq_x_max_host: NVIDIA's int8
+# MMA, Turing and later; AMD's WMMA, RDNA 3 and 4, and MFMA, CDNA), 64 on older chips. Each
+# expert runs whole tiles over the rows routed to it, so an expert with fewer rows than the tile
+# pays for the tile. Vulkan's mul_mm_id takes its large pipeline (128-column tiles) above 64
+# columns, the medium (64) above 32, else the small (32) (ggml-vulkan.cpp
+# ggml_vk_guess_matmul_id_pipeline); the backends that borrow Vulkan's parameters (SYCL,
+# OpenCL, CPU) borrow its tiles. Metal's kernel_mul_mm_id: 32 columns. (Current ggml-vulkan
+# enables no large mul_mm_id tile on AMD, mul_mat_id_l; modelled, it moved the fit's Vulkan φ
+# from 1.0 to 0.55 along a flat objective and cost the prompt figures under every protocol:
+# README, "Validation that simulates novelty".)
 MMQ_TILE_MAX = 128
-MMQ_TILE_MAX_OLD = 64  # NVIDIA before Turing, AMD before RDNA 3: no int8 MMA / WMMA
-_WMMA_AMD = ("RDNA 3", "RDNA 4")
+MMQ_TILE_MAX_OLD = 64  # NVIDIA before Turing; AMD without WMMA or MFMA (RDNA 1-2, GCN)
+_MATRIX_AMD = ("RDNA 3", "RDNA 4", "CDNA")
 METAL_MM_ID_TILE = 32
 VULKAN_MM_ID_TILES = (32, 64, 128)
 
@@ -440,7 +444,7 @@ def moe_tile_columns(card: Card, backend: str, rows: int) -> int:
         return METAL_MM_ID_TILE
     if backend in ("cuda", "rocm"):
         arch = card.architecture or ""
-        wide = arch.startswith(_INT8_MMA if card.vendor == "NVIDIA" else _WMMA_AMD)
+        wide = arch.startswith(_INT8_MMA if card.vendor == "NVIDIA" else _MATRIX_AMD)
         widest = MMQ_TILE_MAX if wide else MMQ_TILE_MAX_OLD
         tiles = math.ceil(rows / widest)  # the fewest tiles; the first (narrowest) width in
         return 8 * math.ceil(math.ceil(rows / tiles) / 8)  # steps of 8 that reaches them
