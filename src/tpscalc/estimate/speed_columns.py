@@ -135,11 +135,12 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
              for key in set(keys)}
     moe_extra = np.array([extra[key] for key in keys], dtype=np.float64)
     moe = expert_params > 0
+    looped_gemms = expert_gemms * gemm_loop  # those that pay the fixed time (expert_gemm_loop)
     with np.errstate(all="ignore"):
         compute, floor = speed.prefill_times(
             prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, slower,
             attention_efficiency, tflops, eps, weights_bytes, bandwidth, eta, ubatch,
-            expert_gemms * gemm_loop, cal.moe_expert_gemm_us)
+            looped_gemms, cal.moe_expert_gemm_us)
         low_ratio = np.where(moe, moe_low, dense_low)
         high_ratio = np.where(moe, moe_high, dense_high)
         tps, low, high, seconds, by_compute = speed.prefill_rate(
@@ -150,7 +151,7 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
             top, _ = speed.prefill_times(
                 prompt_tokens, flops_per_token, attention_flops_per_token, moe_extra, slower,
                 attention_top, tflops, eps, weights_bytes, bandwidth, eta, ubatch,
-                expert_gemms * gemm_loop, cal.moe_expert_gemm_us)
+                looped_gemms, cal.moe_expert_gemm_us)
             high_top = speed.prefill_rate(prompt_tokens, top, floor, low_ratio, high_ratio)[2]
             high = np.where(widen, np.maximum(high, high_top), high)
     return PrefillColumns(np.isfinite(compute) & np.isfinite(floor), tps, low, high, seconds,
