@@ -6,11 +6,16 @@ Refits the calibration without each group (calibrate.by_device, calibrate.by_mod
 that holds a decode row at depth >= 16k or a gemma-4 row, predicts that group's rows and
 prints median / 90th percentile of the absolute error and the median bias of each selection;
 then each measured depth slope (tok/s at depth ÷ at depth 0, same device, model and quant)
-beside the committed calibration's. Only the folds that hold these rows are run: a few
-minutes, where `accuracy.py --protocols` runs every fold.
+beside the committed calibration's; last, the prompts' attention at depth: between two depths
+of the same prompt run, the measured time the extra context adds per prompt token ÷ the extra
+attention work gives the attention kernels' marginal rate, beside the committed calibration's,
+with the full-attention layers' query heads per KV head (GQA group) and head size. Only the
+folds that hold these rows are run: a few minutes, where `accuracy.py --protocols` runs every
+fold.
 """
 from __future__ import annotations
 
+import itertools
 import statistics
 import sys
 from collections import defaultdict
@@ -24,7 +29,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 import calibrate
 from calibration_data import Obs, load_observations
 
+from tpscalc.catalog import get_model
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.layers import attention_groups
 
 SELECTIONS: dict[str, Callable[[Obs], bool]] = {
     "decode, depth >= 16k": lambda o: o.kind == "decode" and o.depth >= 16384,
@@ -72,12 +79,60 @@ def slopes(obs: list[Obs]) -> None:
         print(f"median slope error {statistics.median(errs) * 100:.1f} % over {len(errs)}")
 
 
+def attention_shape(model: str) -> tuple[int, int]:
+    """(query heads per KV head, query/key head size) of a catalog model's full-attention
+    layers (layers.attention_groups; multi-head latent attention: one shared latent, so every
+    query head of the layer reads it); (0, 0) without any."""
+    arch = get_model(model).architecture
+    full = [g for g in attention_groups(arch) if g.window is None] if arch else []
+    if not full or arch is None:
+        return 0, 0
+    g = full[0]
+    kv_heads = 1 if arch.is_mla else max(int(g.kv_values) // (g.qk_dim + g.v_dim), 1)
+    return g.q_heads // kv_heads, g.qk_dim
+
+
+def attention_rates(obs: list[Obs]) -> None:
+    """Per prompt run measured at two or more depths (same device, backend, model, format,
+    prompt and micro-batch): the attention kernels' marginal rate between consecutive depths,
+    measured and as the committed calibration has it, TFLOPS of attention work."""
+    cal = calibration()
+    runs: dict[tuple[object, ...], dict[int, Obs]] = defaultdict(dict)
+    for o in obs:
+        if o.kind == "prefill" and o.attn_flops:
+            runs[(o.card.name, o.backend, o.model, o.quant, o.prompt_tokens, o.ubatch,
+                  calibrate.publication_of(o))][o.depth] = o
+    print("\n| device | backend | model | format | depths | GQA group | head size | measured "
+          "TFLOPS | calibration's | measured ÷ calibration's |\n" + "|---" * 10 + "|")
+    ratios: dict[tuple[str, str, bool], list[float]] = defaultdict(list)
+    for key, by_depth in sorted(runs.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        depths = sorted(by_depth)
+        group, head = attention_shape(str(key[2]))
+        for a, b in itertools.pairwise(depths):
+            lo, hi = by_depth[a], by_depth[b]
+            work = hi.attn_flops - lo.attn_flops
+            dt = 1 / hi.tokens_per_s - 1 / lo.tokens_per_s
+            pdt = 1 / calibrate.predict(cal, hi)[0] - 1 / calibrate.predict(cal, lo)[0]
+            if work <= 0 or dt <= 0 or pdt <= 0:
+                continue  # within the runs' noise: no rate to read
+            measured, modelled = work / dt / 1e12, work / pdt / 1e12
+            ratios[(str(key[0]), str(key[1]), group >= 8)].append(measured / modelled)
+            print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {a} → {b} | {group} | {head} "
+                  f"| {measured:.2f} | {modelled:.2f} | {measured / modelled:.2f} |")
+    print("\n| device | backend | GQA group | pairs | median measured ÷ calibration's |\n"
+          "|---|---|---|---|---|")
+    for (dev, be, wide), r in sorted(ratios.items()):
+        print(f"| {dev} | {be} | {'>= 8' if wide else '< 8'} | {len(r)} "
+              f"| {statistics.median(r):.2f} |")
+
+
 def main() -> int:
     obs = load_observations()
     print("| held out | rows | n | median error | p90 | median bias |\n|---|---|---|---|---|---|")
     held_out(obs, calibrate.by_device, "device")
     held_out(obs, calibrate.by_model_family, "architecture")
     slopes(obs)
+    attention_rates(obs)
     return 0
 
 
