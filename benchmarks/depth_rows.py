@@ -84,8 +84,10 @@ def attention_shape(model: str) -> tuple[int, int]:
     layers (layers.attention_groups; multi-head latent attention: one shared latent, so every
     query head of the layer reads it); (0, 0) without any."""
     arch = get_model(model).architecture
-    full = [g for g in attention_groups(arch) if g.window is None] if arch else []
-    if not full or arch is None:
+    if arch is None:
+        return 0, 0
+    full = [g for g in attention_groups(arch) if g.window is None]
+    if not full:
         return 0, 0
     g = full[0]
     kv_heads = 1 if arch.is_mla else max(int(g.kv_values) // (g.qk_dim + g.v_dim), 1)
@@ -106,18 +108,19 @@ def attention_rates(obs: list[Obs]) -> None:
           "TFLOPS | calibration's | measured ÷ calibration's |\n" + "|---" * 10 + "|")
     ratios: dict[tuple[str, str, bool], list[float]] = defaultdict(list)
     for key, by_depth in sorted(runs.items(), key=lambda kv: tuple(map(str, kv[0]))):
-        depths = sorted(by_depth)
-        group, head = attention_shape(str(key[2]))
-        for a, b in itertools.pairwise(depths):
+        dev, be, model, quant = map(str, key[:4])
+        group, head = attention_shape(model)
+        predicted = {d: calibrate.predict(cal, o)[0] for d, o in by_depth.items()}
+        for a, b in itertools.pairwise(sorted(by_depth)):
             lo, hi = by_depth[a], by_depth[b]
             work = hi.attn_flops - lo.attn_flops
             dt = 1 / hi.tokens_per_s - 1 / lo.tokens_per_s
-            pdt = 1 / calibrate.predict(cal, hi)[0] - 1 / calibrate.predict(cal, lo)[0]
+            pdt = 1 / predicted[b] - 1 / predicted[a]
             if work <= 0 or dt <= 0 or pdt <= 0:
                 continue  # within the runs' noise: no rate to read
             measured, modelled = work / dt / 1e12, work / pdt / 1e12
-            ratios[(str(key[0]), str(key[1]), group >= 8)].append(measured / modelled)
-            print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {a} → {b} | {group} | {head} "
+            ratios[(dev, be, group >= 8)].append(measured / modelled)
+            print(f"| {dev} | {be} | {model} | {quant} | {a} → {b} | {group} | {head} "
                   f"| {measured:.2f} | {modelled:.2f} | {measured / modelled:.2f} |")
     print("\n| device | backend | GQA group | pairs | median measured ÷ calibration's |\n"
           "|---|---|---|---|---|")
