@@ -81,7 +81,7 @@ def evaluate(model: str | None, card: str | Card | Rig, quant: str | None = None
     rig = card if isinstance(card, Rig) else lambda: build_rig(card, request.rig)
     out = _evaluate_sourced(sm, rig, request, fixed, str(gguf) if gguf is not None else None,
                             compare, from_file=model is None)
-    if out["fits"] is False and not isinstance(card, Rig):
+    if (out["fits"] is False or out["fit"] == "paging") and not isinstance(card, Rig):
         out["to_fit"] = ways_to_fit(sm, card, request, fixed, out)
     if model is None:  # facts from the user's file: say which came from where
         out["sources"] = {**sm.sources, "card": "catalog"}
@@ -98,8 +98,11 @@ def ways_to_fit(sm: SourcedModel, card: str | Card, request: ReportRequest, fixe
                 failed: Mapping[str, Any]) -> list[dict[str, Any]]:
     """What would make a model that does not fit run, each with the answer it gives: the most
     compressed quantization, a quarter of the context, a second card, system RAM (the
-    smallest of RAM_CHOICES_GIB that holds the shortfall). Only the changes that fit."""
+    smallest of RAM_CHOICES_GIB that holds the shortfall). Only the changes that fit; for an
+    answer that pages from storage (`failed["fit"]` "paging"), only those that run without
+    paging (a more compressed format that the RAM holds is the usual one)."""
     rig_opts, query = request.rig, request.query
+    paging = failed["fit"] == "paging"
     shortfall = float(failed.get("short_by_gib") or failed["memory"]["total_gib"])
     ram = next((g for g in RAM_CHOICES_GIB if g >= 1.5 * shortfall), None)
     changes: list[tuple[str, ReportRequest, str | None]] = []
@@ -120,7 +123,7 @@ def ways_to_fit(sm: SourcedModel, card: str | Card, request: ReportRequest, fixe
             answer = _evaluate_sourced(sm, build_rig(card, changed.rig), changed, quant)
         except INPUT_ERRORS:
             continue
-        if answer["fits"]:
+        if answer["fits"] and not (paging and answer["fit"] == "paging"):
             decode = answer["decode"] or {}
             out.append({"change": what, "quant": answer["quant"], "context": answer["context"],
                         "gpus": changed.rig.gpus or 1, "ram_gib": changed.rig.ram_gib,

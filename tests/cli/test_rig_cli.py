@@ -210,6 +210,27 @@ def test_experts_beyond_the_ram_left_by_the_os_page() -> None:
     assert data["decode"]["low"] < 0.2 * roomy["decode"]["tokens_per_s"]
 
 
+def test_a_paging_answer_names_what_runs_without_paging() -> None:
+    """Qwen3-30B-A3B at the quality floor (IQ4_XS) pages on a 16 GiB CPU-only machine; the answer
+    keeps it, and names the more compressed format the RAM holds, with its (faster) speed."""
+    rig = ("--model", "Qwen3-30B-A3B", "--gpu", "none", "--cpu", "Ryzen 5 3500", "--ram", "16")
+    data = json.loads(_run(*rig, "--json").stdout)
+    assert data["fit"] == "paging" and data["quant"] == "IQ4_XS"
+    ways = {w["change"]: w for w in data["to_fit"]}
+    way = ways["quant"]
+    assert way["fit"] == "cpu" and way["quant"] != "IQ4_XS"
+    assert way["decode_tokens_per_s"] > 1.5 * data["decode"]["tokens_per_s"]
+    alone = json.loads(_run(*rig, "--quant", way["quant"], "--json").stdout)
+    assert alone["fit"] == "cpu" and alone["host"]["paging"] is None
+    table = _run(*rig)
+    assert table.returncode == 0, table.stderr
+    assert "pages from storage on CPU only (Ryzen 5 3500). What would run without paging:" in (
+        table.stdout)
+    assert f"with {way['quant']} (--min-quality IQ2_XXS)" in table.stdout
+    spanish = _run(*rig, "--lang", "es").stdout
+    assert "Lo que funcionaría sin paginar" in spanish
+
+
 def test_os_headroom_and_storage_read_are_inputs() -> None:
     base = json.loads(_run(*MUST_SHOW).stdout)
     win = json.loads(_run(*MUST_SHOW, "--os", "windows").stdout)

@@ -38,6 +38,25 @@ def test_the_page_keeps_the_settings_it_was_reached_with(client) -> None:
     assert "part of the model in system RAM" in with_ram  # it runs, with part in RAM
 
 
+def test_a_pair_that_pages_says_so_and_what_would_not(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Qwen3-30B-A3B (the catalog's) on a 4 GB card with 16 GB of RAM pages at the quality
+    floor: the page says it runs only by paging, and lists the changes that run without it."""
+    from tpscalc.catalog import store
+    from tpscalc.web import reports
+
+    small = store.models()  # the web tests' catalog
+    qwen = next(m for m in store.validated_models() if m.slug == "qwen3-30b-a3b")
+    monkeypatch.setattr(store, "models", lambda: (*small, qwen))
+    reports.clear_cache()
+    page = client.get("/nl/fit/qwen3-30b-a3b/geforce-gtx-1650?ram=16")
+    assert page.status_code == 200
+    text = text_of(page.text)
+    assert "opnieuw van de schijf te lezen" in text and "Wat zonder pagineren draait" in text
+    assert "Het past" not in text
+    ways = page.text.split('<ul class="ways">', 1)[1].split("</ul>", 1)[0]
+    assert ways.count("<li>") >= 1 and "IQ4_XS" not in ways
+
+
 def test_a_pair_that_fits_says_so(client) -> None:
     page = text_of(client.get("/en/fit/tiny-chat-1b/geforce-rtx-4090").text)
     assert "It fits" in page and "does not fit" not in page

@@ -10,7 +10,8 @@ from tpscalc.report.common import sig
 
 
 def fit_way_texts(r: Mapping[str, Any], lang: str) -> tuple[str, list[str]]:
-    """The heading ("X does not fit on Y. What would make it fit:") and one sentence per way
+    """The heading ("X does not fit on Y. What would make it fit:", or for an answer that pages
+    from storage what would run without paging) and one sentence per way
     of `r["to_fit"]`, each with the quantization and decode speed (tok/s) it gives."""
     tr = translator(lang)
     texts = {
@@ -20,8 +21,12 @@ def fit_way_texts(r: Mapping[str, Any], lang: str) -> tuple[str, list[str]]:
         "ram": tr.gettext("with {ram} GB of system RAM (part of the model in RAM): {quant}, "
                           "{tps} tok/s"),
     }
-    heading = tr.gettext("{model} does not fit on {card}. What would make it fit:").format(
-        model=r["model"], card=r["gpu"])
+    if r.get("fit") == "paging":  # it runs, re-reading weights from storage every token
+        heading = tr.gettext("{model} pages from storage on {card}. What would run without "
+                             "paging:")
+    else:
+        heading = tr.gettext("{model} does not fit on {card}. What would make it fit:")
+    heading = heading.format(model=r["model"], card=r["gpu"])
     lines = []
     for way in r.get("to_fit") or ():
         tps = way["decode_tokens_per_s"]
