@@ -76,6 +76,9 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "NVIDIA RTX PRO 6000 Blackwell": "RTX PRO 6000 Blackwell",
               "AMD Radeon 8060S Graphics": "Ryzen AI Max+ 395 (Radeon 8060S)",
               "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX",
+              # JohannesGaessler's RX 9060 XT (PR #28102): the table names no memory size; the
+              # 8 and 16 GB boards share the chip, clocks and 322 GB/s.
+              "AMD Radeon RX 9060 XT": "Radeon RX 9060 XT 16 GB",
               "Intel Arc Pro B70": "Arc Pro B70",
               # kyuz0's V100 / P100 toolboxes: the name the CUDA driver prints (PCIe, 16 GB).
               "Tesla V100-PCIE-16GB": "Tesla V100 PCIe 16 GB",
