@@ -48,11 +48,31 @@ def test_each_gpu_label_maps_to_a_catalog_card(prefix: str) -> None:
 def test_strix_halo_rows_load_on_both_backends_at_depth_and_in_prompts() -> None:
     """kyuz0/amd-strix-halo-toolboxes: ROCm and Vulkan, pp and tg, depth 0 to 65536."""
     obs = [o for o in extra_rows(get_card, get_model)
-           if o.card.name == "Ryzen AI Max+ 395 (Radeon 8060S)"]
+           if o.card.name == "Ryzen AI Max+ 395 (Radeon 8060S)" and "kyuz0" in o.source]
     assert {(o.backend, o.kind) for o in obs} == {
         (b, k) for b in ("rocm", "vulkan") for k in ("decode", "prefill")}
     assert {o.depth for o in obs} == {0, 32768, 65536}
     assert sum(o.is_moe and o.kind == "prefill" for o in obs) >= 20
+
+
+def test_the_amd_pull_request_rows_load_with_their_cards_depths_and_micro_batches() -> None:
+    """The nineteenth session's deep prompts of AMD cards from llama.cpp pull requests: the RX
+    9060 XT on the 16 GB board, the RX 7900 XTX at micro-batches 512 and 1024, the Strix Halo's
+    Qwen3.6-35B-A3B sweep at -ub 2048 from depth 0 to 65,536."""
+    obs = [o for o in extra_rows(get_card, get_model)
+           if any(f"pull {n}" in o.source for n in (28102, 26284, 22880, 26419))]
+    assert len(obs) == 17
+    by_card = {o.card.name for o in obs}
+    assert by_card == {"Radeon RX 9060 XT 16 GB", "Radeon RX 7900 XTX",
+                       "Ryzen AI Max+ 395 (Radeon 8060S)"}
+    rx9060 = [o for o in obs if o.card.name == "Radeon RX 9060 XT 16 GB"]
+    assert {o.depth for o in rx9060} == {4096, 8192, 16384, 32768}
+    assert all(o.model == "Llama 3.1-8B" and o.quant == "Q4_0" and o.flash_attn for o in rx9060)
+    xtx = [o for o in obs if o.card.name == "Radeon RX 7900 XTX" and o.kind == "prefill"]
+    assert sorted(o.ubatch for o in xtx) == [512, 512, 1024, 1024]
+    sweep = [o for o in obs if o.model == "Qwen3.6-35B-A3B"]
+    assert {o.depth for o in sweep} == {0, 2048, 8192, 16384, 32768, 65536}
+    assert {o.ubatch for o in sweep} == {2048}
 
 
 @pytest.mark.parametrize(("runtime", "ubatch"), [
@@ -70,7 +90,7 @@ def test_a_deep_prompt_run_with_ub_2048_has_a_quarter_of_the_expert_gemms_per_to
     expert GEMM holds 4 × the rows and a token pays a quarter of the GEMMs of -ub 512."""
     obs = [o for o in extra_rows(get_card, get_model)
            if o.card.name == "Ryzen AI Max+ 395 (Radeon 8060S)" and o.kind == "prefill"
-           and o.model == "Qwen3.6-35B-A3B" and o.quant == "Q4_K_M"]
+           and o.model == "Qwen3.6-35B-A3B" and o.quant == "Q4_K_M" and "kyuz0" in o.source]
     deep = {o.backend: o for o in obs if o.depth == 32768}
     assert (deep["rocm"].ubatch, deep["vulkan"].ubatch) == (2048, 512)
     assert deep["rocm"].expert_gemms == pytest.approx(deep["vulkan"].expert_gemms / 4, rel=1e-6)
