@@ -81,6 +81,7 @@ from tpscalc.estimate.calibration import (
     family_key,
     measured_key,
     prefill_family_key,
+    unmeasured_backend,
     vendor_key,
 )
 from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
@@ -112,6 +113,12 @@ OLD_ERA_WEIGHT = 0.5  # "prefer recent builds": rows older than the backend's ne
 ERA_BACKENDS = frozenset({"cuda"})
 BAND_COVERAGE = 0.80  # share of a new device's measurements a range is to hold (_band_of)
 BAND_MIN_DEVICES = 3  # devices a class's (or `./main` rows') prompt pool needs for its own band
+# Devices a driver's decode level (a vendor under a backend) rests on before other cards take
+# it: with one, the backend's, the vendor's and the device's offsets all fit that device's rows
+# and the level is the device's (one MoE row of an M2 Ultra had set every Mac's η to 0.45 when
+# the Apple table was held out). Below it, other cards get the measured drivers' pooled level
+# and the range of a driver never measured (calibration.unmeasured_backend, novelty.driver_band).
+DRIVER_MIN_DEVICES = 2
 # Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
 # serve part of the reads or where the overhead term takes time from the bandwidth term.
 U_MIN = 0.5
@@ -610,14 +617,18 @@ def _backends(
 
 def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams]:
     """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v)
-    (calibration.vendor_key). MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
+    (calibration.vendor_key), where its rows come from DRIVER_MIN_DEVICES devices or more.
+    MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
     out: dict[str, LevelParams] = {}
     counts: dict[str, int] = defaultdict(int)
+    devices: dict[str, set[str]] = defaultdict(set)
+    for o in obs:
+        devices[vendor_key(o.card, o.backend)].add(o.card.name)
     for o in obs:
         key = vendor_key(o.card, o.backend)
         counts[key] += 1
         u = dec.get(f"u|{o.backend}")
-        if not u or f"v|{key}" not in dec:
+        if not u or f"v|{key}" not in dec or len(devices[key]) < DRIVER_MIN_DEVICES:
             continue
         u_v = max(u + dec[f"v|{key}"], U_MIN)
         out[key] = LevelParams(round(1.0 / u_v, 4), None, counts[key])
@@ -647,7 +658,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
     eras |= {"decode|main": round(dec.get("main|decode", 0.0), 2)}
     eras |= {f"prefill|main|{k[5:]}": round(v, 4) for k, v in pre.items() if k.startswith("main|")}
     eras |= {f"prefill|main_ms|{k[8:]}": v for k, v in pre.items() if k.startswith("main_ms|")}
-    return Calibration(
+    cal = Calibration(
         backends=_backends(obs, dec, pre),
         families=dict(sorted(fams.items())),
         devices=dict(sorted(devs.items())),
@@ -664,6 +675,21 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )
+    return _pool_thin_backends(cal, dec_obs)
+
+
+def _pool_thin_backends(cal: Calibration, dec_obs: Sequence[Obs]) -> Calibration:
+    """`cal` with each backend that has decode rows but no driver level (_vendors: too few
+    devices) at the measured drivers' pooled decode level and per-token cost
+    (calibration.unmeasured_backend): its fitted u is its one device's. That device keeps its
+    own level (its offsets were fitted with the backend's)."""
+    measured = {k.partition(":")[0] for k in cal.vendors}
+    thin = {o.backend for o in dec_obs} - measured
+    if not thin or not measured:
+        return cal
+    backends = {be: unmeasured_backend(cal, p) if be in thin else p
+                for be, p in cal.backends.items()}
+    return replace(cal, backends=backends)
 
 
 # ---- predictions through the engine's own code path ------------------------------------------

@@ -430,6 +430,29 @@ def test_a_fit_without_a_backend_predicts_it_from_the_pooled_drivers() -> None:
     assert band.high_ratio >= cal.decode_bands["driver-out"].high_ratio
 
 
+def test_a_driver_seen_on_one_device_is_that_devices_level_not_its_drivers() -> None:
+    # One Mac's rows kept, at 45 % of the Metal level (as one odd MoE row of an M2 Ultra set
+    # every Mac's η when the Apple table was held out): that Mac keeps its own level, but the
+    # other Macs take the measured drivers' pooled level and the unmeasured driver's range.
+    obs = [o for o in synthetic({"Apple M2 (10-core GPU)": 0.45}) if o.kind == "decode"]
+    obs += vulkan_synthetic()
+    odd = [o for o in obs if o.card.name == "Apple M2 (10-core GPU)"]
+    cal = calibrate.fit([o for o in obs if o.backend != "metal"] + odd)
+    assert "metal:apple" not in cal.vendors
+    for o in odd:
+        assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.05)
+    other = next(o for o in obs if o.card.name == "Apple M3 (10-core GPU)")
+    p = calibrate.speed.card_params(other.card, "metal", cal)
+    assert not p.driver_measured
+    pooled = [o for o in obs if o.backend != "metal"]
+    u = np.mean([1 / (TRUE["cuda"][0] if o.backend == "cuda" else VULKAN_ETA[o.card.vendor])
+                 for o in pooled])
+    assert p.decode_efficiency == pytest.approx(1 / u, rel=0.05)
+    both = calibrate.fit([o for o in obs if o.backend != "metal"] + odd
+                         + [o for o in obs if o.card.name == "Apple M3 (10-core GPU)"])
+    assert "metal:apple" in both.vendors  # two Macs: a driver level of its own
+
+
 def test_decode_rows_pool_per_backend_where_three_devices_stand_behind_it() -> None:
     # Vulkan's held-out devices miss wider than CUDA's: each backend's decode pool gets its own
     # band, and a backend of fewer than three devices keeps the level's.
