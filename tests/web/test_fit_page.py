@@ -57,6 +57,26 @@ def test_a_pair_that_pages_says_so_and_what_would_not(client, monkeypatch) -> No
     assert ways.count("<li>") >= 1 and "IQ4_XS" not in ways
 
 
+def test_a_pair_that_pages_with_no_way_out_says_nothing_runs_it_without_paging(
+        client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A paging answer none of the changes rescues: the page says that nothing runs it
+    without paging, not that nothing makes it fit (it runs, by paging)."""
+    from tpscalc.catalog import store
+    from tpscalc.web import fit_page, reports
+
+    small = store.models()
+    qwen = next(m for m in store.validated_models() if m.slug == "qwen3-30b-a3b")
+    monkeypatch.setattr(store, "models", lambda: (*small, qwen))
+    real = fit_page.fit_way_texts
+    monkeypatch.setattr(fit_page, "fit_way_texts",
+                        lambda answer, lang: (real(answer, lang)[0], []))
+    reports.clear_cache()
+    text = text_of(client.get("/es/fit/qwen3-30b-a3b/geforce-gtx-1650?ram=16").text)
+    assert "volviendo a leer del disco" in text
+    assert "Nada de esto lo hace funcionar sin paginar" in text
+    assert "Nada de esto hace que quepa" not in text
+
+
 def test_a_pair_that_fits_says_so(client) -> None:
     page = text_of(client.get("/en/fit/tiny-chat-1b/geforce-rtx-4090").text)
     assert "It fits" in page and "does not fit" not in page
