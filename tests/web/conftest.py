@@ -48,12 +48,16 @@ MODELS = (
 
 @pytest.fixture(autouse=True)
 def small_catalog(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every web test sees the five cards and three models above, and no cached report."""
+    """Every web test sees the five cards and three models above, and no cached report (nor a
+    catalog date worked out from another catalog: the golden pages, run after these, read the
+    real one's)."""
     monkeypatch.setattr(store, "cards", lambda: CARDS)
     monkeypatch.setattr(store, "models", lambda: MODELS)
     reports.clear_cache()
+    store.catalog_as_of.cache_clear()
     yield
     reports.clear_cache()
+    store.catalog_as_of.cache_clear()
 
 
 @pytest.fixture()
