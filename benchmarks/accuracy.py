@@ -325,7 +325,20 @@ def protocol_table(results: dict[str, Sequence[Row]]) -> str:
                          for n in names if results[n]), default=(np.nan, "–"))
         lines.append(f"\nWorst {kind} coverage: {worst_cov[0]:.0f} % inside (leave one "
                      f"{worst_cov[1]} out).")
+    under = [f"{kind}, {label}, leave one {n} out: {inside:.0f} % ({rows})"
+             for kind in ("decode", "prefill") for label, sel in selectors for n in names
+             for rows, _, _, _, inside, _ in [_stats([r for r in results[n]
+                                                      if r[0].kind == kind and sel(r[0])])]
+             if rows >= UNDER_MIN_ROWS and inside < UNDER_COVERAGE]
+    lines.append(f"\nGroups of {UNDER_MIN_ROWS} rows or more under {UNDER_COVERAGE:.0f} % "
+                 f"inside: " + ("; ".join(under) if under else "none") + ".")
     return "\n".join(head + lines)
+
+
+# The floor for every group's share inside its range, and the fewest rows a group needs
+# to be named under it (one or two rows are a row's luck, not a group's coverage).
+UNDER_COVERAGE = 75.0
+UNDER_MIN_ROWS = 5
 
 
 def worst(rows: Sequence[Row], n: int = 10) -> str:
