@@ -617,21 +617,20 @@ def _backends(
 
 def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams]:
     """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v)
-    (calibration.vendor_key), where its rows come from DRIVER_MIN_DEVICES devices or more.
-    MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
-    out: dict[str, LevelParams] = {}
+    (calibration.vendor_key: "backend:vendor"), where its rows come from DRIVER_MIN_DEVICES
+    devices or more. MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
     counts: dict[str, int] = defaultdict(int)
     devices: dict[str, set[str]] = defaultdict(set)
     for o in obs:
-        devices[vendor_key(o.card, o.backend)].add(o.card.name)
-    for o in obs:
         key = vendor_key(o.card, o.backend)
         counts[key] += 1
-        u = dec.get(f"u|{o.backend}")
+        devices[key].add(o.card.name)
+    out: dict[str, LevelParams] = {}
+    for key, n in counts.items():
+        u = dec.get(f"u|{key.partition(':')[0]}")
         if not u or f"v|{key}" not in dec or len(devices[key]) < DRIVER_MIN_DEVICES:
             continue
-        u_v = max(u + dec[f"v|{key}"], U_MIN)
-        out[key] = LevelParams(round(1.0 / u_v, 4), None, counts[key])
+        out[key] = LevelParams(round(1.0 / max(u + dec[f"v|{key}"], U_MIN), 4), None, n)
     return dict(sorted(out.items()))
 
 

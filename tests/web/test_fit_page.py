@@ -38,9 +38,10 @@ def test_the_page_keeps_the_settings_it_was_reached_with(client) -> None:
     assert "part of the model in system RAM" in with_ram  # it runs, with part in RAM
 
 
-def test_a_pair_that_pages_says_so_and_what_would_not(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Qwen3-30B-A3B (the catalog's) on a 4 GB card with 16 GB of RAM pages at the quality
-    floor: the page says it runs only by paging, and lists the changes that run without it."""
+@pytest.fixture()
+def with_qwen3_moe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The web tests' small catalog plus the real catalog's Qwen3-30B-A3B, which pages on a
+    4 GB card with 16 GB of RAM at the quality floor."""
     from tpscalc.catalog import store
     from tpscalc.web import reports
 
@@ -48,6 +49,12 @@ def test_a_pair_that_pages_says_so_and_what_would_not(client, monkeypatch) -> No
     qwen = next(m for m in store.validated_models() if m.slug == "qwen3-30b-a3b")
     monkeypatch.setattr(store, "models", lambda: (*small, qwen))
     reports.clear_cache()
+
+
+@pytest.mark.usefixtures("with_qwen3_moe")
+def test_a_pair_that_pages_says_so_and_what_would_not(client) -> None:  # type: ignore[no-untyped-def]
+    """Qwen3-30B-A3B (the catalog's) on a 4 GB card with 16 GB of RAM pages at the quality
+    floor: the page says it runs only by paging, and lists the changes that run without it."""
     page = client.get("/nl/fit/qwen3-30b-a3b/geforce-gtx-1650?ram=16")
     assert page.status_code == 200
     text = text_of(page.text)
@@ -57,20 +64,16 @@ def test_a_pair_that_pages_says_so_and_what_would_not(client, monkeypatch) -> No
     assert ways.count("<li>") >= 1 and "IQ4_XS" not in ways
 
 
+@pytest.mark.usefixtures("with_qwen3_moe")
 def test_a_pair_that_pages_with_no_way_out_says_nothing_runs_it_without_paging(
         client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A paging answer none of the changes rescues: the page says that nothing runs it
     without paging, not that nothing makes it fit (it runs, by paging)."""
-    from tpscalc.catalog import store
-    from tpscalc.web import fit_page, reports
+    from tpscalc.web import fit_page
 
-    small = store.models()
-    qwen = next(m for m in store.validated_models() if m.slug == "qwen3-30b-a3b")
-    monkeypatch.setattr(store, "models", lambda: (*small, qwen))
     real = fit_page.fit_way_texts
     monkeypatch.setattr(fit_page, "fit_way_texts",
                         lambda answer, lang: (real(answer, lang)[0], []))
-    reports.clear_cache()
     text = text_of(client.get("/es/fit/qwen3-30b-a3b/geforce-gtx-1650?ram=16").text)
     assert "volviendo a leer del disco" in text
     assert "Nada de esto lo hace funcionar sin paginar" in text
