@@ -71,12 +71,15 @@ from calibration_data import Obs, load_observations
 
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import (
+    CONDITION_OUT,
+    DECODE_CONDITIONS,
     LEVELS,
     BackendParams,
     Band,
     Calibration,
     LevelParams,
     MeasuredSpeed,
+    decode_conditions_of,
     device_key,
     family_key,
     measured_key,
@@ -84,7 +87,7 @@ from tpscalc.estimate.calibration import (
     unmeasured_backend,
     vendor_key,
 )
-from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of
+from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of, union
 from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
@@ -711,6 +714,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
             cal,
             params_read=o.params_read,
             expert_matrices=o.expert_matrices,
+            depth_tokens=o.depth,
             quant=o.quant,
             attention_flops=o.attn_flops,
         )[0]
@@ -904,11 +908,51 @@ def driver_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, f
     return ratios
 
 
+def decode_conditions(obs: Sequence[Obs]) -> dict[str, tuple[str, ...]]:
+    """The DECODE_CONDITIONS each device's decode rows hold, by device_key."""
+    held: dict[str, set[str]] = defaultdict(set)
+    for o in obs:
+        if o.kind == "decode":
+            held[device_key(o.card.name, o.backend)].update(
+                decode_conditions_of(o.is_moe, o.depth))
+    return {k: tuple(c for c in DECODE_CONDITIONS if c in v) for k, v in sorted(held.items())}
+
+
+def condition_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(device, measured ÷ predicted) of each device's decode rows of one condition (a MoE's,
+    or at depth >= 16k), predicted by a fit without them while its other decode rows stay, pooled
+    under "condition-out|<condition>" and "condition-out|<condition>|<backend>" (a backend's
+    own band where BAND_MIN_DEVICES devices stand behind it: CUDA's MoE kernels miss by tens
+    of %, ROCm's and Vulkan's by up to 2.8x), where the device kept a level of its own: the
+    range of a measured device asked for a condition none of its rows hold
+    (speed.condition_bands). A device's level is fitted on what its rows ran; a MoE's routed
+    expert kernels and a deep cache's attention are what a dense shallow row does not tell."""
+    ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    decode = [o for o in obs if o.kind == "decode"]
+    for cond in DECODE_CONDITIONS:
+        def has(o: Obs, cond: str = cond) -> bool:
+            return cond in decode_conditions_of(o.is_moe, o.depth)
+        for dev in sorted({device_key(o.card.name, o.backend) for o in decode if has(o)}
+                          & {device_key(o.card.name, o.backend) for o in decode if not has(o)}):
+            def out(o: Obs, dev: str = dev) -> bool:
+                return o.kind == "decode" and has(o) and device_key(o.card.name, o.backend) == dev
+            cal = fit([o for o in obs if not out(o)])
+            for o in filter(out, obs):
+                pred, conf = predict(cal, o)
+                if conf == "high" and np.isfinite(pred) and pred > 0:
+                    r = (o.card.name, o.tokens_per_s / pred)
+                    ratios[("decode", f"{CONDITION_OUT}|{cond}")].append(r)
+                    ratios[("decode", f"{CONDITION_OUT}|{cond}|{o.backend}")].append(r)
+    return ratios
+
+
 def bands(obs: Sequence[Obs]) -> tuple[dict[str, Band], dict[str, Band]]:
     """Decode and prefill bands per confidence level (and, for prompts, per device class and
     backend) from three cross-validations, pooled (band_ratios, bands_from_ratios), with the
-    novelty tiers' and the unmeasured drivers' (tier_ratios, driver_ratios)."""
-    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs), **driver_ratios(obs)})
+    novelty tiers', the unmeasured drivers' and the unmeasured conditions' (tier_ratios,
+    driver_ratios, condition_ratios)."""
+    return bands_from_ratios({**band_ratios(obs), **tier_ratios(obs), **driver_ratios(obs),
+                              **condition_ratios(obs)})
 
 
 def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
@@ -949,8 +993,14 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its backend's `./main` band where there is one, see `bands`)."""
     if o.kind == "decode":
-        p = speed.card_params(o.card, o.backend, cal)
-        return speed.decode_band(cal, conf, p.driver_measured, p.backend)
+        # the card's own level's band (a condition band lowers the label `conf`, not the base)
+        k = speed.card_terms(o.card, o.backend, cal)
+        p = k.params
+        band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
+        for cond in decode_conditions_of(o.is_moe, o.depth):
+            if cond in k.condition_bands:
+                band = union(band, k.condition_bands[cond])
+        return band
     # the driver matters only where a band for unmeasured drivers was fitted; asked first, this
     # also keeps a calibration with no backends (the synthetic ones of the tests) from asking
     # card_params for a backend it does not have (novelty.driver_band ignores a missing band,
@@ -998,6 +1048,7 @@ def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:
     return replace(cal, measured=measured_table(obs),
                    measured_models=tuple(sorted({o.model for o in obs})),
                    measured_kinds=measured_kinds(obs),
+                   decode_conditions=decode_conditions(obs),
                    notes=__doc__.split("\n\n")[1].strip())
 
 

@@ -34,6 +34,7 @@ def _rows(seed: int, n: int = 300) -> dict[str, list[Any]]:
         "batch": [rnd.choice([math.inf, rnd.uniform(1, 600)]) for _ in range(n)],
         "gemms": [rnd.uniform(0, 200) if m else 0.0 for m in moe],
         "matrices": [rnd.uniform(0, 600) if m else 0.0 for m in moe],
+        "depth": [rnd.choice([0.0, 4096.0, 32768.0]) for _ in range(n)],
     }
 
 
@@ -44,10 +45,11 @@ def test_decode_columns_are_decode_estimates_row_by_row(seed: int, backend: str 
     rows = speed.decode_estimates(r["read"], r["kv"], r["layers"], r["cards"], backend, cal,
                                   params_read=r["params"], quant=r["quant"],
                                   attention_flops=r["attention"],
-                                  expert_matrices=r["matrices"])
+                                  expert_matrices=r["matrices"], depth_tokens=r["depth"])
     cols = decode_columns(*(np.array(r[k]) for k in ("read", "kv", "layers")), r["cards"],
                           backend, cal, np.array(r["params"]), r["quant"],
-                          np.array(r["attention"]), np.array(r["matrices"]))
+                          np.array(r["attention"]), np.array(r["matrices"]),
+                          np.array(r["depth"]))
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({e.bound for e in rows}) > 1  # the sample reaches more than one bound
 

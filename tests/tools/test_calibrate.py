@@ -17,7 +17,7 @@ from calibration_data import MAIN_CSV, Obs, era_of, normalise_quant
 
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
-from tpscalc.estimate.calibration import from_dict
+from tpscalc.estimate.calibration import Band, from_dict
 
 TRUE = {"cuda": (0.80, 200.0), "metal": (0.70, 900.0)}  # η, overhead per token (µs)
 PER_LAYER_US = 40.0  # one per-layer overhead for all backends (tools/calibrate.py)
@@ -518,3 +518,50 @@ def test_a_fixed_time_per_expert_gemm_is_recovered_where_llama_cpp_loops_over_ex
     # the same rows as quantized experts (MMQ: one kernel) are not charged it, whatever they took
     quantized = [replace(o, quantized=True, quant="Q8_0") if o.is_moe else o for o in obs]
     assert calibrate.fit_prefill(quantized)[0]["moe_gemm_us"] == 0.0
+
+
+DEEP_SLOWDOWN = 0.7  # the synthetic deep rows run at this share of what the fit predicts
+
+
+def _with_deep_rows(names: set[str]) -> list[Obs]:
+    """synthetic() with, on the CUDA cards named, decode rows at depth 32k that run at
+    DEEP_SLOWDOWN of their shallow speed (a cost no term of the fit carries)."""
+    obs = synthetic()
+    for o in list(obs):
+        if o.kind == "decode" and o.card.name in names:
+            obs.append(replace(o, test="tg128@d32768", depth=32768,
+                               tokens_per_s=o.tokens_per_s * DEEP_SLOWDOWN))
+    return obs
+
+
+def test_a_measured_devices_range_widens_for_a_condition_none_of_its_rows_hold() -> None:
+    # Three cards measured deep as well as shallow: each one's deep rows, held out while its
+    # shallow rows stay, run at DEEP_SLOWDOWN of the fit's prediction, and that is the
+    # "condition-out|deep" band. A measured card with no deep row takes it for a deep decode,
+    # not for a shallow one; a card measured deep keeps its own range.
+    deep_cards = {"G0", "G1", "G2"}
+    obs = _with_deep_rows(deep_cards)
+    ratios = calibrate.condition_ratios(obs)
+    held = ratios[("decode", "condition-out|deep")]
+    assert {d for d, _ in held} == deep_cards
+    assert ("decode", "condition-out|moe") not in ratios  # no device has MoE decode rows
+    band = calibrate.bands_from_ratios(ratios)[0]["condition-out|deep"]
+    assert band.low_ratio < DEEP_SLOWDOWN * 1.05
+    cal = replace(calibrate.fit(obs), decode_conditions=calibrate.decode_conditions(obs),
+                  decode_bands={"high": Band(0.9, 1.1), "condition-out|deep": band})
+    assert cal.decode_conditions["cuda:G0"] == ("deep",)
+    assert cal.decode_conditions["cuda:G3"] == ()
+    shallow = next(o for o in obs if o.card.name == "G3" and o.kind == "decode")
+    deep = replace(shallow, depth=32768)
+    plain = calibrate.row_band(cal, shallow, "high")
+    assert calibrate.row_band(cal, deep, "high").low_ratio == band.low_ratio < plain.low_ratio
+    measured_deep = next(o for o in obs if o.card.name == "G0" and o.depth)
+    assert calibrate.row_band(cal, measured_deep, "high") == plain
+    # the engine's decode of that deep row on G3 holds the band too, its estimate unchanged
+    wide, narrow = (calibrate.speed.decode_estimates(
+        o.read_bytes, o.kv_bytes, o.n_layers, [o.card], "cuda", cal, depth_tokens=o.depth)[0]
+        for o in (deep, shallow))
+    assert wide.tokens_per_s == narrow.tokens_per_s
+    assert wide.low == pytest.approx(wide.tokens_per_s * band.low_ratio)
+    assert narrow.low == pytest.approx(narrow.tokens_per_s * plain.low_ratio)
+    assert (wide.confidence, narrow.confidence) == ("medium", "high")  # the label follows

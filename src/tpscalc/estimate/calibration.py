@@ -121,6 +121,10 @@ class Calibration(FrozenValue):
     measured_models: tuple[str, ...] = ()
     # Their layer kinds (novelty.kind_of: "dense|full", "moe|swa", ...).
     measured_kinds: tuple[str, ...] = ()
+    # The decode conditions (DECODE_CONDITIONS) each measured device's fitted rows hold, by
+    # device_key(): a device's range widens for a condition it was never measured in
+    # (speed.condition_bands).
+    decode_conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     notes: str = ""
 
 
@@ -212,6 +216,19 @@ def unmeasured_backend(cal: Calibration, nearest: BackendParams) -> BackendParam
                    overhead_per_token_us=round(per_token, 1))
 
 
+# A decode row's conditions that a device's other rows do not tell: a MoE's decode (routed
+# expert matrices, their kernels) and a deep cache (attention reading >= 16k tokens of KV).
+# Band keys "condition-out|moe" and "condition-out|deep" (tools/calibrate.py, condition_ratios).
+DEEP_DECODE_TOKENS = 16384
+CONDITION_OUT = "condition-out"
+DECODE_CONDITIONS = ("moe", "deep")
+
+
+def decode_conditions_of(moe: bool, depth_tokens: float) -> tuple[str, ...]:
+    """The DECODE_CONDITIONS of a decode: of a MoE, at a depth of `depth_tokens`."""
+    return (("moe",) if moe else ()) + (("deep",) if depth_tokens >= DEEP_DECODE_TOKENS else ())
+
+
 def device_key(card_name: str, backend: str) -> str:
     """Calibration key of one measured device: "cuda:GeForce RTX 4090"."""
     return f"{backend}:{card_name}"
@@ -271,5 +288,6 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
         measured_models=tuple(d.get("measured_models", ())),
         measured_kinds=tuple(d.get("measured_kinds", ())),
+        decode_conditions={k: tuple(v) for k, v in d.get("decode_conditions", {}).items()},
         notes=d.get("notes", ""),
     )

@@ -181,7 +181,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         expert_params=moe_expert_params_per_token(arch),
         expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
         expert_gemms=moe_expert_gemms_per_token(arch, test.n_prompt, test.n_ubatch),
-        expert_matrices=moe_expert_matrices_per_token(arch),
+        expert_matrices=moe_expert_matrices_per_token(arch), decode_depth=float(test.depth),
     )
 
 
@@ -230,7 +230,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         fit_cards, backend, cal, params_read=[t.params_active for t in fit_terms],
         expert_matrices=[t.expert_matrices for t in fit_terms],
         quant=[rt.speed_quant(quants[j]) for j in q],
-        attention_flops=[t.attention_decode for t in fit_terms])
+        attention_flops=[t.attention_decode for t in fit_terms],
+        depth_tokens=[t.decode_depth for t in fit_terms])
     prefill = speed.prefill_estimates(
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],

@@ -37,3 +37,4 @@ class ModelTerms(FrozenValue):
     expert_batch: float = float("inf")  # rows per expert GEMM in one micro-batch
     expert_gemms: float = 0.0  # expert GEMMs per prompt token
     expert_matrices: float = 0.0  # routed expert matrices multiplied per generated token
+    decode_depth: float = 0.0  # tokens in the cache before the generated ones (test.depth)

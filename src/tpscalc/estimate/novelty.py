@@ -119,9 +119,12 @@ def driver_band(bands: dict[str, Band], band: Band, driver_measured: bool) -> Ba
     η pooled over other drivers misses by what those drivers differ, not by a measured
     device's scatter)."""
     wide = None if driver_measured else bands.get(DRIVER_OUT)
-    if wide is None:
-        return band
-    return Band(min(band.low_ratio, wide.low_ratio), max(band.high_ratio, wide.high_ratio),
+    return band if wide is None else union(band, wide)
+
+
+def union(band: Band, other: Band) -> Band:
+    """The band holding both `band` and `other` (`band`'s row count)."""
+    return Band(min(band.low_ratio, other.low_ratio), max(band.high_ratio, other.high_ratio),
                 band.n)
 
 

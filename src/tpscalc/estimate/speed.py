@@ -48,9 +48,13 @@ from typing import cast
 from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
+    CONDITION_OUT,
+    DECODE_CONDITIONS,
+    DEEP_DECODE_TOKENS,
     BackendParams,
     Band,
     Calibration,
+    decode_conditions_of,
     device_key,
     family_key,
     inherited_prefill_efficiency,
@@ -60,7 +64,7 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.elementwise import Num as Value
 from tpscalc.estimate.elementwise import where
-from tpscalc.estimate.novelty import driver_band
+from tpscalc.estimate.novelty import driver_band, widened_by
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
     dequant_class,
@@ -264,14 +268,21 @@ class CardTerms:
     rate (filled as formats are asked); the same as a row of operands for the formulas over
     columns (speed_columns.py)."""
 
-    __slots__ = ("cal", "card", "decode_band", "decode_operands", "dequant", "matrix_mb",
-                 "operands", "params", "prefill_bands", "rates", "shader", "tiles")
+    __slots__ = ("cal", "card", "condition_bands", "condition_operands", "decode_band",
+                 "decode_operands", "dequant", "matrix_mb", "operands", "params",
+                 "prefill_bands", "rates", "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
         self.params = p = _card_params(card, backend, cal)
         self.shader = shader_tflops(card) or math.nan
         self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
+        self.condition_bands = condition_bands(cal, card, backend or default_backend(card), p)
+        # (low, high) ratio of each DECODE_CONDITIONS' band, 1 where it does not widen
+        self.condition_operands = tuple(
+            r for cond in DECODE_CONDITIONS for r in (
+                (self.condition_bands[cond].low_ratio, self.condition_bands[cond].high_ratio)
+                if cond in self.condition_bands else (1.0, 1.0)))
         self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe,
                                                 p.driver_measured)
                               for moe in (False, True)}
@@ -462,6 +473,44 @@ def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
     return driver_band(cal.decode_bands, band, driver_measured)
 
 
+def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
+                    ) -> dict[str, Band]:
+    """The condition-out band (the backend's, "condition-out|moe|cuda", else the pool's,
+    "condition-out|moe"; "...|deep") of each decode condition that a
+    device with a level of its own ("high") was never measured in: its η was fitted on rows
+    without it, and misses as the held-out conditions of the measured devices did
+    (tools/calibrate.py, condition_ratios). Devices without a level of their own take their
+    family's or backend's band, fitted with whole devices held out, conditions and all."""
+    if p.decode_confidence != "high":
+        return {}
+    held = cal.decode_conditions.get(device_key(card.name, backend), ())
+    return {cond: band for cond in DECODE_CONDITIONS if cond not in held
+            for band in [cal.decode_bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
+                         or cal.decode_bands.get(f"{CONDITION_OUT}|{cond}")]
+            if band is not None}
+
+
+def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Confidence:
+    """The card's decode confidence, "medium" where a condition band widens its range (a
+    measured device asked for a condition none of its rows hold)."""
+    if any(c in terms.condition_bands for c in decode_conditions_of(moe, depth_tokens)):
+        return "medium"
+    return terms.params.decode_confidence
+
+
+def condition_widened(tokens_per_s: Value, low: Value, high: Value, moe: Value,
+                      depth_tokens: Value, operands: Sequence[Value]) -> tuple[Value, Value]:
+    """(low, high) widened by the condition bands (CardTerms.condition_operands: MoE low and
+    high ratio, deep low and high) that apply to a decode of a MoE or not (`moe`) at
+    `depth_tokens`, on one row's floats or on columns of rows."""
+    moe_lo, moe_hi, deep_lo, deep_hi = operands
+    deep = depth_tokens >= DEEP_DECODE_TOKENS
+    low, high = widened_by(tokens_per_s, low, high, where(moe, moe_lo, 1.0),
+                           where(moe, moe_hi, 1.0))
+    return widened_by(tokens_per_s, low, high, where(deep, deep_lo, 1.0),
+                      where(deep, deep_hi, 1.0))
+
+
 def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
                  moe: bool = False, driver_measured: bool = True) -> Band:
     """The prefill range at a confidence level: a MoE's prompt the MoE band where the
@@ -554,6 +603,7 @@ def decode_estimates(
     quant: str | Sequence[str] = "F16",
     attention_flops: Num = 0.0,
     expert_matrices: Num = 0.0,
+    depth_tokens: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
@@ -563,12 +613,14 @@ def decode_estimates(
     at its depth. Both are timed at the card's shader rate with the fitted factors.
     `expert_matrices`: routed expert matrices multiplied per token (MoE), each read as
     Calibration.moe_matrix_mb more at the card's bandwidth (moe_matrix_seconds).
+    `depth_tokens`: tokens in the cache before the generated ones (the range of a measured
+    device never measured that deep, or on a MoE, widens: condition_bands).
     """
     n = len(cards)
     reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
-    experts = _per_row(expert_matrices, n)
+    experts, depths = _per_row(expert_matrices, n), _per_row(depth_tokens, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
     out = []
@@ -582,7 +634,12 @@ def decode_estimates(
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio)
-        out.append(DecodeEstimate(tps, low, high, p.decode_confidence, DECODE_BOUNDS[bound]))
+        conf = p.decode_confidence
+        if k.condition_bands:
+            low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],
+                                          k.condition_operands)
+            conf = condition_confidence(k, experts[i] > 0, depths[i])
+        out.append(DecodeEstimate(tps, low, high, conf, DECODE_BOUNDS[bound]))
     return out
 
 

@@ -101,7 +101,8 @@ def _columns(rows: list[tuple[float, ...]], width: int) -> Floats:
 def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    n_layers: Floats, cards: Sequence[Card], backend: str | None,
                    cal: Calibration, params_read: Floats, quant: Sequence[str],
-                   attention_flops: Floats, expert_matrices: Floats) -> DecodeColumns:
+                   attention_flops: Floats, expert_matrices: Floats,
+                   depth_tokens: Floats | float = 0.0) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
     terms = _terms(cards, backend, cal)
     bandwidth, eta, per_token, per_layer, matrix_mb, shader, low_ratio, high_ratio = _columns(
@@ -113,8 +114,16 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
             per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
             attention_flops, shader, low_ratio, high_ratio)
-    return DecodeColumns(tps, low, high, [k.params.decode_confidence for k in terms],
-                         np.asarray(bound, dtype=np.int64))
+        confidence = [k.params.decode_confidence for k in terms]
+        if any(k.condition_bands for k in terms):
+            depth = np.broadcast_to(depth_tokens, tps.shape)
+            low, high = speed.condition_widened(
+                tps, low, high, expert_matrices > 0, depth,
+                list(_columns([k.condition_operands for k in terms], 4)))
+            confidence = [speed.condition_confidence(k, m > 0, d) if k.condition_bands else c
+                          for k, m, d, c in zip(terms, expert_matrices.tolist(), depth.tolist(),
+                                                confidence, strict=True)]
+    return DecodeColumns(tps, low, high, confidence, np.asarray(bound, dtype=np.int64))
 
 
 def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence[Card],

@@ -1,0 +1,49 @@
+"""`tpscalc estimate` on a measured card asked for a condition none of its measured rows hold
+(a MoE's decode, a cache >= 16k tokens deep): the range holds the calibration's condition-out
+band and the label drops to "medium"; the same card's plain decode keeps its own (real
+catalog and calibration)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from tpscalc.catalog import get_card
+from tpscalc.estimate.calibration_store import calibration
+
+
+def _decode(*args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", "tpscalc", "estimate", *args, "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    decode: dict[str, Any] = json.loads(done.stdout)["decode"]
+    return decode
+
+
+def _cuda_card_without(condition: str) -> str:
+    """A CUDA card with a level of its own whose decode rows never hold `condition`."""
+    cal = calibration()
+    return next(key.partition(":")[2] for key, held in cal.decode_conditions.items()
+                if key.startswith("cuda:") and condition not in held
+                and cal.devices[key].decode_efficiency is not None
+                and get_card(key.partition(":")[2]).memory_gib >= 24)
+
+
+@pytest.mark.parametrize(("condition", "args"), [
+    ("moe", ("--model", "Qwen3-30B-A3B", "--quant", "Q4_K_M")),
+    ("deep", ("--model", "Llama 3.1-8B", "--quant", "Q4_K_M", "--context", "40000",
+              "--depth", "32768"))])
+def test_a_measured_card_asked_for_an_unmeasured_condition_is_medium_and_holds_its_band(
+        condition: str, args: tuple[str, ...]) -> None:
+    card = _cuda_card_without(condition)
+    band = calibration().decode_bands[f"condition-out|{condition}|cuda"]
+    decode = _decode(*args, "--gpu", card)
+    assert decode["confidence"] == "medium"
+    assert decode["low"] <= decode["tokens_per_s"] * band.low_ratio * 1.0001
+    assert decode["high"] >= decode["tokens_per_s"] * band.high_ratio * 0.9999
+    plain = _decode("--model", "Llama 3.1-8B", "--quant", "Q4_K_M", "--gpu", card)
+    assert plain["confidence"] == "high"
