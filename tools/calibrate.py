@@ -888,6 +888,7 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
         ratios[(o.kind, conf)].append(r)
         if o.kind == "decode":
             ratios[(o.kind, f"{conf}|{o.backend}")].append(r)
+            ratios[(o.kind, f"{conf}|{device_class(o.card)}|{o.backend}")].append(r)
         elif o.is_moe:
             ratios[(o.kind, f"{conf}|moe")].append(r)
         else:
@@ -996,7 +997,8 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         # the card's own level's band (a condition band lowers the label `conf`, not the base)
         k = speed.card_terms(o.card, o.backend, cal)
         p = k.params
-        band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
+        band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
+                                 o.card)
         for cond in decode_conditions_of(o.is_moe, o.depth):
             if cond in k.condition_bands:
                 band = union(band, k.condition_bands[cond])

@@ -470,6 +470,31 @@ def test_decode_rows_pool_per_backend_where_three_devices_stand_behind_it() -> N
     assert calibrate.speed.decode_band(cal, "low", backend="rocm") == dec["low"]
 
 
+def test_decode_rows_pool_per_device_class_and_backend_where_three_devices_stand_behind_it(
+        ) -> None:
+    # HBM cards' held-out decode scatters wider than GDDR cards' under the same backend (its
+    # class offset rests on few devices): a class with three devices under a backend gets its
+    # own band; a class with fewer takes the backend's.
+    hbm = replace(CARDS[0][1], memory_type="HBM2e")
+    rows = [(replace(_obs(c, "cuda", "decode", 100.0 * r, 4e9, 32),
+                     card=replace(c, name=f"{tag}{i % n}")), 100.0, "medium")
+            for tag, c, n, spread in (("hbm", hbm, 3, (0.65, 1.25)),
+                                      ("gddr", CARDS[1][1], 5, (0.9, 1.1)),
+                                      ("uni", replace(CARDS[2][1], memory_type="LPDDR5X"), 2,
+                                       (0.3, 3.0)))
+            for i, r in enumerate(np.linspace(*spread, 20))]
+    dec, _ = calibrate.bands_from_ratios(calibrate.pool_ratios(rows))
+    hbm_band = dec["medium|datacenter HBM|cuda"]
+    assert hbm_band.low_ratio < 0.7 and hbm_band.high_ratio > 1.2
+    assert dec["medium|consumer GDDR|cuda"].high_ratio < 1.11
+    assert "medium|iGPU / unified|cuda" not in dec  # two devices
+    cal = calibrate.Calibration(backends={}, decode_bands=dec)
+    assert calibrate.speed.decode_band(cal, "medium", backend="cuda", card=hbm) == hbm_band
+    uni = replace(CARDS[2][1], memory_type="LPDDR5X")
+    assert calibrate.speed.decode_band(cal, "medium", backend="cuda", card=uni) == dec[
+        "medium|cuda"]
+
+
 EXPERT_PHI = 0.7  # the share of the dense GEMMs' rate the synthetic expert GEMMs reach
 
 

@@ -276,7 +276,8 @@ class CardTerms:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
         self.params = p = _card_params(card, backend, cal)
         self.shader = shader_tflops(card) or math.nan
-        self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend)
+        self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
+                                       card)
         self.condition_bands = condition_bands(cal, card, backend or default_backend(card), p)
         # (low, high) ratio of each DECODE_CONDITIONS' band, 1 where it does not widen
         self.condition_operands = tuple(
@@ -465,11 +466,14 @@ def level_band(bands: dict[str, Band], level: str) -> Band:
 
 
 def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
-                backend: str = "") -> Band:
-    """The decode range at a confidence level under the fitted `backend` ("low|vulkan": its
-    held-out devices' own spread, where the calibration has one), else the level's; widened
-    for an unmeasured driver (novelty.driver_band)."""
-    band = cal.decode_bands.get(f"{level}|{backend}") or level_band(cal.decode_bands, level)
+                backend: str = "", card: Card | None = None) -> Band:
+    """The decode range at a confidence level for the card's device class under the fitted
+    `backend` ("medium|datacenter HBM|cuda": its held-out devices' own spread, where the
+    calibration has one), else the backend's ("low|vulkan"), else the level's; widened for an
+    unmeasured driver (novelty.driver_band)."""
+    cls = device_class(card) if card is not None else ""
+    band = (cal.decode_bands.get(f"{level}|{cls}|{backend}") if cls else None) or (
+        cal.decode_bands.get(f"{level}|{backend}") or level_band(cal.decode_bands, level))
     return driver_band(cal.decode_bands, band, driver_measured)
 
 
