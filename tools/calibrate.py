@@ -929,21 +929,25 @@ def condition_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str
     (speed.condition_bands). A device's level is fitted on what its rows ran; a MoE's routed
     expert kernels and a deep cache's attention are what a dense shallow row does not tell."""
     ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    decode = [o for o in obs if o.kind == "decode"]
-    for cond in DECODE_CONDITIONS:
-        def has(o: Obs, cond: str = cond) -> bool:
-            return cond in decode_conditions_of(o.is_moe, o.depth)
-        for dev in sorted({device_key(o.card.name, o.backend) for o in decode if has(o)}
-                          & {device_key(o.card.name, o.backend) for o in decode if not has(o)}):
-            def out(o: Obs, dev: str = dev) -> bool:
-                return o.kind == "decode" and has(o) and device_key(o.card.name, o.backend) == dev
-            cal = fit([o for o in obs if not out(o)])
-            for o in filter(out, obs):
-                pred, conf = predict(cal, o)
-                if conf == "high" and np.isfinite(pred) and pred > 0:
-                    r = (o.card.name, o.tokens_per_s / pred)
-                    ratios[("decode", f"{CONDITION_OUT}|{cond}")].append(r)
-                    ratios[("decode", f"{CONDITION_OUT}|{cond}|{o.backend}")].append(r)
+    rows_of: dict[str, int] = defaultdict(int)  # decode rows per device
+    groups: dict[tuple[str, str], list[Obs]] = defaultdict(list)  # (condition, device) -> rows
+    for o in obs:
+        if o.kind == "decode":
+            dev = device_key(o.card.name, o.backend)
+            rows_of[dev] += 1
+            for cond in decode_conditions_of(o.is_moe, o.depth):
+                groups[(cond, dev)].append(o)
+    for (cond, dev), held in sorted(groups.items()):
+        if len(held) == rows_of[dev]:  # no row of the device without it: nothing stays
+            continue
+        out = {id(o) for o in held}
+        cal = fit([o for o in obs if id(o) not in out])
+        for o in held:
+            pred, conf = predict(cal, o)
+            if conf == "high" and np.isfinite(pred) and pred > 0:
+                r = (o.card.name, o.tokens_per_s / pred)
+                ratios[("decode", f"{CONDITION_OUT}|{cond}")].append(r)
+                ratios[("decode", f"{CONDITION_OUT}|{cond}|{o.backend}")].append(r)
     return ratios
 
 
@@ -999,9 +1003,8 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         p = k.params
         band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                  o.card)
-        for cond in decode_conditions_of(o.is_moe, o.depth):
-            if cond in k.condition_bands:
-                band = union(band, k.condition_bands[cond])
+        for cond in speed.unmeasured_conditions(k, o.is_moe, o.depth):
+            band = union(band, k.condition_bands[cond])
         return band
     # the driver matters only where a band for unmeasured drivers was fitted; asked first, this
     # also keeps a calibration with no backends (the synthetic ones of the tests) from asking

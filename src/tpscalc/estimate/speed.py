@@ -494,10 +494,16 @@ def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
             if band is not None}
 
 
+def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> list[str]:
+    """The conditions of a decode of a MoE or not (`moe`) at `depth_tokens` that the card's
+    measured rows never held and a band widens its range for (CardTerms.condition_bands)."""
+    return [c for c in decode_conditions_of(moe, depth_tokens) if c in terms.condition_bands]
+
+
 def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Confidence:
     """The card's decode confidence, "medium" where a condition band widens its range (a
     measured device asked for a condition none of its rows hold)."""
-    if any(c in terms.condition_bands for c in decode_conditions_of(moe, depth_tokens)):
+    if unmeasured_conditions(terms, moe, depth_tokens):
         return "medium"
     return terms.params.decode_confidence
 
