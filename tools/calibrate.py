@@ -138,6 +138,13 @@ ATTENTION_EFFICIENCY_GRID = (speed.ATTENTION_EFFICIENCY_CAP, 0.7, 0.5, 0.35, 0.2
 # (speed_terms.expert_gemm_loop: unquantized experts on ROCm, on CUDA without MMF), µs: a
 # library GEMM's launch and set-up, tens of µs.
 MOE_GEMM_US_GRID = (0.0, 5.0, 10.0, 20.0, 40.0)
+# The expert GEMM time where no fitted row loops over experts (it cannot be told there, and
+# zero would say a loop of a thousand library calls a micro-batch is free), µs: ggml-cuda's
+# fallback runs, per expert with rows, its GEMM between a conversion of the rows to the weights'
+# type and one of the result back (ggml_cuda_op_mul_mat_cublas), three kernels, at about 3.5 µs
+# per kernel dispatched in a batch on AMD's HSA runtime (AMD community forum, "HSA: kernel
+# dispatch latencies": 7 µs synchronous, 3.5 µs batched).
+MOE_GEMM_US_PRIOR = 10.0
 # Candidate shares φ of the dense GEMMs' rate that MoE expert GEMMs reach
 # (speed_terms.moe_tile_flops_per_token), a backend's own where MOE_OWN_MIN_DEVICES of its
 # devices ran both dense and MoE prompts, else the one chosen for all (_prefill_shapes). Down to
@@ -479,7 +486,7 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
     looped = any(o.expert_gemms * _gemm_loop(o) > 0 for o in obs)
     shapes = [(k, c, g, us, phi) for k in (ATTENTION_EFFICIENCY_GRID if deep else (1.0,))
               for c, g in POWER_GRID
-              for us in (MOE_GEMM_US_GRID if looped else (0.0,))
+              for us in (MOE_GEMM_US_GRID if looped else (MOE_GEMM_US_PRIOR,))
               for phi in (MOE_GEMM_EFFICIENCY_GRID if has_moe else (1.0,))]
     gain = flash_attn_gain(obs)
     per_be = {be: _prefill_solve([o for o in obs if o.backend == be], TENSOR_SHARE_GRID,

@@ -169,3 +169,8 @@ def test_accuracy_answer_quotes_the_calibration_band(monkeypatch: pytest.MonkeyP
     text = answers["Test Coder 8B: how accurate are these speed estimates?"]
     assert "37 llama.cpp measurements" in text and "0.62 and 1.41 times" in text
     assert "75–200 tok/s on Alpha 24" in text
+    # the fastest's own range as ratios of its estimate (its band may be a class's or a
+    # condition's, not the level's quoted beside it)
+    d = model_report("Test Coder 8B").summary.fastest.estimate.decode
+    ratios = f"{d.low / d.tokens_per_s:.2f} to {d.high / d.tokens_per_s:.2f} times our estimate"
+    assert ratios in text

@@ -355,12 +355,23 @@ def _accuracy(s: ModelSummary) -> str:
         text += " " + tr.gettext("The fastest result here: {low}–{high} tok/s on {gpu}.").format(
             low=sig(d.low, lang), high=sig(d.high, lang), gpu=f.card.name
         )
+        if d.tokens_per_s > 0:
+            # the range's own ratios: the band of measurements like this one (its card's class
+            # and backend, a MoE's or a deep cache's, an unmeasured model's), not the level's
+            text += " " + tr.gettext(
+                "That is {low} to {high} times our estimate of {estimate} tok/s: the spread of "
+                "measured speeds around our estimates in measurements like this one (its card's "
+                "class and backend, the model's kind, the depth of its context)."
+            ).format(
+                low=format_number(d.low / d.tokens_per_s, lang, 2),
+                high=format_number(d.high / d.tokens_per_s, lang, 2),
+                estimate=sig(d.tokens_per_s, lang),
+            )
     band = _calibration_band(f.estimate.decode.confidence) if (f and f.estimate.decode) else None
     if band is not None and band.n:
         text += " " + tr.gettext(
-            "Against the {n} llama.cpp measurements our calibration holds at this confidence "
-            "level, the measured speed fell between {low} and {high} times the estimate (the "
-            "range's quantiles)."
+            "Across all {n} llama.cpp measurements our calibration holds at this confidence "
+            "level, the measured speed fell between {low} and {high} times the estimate."
         ).format(
             n=band.n,
             low=format_number(band.low_ratio, lang, 2),
