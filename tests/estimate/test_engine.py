@@ -162,3 +162,20 @@ def test_q8_0_kv_cache_is_34_32nds_of_half_f16(llama2: object) -> None:
 def test_unknown_kv_type_or_backend_is_an_input_error(llama2: object, bad: dict[str, str]) -> None:
     with pytest.raises(EstimateInputError):
         estimate(llama2, card("C", 24.0), **bad)  # type: ignore[arg-type]
+
+
+def test_a_guessed_models_range_holds_the_low_band_and_never_narrows() -> None:
+    """low_confidence widens a range to the low band; one already wider (a condition's or a
+    device class's band) keeps its width: a guess about the model knows no more about the card."""
+    from dataclasses import replace
+
+    from tpscalc.estimate.answer import low_confidence
+    from tpscalc.estimate.calibration import Band
+    from tpscalc.estimate.calibration_store import calibration
+    from tpscalc.estimate.types import DecodeEstimate
+
+    cal = replace(calibration(), decode_bands={"low": Band(0.75, 1.25, 10)})
+    narrow = low_confidence(DecodeEstimate(100.0, 95.0, 105.0, "high", "bandwidth"), cal)
+    assert (narrow.low, narrow.high, narrow.confidence) == (75.0, 125.0, "low")
+    wide = low_confidence(DecodeEstimate(100.0, 35.0, 157.0, "medium", "bandwidth"), cal)
+    assert (wide.low, wide.high, wide.confidence) == (35.0, 157.0, "low")

@@ -4,17 +4,20 @@ runtime's speed level."""
 from __future__ import annotations
 
 from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
+from tpscalc.estimate.novelty import widened
 from tpscalc.estimate.runtime import RuntimeLevel
 from tpscalc.estimate.types import Confidence, DecodeEstimate, Measured, PrefillEstimate, SpeedTest
 
 
 def low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
-    """`d` with the unseen-family (low-confidence) band: for models whose shape is guessed."""
+    """`d` with the unseen-family (low-confidence) band: for models whose shape is guessed. The
+    range holds both (novelty.widened): a range already wider than the band (a condition's, a
+    device class's) stays, since a guess about the model knows no more about the card."""
     band = cal.decode_bands.get("low")
     if band is None or d.confidence == "low":
         return d
-    return DecodeEstimate(d.tokens_per_s, d.tokens_per_s * band.low_ratio,
-                          d.tokens_per_s * band.high_ratio, "low", d.bound)
+    low, high = widened(d.tokens_per_s, d.low, d.high, band)
+    return DecodeEstimate(d.tokens_per_s, low, high, "low", d.bound)
 
 
 def held_measured(cal: Calibration, card: str, model: str, quant: str, backend: str
