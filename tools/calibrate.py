@@ -1037,11 +1037,18 @@ def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
     return Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(ratios))
 
 
+# llama-bench's default tests (-p 512 -n 128, no depth): the runs of the other tables that the
+# measured table holds beside the main table's and the scoreboard's.
+DEFAULT_TESTS = ("tg128", "pp512")
+
+
 def measured_table(obs: Sequence[Obs]) -> dict[str, tuple[MeasuredSpeed, ...]]:
-    """Decode and prompt measurements from empty or short context, by card, model and quant."""
+    """Decode and prompt measurements from empty or short context, by card, model and quant:
+    the main table's and the scoreboard's, and every other table's llama-bench default tests
+    on an empty cache (DEFAULT_TESTS: the Strix Halo's, the GB10's, the B70's, ...)."""
     table: dict[str, list[MeasuredSpeed]] = defaultdict(list)
     for o in obs:
-        if o.from_main_csv or o.scoreboard:
+        if o.from_main_csv or o.scoreboard or (o.depth == 0 and o.test in DEFAULT_TESTS):
             table[measured_key(o.card.name, o.model, o.quant)].append(
                 MeasuredSpeed(o.tokens_per_s, o.test, o.backend, o.source, o.kind)
             )

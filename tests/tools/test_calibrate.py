@@ -17,7 +17,7 @@ from calibration_data import MAIN_CSV, Obs, era_of, normalise_quant
 
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
-from tpscalc.estimate.calibration import Band, from_dict
+from tpscalc.estimate.calibration import Band, from_dict, measured_key
 
 TRUE = {"cuda": (0.80, 200.0), "metal": (0.70, 900.0)}  # η, overhead per token (µs)
 PER_LAYER_US = 40.0  # one per-layer overhead for all backends (tools/calibrate.py)
@@ -597,3 +597,17 @@ def test_a_measured_devices_range_widens_for_a_condition_none_of_its_rows_hold()
     assert wide.low == pytest.approx(wide.tokens_per_s * band.low_ratio)
     assert narrow.low == pytest.approx(narrow.tokens_per_s * plain.low_ratio)
     assert (wide.confidence, narrow.confidence) == ("medium", "high")  # the label follows
+
+
+def test_measured_table_holds_every_tables_default_tests_on_an_empty_cache() -> None:
+    # a row of another table (not the main one, not the scoreboard): held at llama-bench's
+    # default tests with no depth, not at a depth or another test
+    base = replace(_obs(CARDS[0][1], "cuda", "decode", 50.0, 4e9, 32), from_main_csv=False,
+                   scoreboard=False, model="extra", source="a benchmark repository")
+    rows = [base, replace(base, kind="prefill", test="pp512", tokens_per_s=900.0),
+            replace(base, test="tg32 @ d32768", depth=32768, tokens_per_s=30.0),
+            replace(base, test="tg32", tokens_per_s=55.0)]
+    held = calibrate.measured_table(rows)[measured_key(CARDS[0][1].name, "extra", "F16")]
+    assert sorted((m.kind, m.test, m.tokens_per_s) for m in held) == [
+        ("decode", "tg128", 50.0), ("prefill", "pp512", 900.0)]
+    assert all(m.source == "a benchmark repository" for m in held)
