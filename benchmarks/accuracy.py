@@ -292,9 +292,9 @@ def breakdown(rows: Sequence[Row]) -> str:
     return "\n".join(head + lines)
 
 
-def _cell(sel: Sequence[Row]) -> str:
-    """"median / p90 / bias / inside" of one selection, for the protocols' table."""
-    n, med, p90, bias, inside, _ = _stats(sel)
+def _cell(stats: tuple[int, float, float, float, float, float]) -> str:
+    """"median / p90 / bias / inside" of one selection's _stats, for the protocols' table."""
+    n, med, p90, bias, inside, _ = stats
     if not n:
         return "–"
     return f"{med:.1f} / {p90:.0f} / {bias:+.0f} / {inside:.0f} % ({n})"
@@ -314,22 +314,22 @@ def protocol_table(results: dict[str, Sequence[Row]]) -> str:
         selectors.append((f"backend {be}", lambda o, be=be: o.backend == be))
     for cls in ("datacenter HBM", "consumer GDDR", "Apple", "iGPU / unified"):
         selectors.append((cls, lambda o, cls=cls: device_class(o.card) == cls))
+    under = []  # groups of UNDER_MIN_ROWS rows or more under UNDER_COVERAGE inside
     for kind in ("decode", "prefill"):
         for label, sel in selectors:
-            cells = [_cell([r for r in results[n] if r[0].kind == kind and sel(r[0])])
-                     for n in names]
+            stats = {n: _stats([r for r in results[n] if r[0].kind == kind and sel(r[0])])
+                     for n in names}
+            cells = [_cell(stats[n]) for n in names]
             if any(c != "–" for c in cells):
                 lines.append(f"| {kind}, {label} | " + " | ".join(cells) + " |")
+            under += [f"{kind}, {label}, leave one {n} out: {st[4]:.0f} % ({st[0]})"
+                      for n, st in stats.items()
+                      if st[0] >= UNDER_MIN_ROWS and st[4] < UNDER_COVERAGE]
     for kind in ("decode", "prefill"):
         worst_cov = min(((_stats([r for r in results[n] if r[0].kind == kind])[4], n)
                          for n in names if results[n]), default=(np.nan, "–"))
         lines.append(f"\nWorst {kind} coverage: {worst_cov[0]:.0f} % inside (leave one "
                      f"{worst_cov[1]} out).")
-    under = [f"{kind}, {label}, leave one {n} out: {inside:.0f} % ({rows})"
-             for kind in ("decode", "prefill") for label, sel in selectors for n in names
-             for rows, _, _, _, inside, _ in [_stats([r for r in results[n]
-                                                      if r[0].kind == kind and sel(r[0])])]
-             if rows >= UNDER_MIN_ROWS and inside < UNDER_COVERAGE]
     lines.append(f"\nGroups of {UNDER_MIN_ROWS} rows or more under {UNDER_COVERAGE:.0f} % "
                  f"inside: " + ("; ".join(under) if under else "none") + ".")
     return "\n".join(head + lines)
