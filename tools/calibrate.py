@@ -92,6 +92,7 @@ from tpscalc.estimate.speed_terms import (
     device_class,
     efficiency_class,
     expert_gemm_loop,
+    matrix_attention,
     moe_tile_columns,
     moe_tile_flops_per_token,
     power_factor,
@@ -326,7 +327,8 @@ def _gemm_work(o: Obs, expert_efficiency: float = 1.0) -> float:
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
     rate = _peak_tflops(o, tensor_share)
-    return speed.attention_slowdown(o.card, o.backend, rate)
+    matrix = matrix_attention(o.card, o.backend, o.wmma_shape, o.flash_attn, o.date)
+    return speed.attention_slowdown(o.card, o.backend, rate, matrix)
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0) -> float:
@@ -759,6 +761,8 @@ def _prefill_estimate(cal: Calibration, o: Obs) -> speed.PrefillEstimate | None:
         int8_mmq=_mmq(o),
         flash_attn=o.flash_attn,
         bf16=_bf16(o),
+        wmma_attention=o.wmma_shape,
+        build_date=o.date,
     )[0]
 
 

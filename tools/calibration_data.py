@@ -23,6 +23,7 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_gemms_per_token,
     moe_expert_matrices_per_token,
     moe_expert_params_per_token,
+    wmma_attention_shape,
 )
 from tpscalc.estimate.types import UNQUANTIZED
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
@@ -154,6 +155,7 @@ class Obs:
     scoreboard: bool = False  # a llama.cpp scoreboard row of all_sources_public.csv
     date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
     ubatch: int = DEFAULT_UBATCH  # llama-bench -ub: prompt tokens per micro-batch
+    wmma_shape: bool = False  # attention shape of ROCm's WMMA kernel (wmma_attention_shape)
 
 
 @dataclass(frozen=True)
@@ -267,6 +269,7 @@ def _obs(
         batch = expert_batch(arch, prompt, ubatch) if kind == "prefill" else float("inf")
         gemms = moe_expert_gemms_per_token(arch, prompt, ubatch) if kind == "prefill" else 0.0
         matrices = moe_expert_matrices_per_token(arch)
+        wmma = wmma_attention_shape(arch)
     else:  # no architecture: every layer attends to the whole context, F16 KV per token
         flops = prefill_flops_per_token(
             facts.params_active, facts.attention_layers, facts.n_heads, facts.head_dim, context
@@ -274,6 +277,7 @@ def _obs(
         attn = flops - 2.0 * facts.params_active
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
         gemms = matrices = 0.0
+        wmma = False
     return Obs(
         card,
         backend,
@@ -309,6 +313,7 @@ def _obs(
         scoreboard=scoreboard,
         date=date,
         ubatch=ubatch,
+        wmma_shape=wmma,
     )
 
 

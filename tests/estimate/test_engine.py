@@ -179,3 +179,30 @@ def test_a_guessed_models_range_holds_the_low_band_and_never_narrows() -> None:
     assert (narrow.low, narrow.high, narrow.confidence) == (75.0, 125.0, "low")
     wide = low_confidence(DecodeEstimate(100.0, 35.0, 157.0, "medium", "bandwidth"), cal)
     assert (wide.low, wide.high, wide.confidence) == (35.0, 157.0, "low")
+
+
+@pytest.mark.parametrize(("model", "wmma"), [("gpt-oss-20b", True), ("Llama 2-7B", False)])
+def test_the_engine_gives_the_speed_model_the_models_attention_shape(
+        model: str, wmma: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep prompt on ROCm is timed with the model's own attention shape (ROCm's WMMA kernel
+    takes gpt-oss's 64-wide GQA heads, not Llama 2's MHA; speed_terms.wmma_attention_shape),
+    on one card and on a rig of two."""
+    from tpscalc.catalog import get_card
+    from tpscalc.estimate import speed
+
+    seen: list[object] = []
+    real = speed.prefill_estimates
+
+    def spy(*args: object, **kw: object) -> object:
+        seen.append(kw.get("wmma_attention"))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(speed, "prefill_estimates", spy)
+    r9700 = get_card("Radeon AI PRO R9700")
+    m = get_model(model)
+    e = engine.estimate(m, Rig.of(r9700), Query(backend="rocm", depth=32768))
+    assert e.prefill is not None
+    two = engine.estimate(m, Rig((r9700, r9700)), Query(backend="rocm", depth=32768))
+    assert two.prefill is not None
+    flags = [f if isinstance(f, bool) else list(f) for f in seen]  # type: ignore[call-overload]
+    assert flags and all(f in (wmma, [wmma], [wmma, wmma]) for f in flags)

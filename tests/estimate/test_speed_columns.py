@@ -35,6 +35,7 @@ def _rows(seed: int, n: int = 300) -> dict[str, list[Any]]:
         "gemms": [rnd.uniform(0, 200) if m else 0.0 for m in moe],
         "matrices": [rnd.uniform(0, 600) if m else 0.0 for m in moe],
         "depth": [rnd.choice([0.0, 4096.0, 32768.0]) for _ in range(n)],
+        "wmma": [rnd.random() < 0.5 for _ in range(n)],
     }
 
 
@@ -65,10 +66,11 @@ def test_prefill_columns_are_prefill_estimates_row_by_row(seed: int, backend: st
     rows = speed.prefill_estimates(
         r["flops"], 512, r["cards"], backend, cal, weights_bytes=r["read"], quantized=quantized,
         ubatch=256, attention_flops_per_token=r["attention"], expert_params=r["experts"],
-        expert_batch=r["batch"], expert_gemms=r["gemms"], flash_attn=flash_attn, bf16=bf16)
+        expert_batch=r["batch"], expert_gemms=r["gemms"], flash_attn=flash_attn, bf16=bf16,
+        wmma_attention=r["wmma"])
     cols = prefill_columns(
         np.array(r["flops"]), 512, r["cards"], backend, cal, np.array(r["read"]), quantized,
         256, np.array(r["attention"]), np.array(r["experts"]), np.array(r["batch"]),
-        np.array(r["gemms"]), flash_attn, bf16)
+        np.array(r["gemms"]), flash_attn, bf16, r["wmma"])
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({"none" if e is None else e.bound for e in rows}) > 1  # more than one kind

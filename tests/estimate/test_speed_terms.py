@@ -316,12 +316,65 @@ def test_power_factor_is_against_the_peak_of_the_units_in_use() -> None:
 
 
 def test_attention_rate_follows_the_flash_attention_kernels() -> None:
-    # CUDA: FP16 tensor cores (the full FP16 rate); ROCm on RDNA: the shader rate (dual issue
-    # halved), so the same attention FLOPs cost R9700 8 × their matrix-rate time
+    # CUDA: FP16 tensor cores (the full FP16 rate); ROCm on RDNA's tile kernel: the shader rate
+    # (dual issue halved), so the same attention FLOPs cost R9700 8 × their matrix-rate time
     rtx4090, r9700 = get_card("GeForce RTX 4090"), get_card("Radeon AI PRO R9700")
     assert st.attention_tflops(rtx4090, "cuda") == pytest.approx(2 * 165.15, rel=1e-3)
     assert st.attention_tflops(r9700, "rocm") == st.shader_tflops(r9700)
+    assert st.attention_tflops(r9700, "rocm", matrix=True) == r9700.tflops_fp16_dense
     assert st.attention_tflops(r9700, "vulkan") == st.shader_tflops(r9700)
+
+
+@pytest.mark.parametrize(("model", "wmma"), [
+    ("Llama 3.1-8B", True),  # 128-wide heads, 4 query heads per K/V head
+    ("gpt-oss-20b", True),  # 64-wide, 8 to 1
+    ("MiniMax-M2.7", True),  # 128-wide, 6 to 1
+    ("Llama 2-7B", False),  # MHA: no K/V head shared
+    ("gemma-4-26B-A4B", False),  # 256-wide local and 512-wide global heads
+    ("Qwen3.6-35B-A3B", False),  # 256-wide
+    ("GLM-4.7-Flash", False),  # MLA
+])
+def test_wmma_attention_shape_is_fattn_cus_choice(model: str, wmma: bool) -> None:
+    arch = get_model(model).architecture
+    assert arch is not None
+    assert st.wmma_attention_shape(arch) is wmma
+
+
+def test_rocm_attention_runs_on_wmma_for_its_shapes_in_builds_that_have_it() -> None:
+    """ROCm's flash attention on RDNA: the MMA (WMMA) kernel for its head shapes in a build from
+    the architecture's date on (the Strix Halo's kyuz0 logs: 2.0-2.3x at pp2048 @ d32768 from
+    build 9112 to 9187, May 2026), the tile kernel on the shader ALUs otherwise; without flash
+    attention the batched GEMMs on the matrix units; never on Vulkan."""
+    strix, r9700 = get_card("Ryzen AI Max+ 395 (Radeon 8060S)"), get_card("Radeon AI PRO R9700")
+    assert st.matrix_attention(strix, "rocm", True)  # a current build
+    assert not st.matrix_attention(strix, "rocm", True, build_date="2026-05-12")
+    assert st.matrix_attention(strix, "rocm", True, build_date="2026-05-16")
+    assert not st.matrix_attention(strix, "rocm", True, build_date="")  # undated: older
+    assert not st.matrix_attention(strix, "rocm", False)  # MHA, 256-wide heads, MLA
+    assert st.matrix_attention(strix, "rocm", False, flash_attn=False)
+    assert st.matrix_attention(r9700, "rocm", True, build_date="2026-02")  # RDNA 4 since January
+    assert not st.matrix_attention(r9700, "rocm", True, build_date="2025-12-17")
+    assert not st.matrix_attention(strix, "vulkan", True)
+    assert not st.matrix_attention(get_card("Radeon RX 6900 XT"), "rocm", True)  # no WMMA
+    assert st.matrix_attention(get_card("GeForce RTX 4090"), "cuda", False)
+
+
+def test_a_deep_rocm_prompt_is_faster_where_its_attention_runs_on_wmma() -> None:
+    from tpscalc.estimate.calibration_store import calibration
+    from tpscalc.estimate.speed import prefill_estimates
+
+    cal, strix = calibration(), get_card("Ryzen AI Max+ 395 (Radeon 8060S)")
+
+    def tps(backend: str, wmma: bool, **kw: object) -> float:
+        est = prefill_estimates(1.6e10 + 2e10, 2048, [strix], backend, cal,
+                                attention_flops_per_token=2e10, wmma_attention=wmma,
+                                **kw)[0]  # type: ignore[arg-type]
+        assert est is not None
+        return est.tokens_per_s
+
+    assert tps("rocm", True) > 1.5 * tps("rocm", False)
+    assert tps("rocm", True, build_date="2026-05-12") == tps("rocm", False)
+    assert tps("vulkan", True) == tps("vulkan", False)
 
 
 def test_dequantization_work_is_counted_from_the_kernels() -> None:

@@ -38,6 +38,7 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_gemms_per_token,
     moe_expert_matrices_per_token,
     moe_expert_params_per_token,
+    wmma_attention_shape,
 )
 from tpscalc.estimate.types import (
     UNQUANTIZED,
@@ -182,6 +183,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
         expert_gemms=moe_expert_gemms_per_token(arch, test.n_prompt, test.n_ubatch),
         expert_matrices=moe_expert_matrices_per_token(arch), decode_depth=float(test.depth),
+        wmma_attention=wmma_attention_shape(arch),
     )
 
 
@@ -240,7 +242,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         attention_flops_per_token=[t.attention_prefill for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
         expert_batch=[t.expert_batch for t in fit_terms],
-        expert_gemms=[t.expert_gemms for t in fit_terms], flash_attn=test.flash_attn)
+        expert_gemms=[t.expert_gemms for t in fit_terms], flash_attn=test.flash_attn,
+        wmma_attention=[t.wmma_attention for t in fit_terms])
     found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):

@@ -297,7 +297,7 @@ def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
                                 "expert_params": t.expert_params * s,
                                 "expert_batch": t.expert_batch,
                                 "expert_gemms": t.expert_gemms * s, "quantized": quantized,
-                                "bf16": q == "BF16"}))
+                                "bf16": q == "BF16", "wmma_attention": t.wmma_attention}))
     return decode, prefill
 
 

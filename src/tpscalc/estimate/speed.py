@@ -14,8 +14,11 @@ Prefill is compute-bound with a bandwidth floor (the weights are read once per m
                               + expert GEMMs per token × their fixed time),
                     ⌈prompt / ubatch⌉ × weights / (η × bandwidth))
 with R = P × 1 / (w / T + (1 − w) / F); attention (quadratic in the depth) runs at k × the peak
-rate of the units its flash-attention kernels use (speed_terms.attention_tflops: FP16 tensor
-cores on CUDA, shader ALUs on ROCm and Vulkan), so it is charged as GEMM work × R ÷ that rate ÷ k;
+rate of the units its kernels use (speed_terms.attention_tflops and matrix_attention: FP16
+tensor cores on CUDA; on ROCm the matrix units without flash attention, and with it RDNA's
+WMMA for heads of at most 128 dimensions shared by pairs of query heads or more in builds
+since 2026; else, as on Vulkan, the shader ALUs), so it is charged as GEMM work × R ÷ that
+rate ÷ k;
 the expert GEMMs run in whole column tiles of the backend's kernel (MMQ's 128 on CUDA and
 ROCm: speed_terms.moe_tile_columns), an expert of b rows paying ceil(b / tile) full tiles
 (speed_terms.moe_tile_flops_per_token), their FLOPs at a fitted share φ of the dense GEMMs'
@@ -73,6 +76,7 @@ from tpscalc.estimate.speed_terms import (
     emulated_dot_work,
     expert_gemm_loop,
     kernel_dequant_flops,
+    matrix_attention,
     moe_tile_columns,
     moe_tile_flops_per_token,
     power_factor,
@@ -289,7 +293,7 @@ class CardTerms:
                               for moe in (False, True)}
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
         # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
-        self.rates: dict[tuple[bool, bool, bool], tuple[float, float]] = {}
+        self.rates: dict[tuple[bool, bool, bool, bool], tuple[float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
         self.matrix_mb = moe_matrix_mb(card, cal)
         # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
@@ -297,21 +301,22 @@ class CardTerms:
         self.decode_operands = (card.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
                                 p.per_layer_us, self.matrix_mb, self.shader,
                                 self.decode_band.low_ratio, self.decode_band.high_ratio)
-        self.operands: dict[tuple[bool, bool, bool, bool, int], tuple[float, ...]] = {}
+        self.operands: dict[tuple[bool, bool, bool, bool, int, bool], tuple[float, ...]] = {}
 
     def prefill_operands(self, quantized: bool, bf16: bool, int8_mmq: bool, flash_attn: bool,
-                         rows: int) -> tuple[float, ...]:
+                         rows: int, wmma_shape: bool = False) -> tuple[float, ...]:
         """prefill_times' and prefill_rate's operands that are the card's own, kept: the GEMM
-        rate and attention's slowdown (prompt_rate), ε, the attention efficiency, bandwidth,
+        rate and attention's slowdown (prompt_rate, for a model of `wmma_shape` attention and
+        a current build), ε, the attention efficiency, bandwidth,
         η, the MoE tile at `rows` tokens a micro-batch and the expert GEMMs' φ, the dense and
         the MoE range, 1 where the expert GEMMs run one per expert (else 0), and the k the
         range's top takes (attention_top)."""
-        key = (quantized, bf16, int8_mmq, flash_attn, rows)
+        key = (quantized, bf16, int8_mmq, flash_attn, rows, wmma_shape)
         found = self.operands.get(key)
         if found is None:
             p, dense, moe = self.params, self.prefill_bands[False], self.prefill_bands[True]
             found = self.operands[key] = (
-                *self.prompt_rate(quantized, bf16, int8_mmq),
+                *self.prompt_rate(quantized, bf16, int8_mmq, wmma_shape, flash_attn),
                 prefill_efficiency(p, quantized, flash_attn), p.prefill_attention_efficiency,
                 self.card.bandwidth_gb_s, p.decode_efficiency, float(self.moe_tile(rows)),
                 p.expert_gemm_efficiency, dense.low_ratio, dense.high_ratio, moe.low_ratio,
@@ -331,10 +336,16 @@ class CardTerms:
                                                      quant)
         return c_q
 
-    def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool) -> tuple[float, float]:
+    def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool,
+                    wmma_shape: bool = False, flash_attn: bool = True,
+                    build_date: str | None = None) -> tuple[float, float]:
         """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown) of this card
-        (speed._prompt_rate), kept."""
-        kind = (quantized, bf16, int8_mmq)
+        (speed._prompt_rate) for a model whose attention has `wmma_shape`
+        (speed_terms.wmma_attention_shape), with or without flash attention, in a build of
+        `build_date` (None: current), kept."""
+        matrix = matrix_attention(self.card, self.params.backend, wmma_shape, flash_attn,
+                                  build_date)
+        kind = (quantized, bf16, int8_mmq, matrix)
         rate = self.rates.get(kind)
         if rate is None:
             rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
@@ -385,15 +396,16 @@ def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> floa
 
 
 def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, bf16: bool,
-                 int8_mmq: bool) -> tuple[float, float]:
-    """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it)."""
+                 int8_mmq: bool, matrix_attention: bool = False) -> tuple[float, float]:
+    """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it);
+    `matrix_attention`: the attention runs on the matrix units (attention_slowdown)."""
     peak = card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq, p.backend,
                                bf16)
     power = power_factor(card, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
                          quantized, int8_mmq, p.backend, bf16)
     # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
     # the attention kernels' peak
-    return peak * power, attention_slowdown(card, p.backend, peak)
+    return peak * power, attention_slowdown(card, p.backend, peak, matrix_attention)
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
@@ -674,10 +686,11 @@ def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
     return combined_tflops(tensor, shader_tflops(card) or math.nan, tensor_share)
 
 
-def attention_slowdown(card: Card, backend: str, gemm_tflops: float) -> float:
-    """The prompt GEMMs' rate ÷ the attention kernels' peak rate (speed_terms.attention_tflops);
-    1 where either is unknown."""
-    att = attention_tflops(card, backend)
+def attention_slowdown(card: Card, backend: str, gemm_tflops: float,
+                       matrix: bool = False) -> float:
+    """The prompt GEMMs' rate ÷ the attention kernels' peak rate (speed_terms.attention_tflops;
+    `matrix`: on the matrix units); 1 where either is unknown."""
+    att = attention_tflops(card, backend, matrix)
     if not att or not math.isfinite(gemm_tflops):
         return 1.0
     return gemm_tflops / att
@@ -700,6 +713,8 @@ def prefill_estimates(
     int8_mmq: bool = True,
     flash_attn: bool = True,
     bf16: bool | Sequence[bool] = False,
+    wmma_attention: bool | Sequence[bool] = False,
+    build_date: str | None = None,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -711,7 +726,11 @@ def prefill_estimates(
     GEMMs per token, speed_terms.moe_expert_gemms_per_token) their fixed time. `int8_mmq=False`
     replays a build from before llama.cpp's int8 prompt kernels (calibration only);
     `flash_attn=False` a run without flash attention (the backend's fitted factor); `bf16`:
-    the unquantized weights are BF16, which some backends run on other units than F16.
+    the unquantized weights are BF16, which some backends run on other units than F16;
+    `wmma_attention`: the model's attention heads are of the shape ROCm's WMMA flash-attention
+    kernel takes (speed_terms.wmma_attention_shape), which runs them on RDNA's matrix units in
+    builds from `build_date` on (speed_terms.matrix_attention; None: a current build,
+    calibration replays a row's).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
@@ -719,6 +738,7 @@ def prefill_estimates(
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
     gemms = _per_row(expert_gemms, n)
     quant, is_bf16 = _flags(quantized, n), _flags(bf16, n)
+    wmma = _flags(wmma_attention, n)
     out: list[PrefillEstimate | None] = []
     last: Card | None = None  # the card's own terms are reused while it repeats (a card report)
     for i, c in enumerate(cards):
@@ -726,7 +746,8 @@ def prefill_estimates(
             last, k = c, card_terms(c, backend, cal)
             p, bands = k.params, k.prefill_bands
             tile = k.moe_tile(min(prompt_tokens, ubatch))
-        tf, slower = k.prompt_rate(quant[i], is_bf16[i], int8_mmq)
+        tf, slower = k.prompt_rate(quant[i], is_bf16[i], int8_mmq, wmma[i], flash_attn,
+                                   build_date)
         extra = moe_tile_flops_per_token(experts[i], batches[i], tile, p.expert_gemm_efficiency)
         eps = prefill_efficiency(p, quant[i], flash_attn)
         gemm = gemms[i] * k.expert_gemm_loop(quant[i], is_bf16[i])

@@ -130,13 +130,15 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
                     backend: str | None, cal: Calibration, weights_bytes: Floats,
                     quantized: Sequence[bool], ubatch: int, attention_flops_per_token: Floats,
                     expert_params: Floats, expert_batch: Floats, expert_gemms: Floats,
-                    flash_attn: bool, bf16: Sequence[bool]) -> PrefillColumns:
+                    flash_attn: bool, bf16: Sequence[bool],
+                    wmma_attention: Sequence[bool]) -> PrefillColumns:
     """speed.prefill_estimates of every row (int8_mmq: current builds), as columns."""
     rows = min(prompt_tokens, ubatch)
     (tflops, slower, eps, attention_efficiency, bandwidth, eta, tile, phi, dense_low,
      dense_high, moe_low, moe_high, gemm_loop, attention_top) = _columns(
-        [k.prefill_operands(q, half, True, flash_attn, rows)
-         for k, q, half in zip(_terms(cards, backend, cal), quantized, bf16, strict=True)], 14)
+        [k.prefill_operands(q, half, True, flash_attn, rows, wmma)
+         for k, q, half, wmma in zip(_terms(cards, backend, cal), quantized, bf16,
+                                     wmma_attention, strict=True)], 14)
     # the tiles' extra work per distinct (expert params, batch, tile, φ): a report has few
     keys = list(zip(expert_params.tolist(), expert_batch.tolist(), tile.tolist(), phi.tolist(),
                     strict=True))

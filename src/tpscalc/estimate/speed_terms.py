@@ -154,16 +154,66 @@ def vulkan_matrix_tflops(card: Card, bf16: bool = False) -> float | None:
 
 
 # Backends whose flash-attention kernels run on matrix units (CUDA: mma.sync FP16 kernels on
-# Turing and later, wmma on Volta; Metal: simdgroup matrices). ROCm on RDNA and Vulkan without
-# cooperative matrices run their tile and vector kernels on the shader ALUs.
+# Turing and later, wmma on Volta; Metal: simdgroup matrices). ROCm on RDNA runs some heads on
+# WMMA (matrix_attention), others, and Vulkan without cooperative matrices all, in its
+# tile and vector kernels on the shader ALUs.
 _MATRIX_ATTENTION_BACKENDS = ("cuda", "metal")
 
 
-def attention_tflops(card: Card, backend: str) -> float | None:
-    """Peak rate of the prompt's attention (Q·Kᵀ, P·V in FP16), TFLOPS; None if unknown: the
-    FP16 matrix rate where the backend's flash-attention kernels use the matrix units, else
-    the shader rate (shader_tflops)."""
+# ROCm's prompt flash attention on RDNA's WMMA units: ggml-cuda/fattn.cu
+# (ggml_cuda_get_best_fattn_kernel: "AMD WMMA is always faster than the tile kernel if the full
+# tile width of 16 can be utilized") picks its MMA kernel for heads of at most 128 dimensions
+# (not 40 or 72) whose query heads share K/V heads two or more to one (gqa_opt_applies), else
+# the tile kernel on the shader ALUs (MHA, 256-wide heads, MLA). RDNA 4 has had it since
+# January 2026 (PR #18481; PR #19063 of 2026-01-24 calls that path RDNA4-only), RDNA 3 and 3.5
+# since mid-May 2026: the Strix Halo's kyuz0/amd-strix-halo-toolboxes logs of build 9112
+# (2026-05-12) and 9187 (2026-05-18) differ by 2.0-2.3x at pp2048 @ d32768 for gpt-oss-20b,
+# gpt-oss-120b and MiniMax-M2.7 (64- and 128-wide GQA heads) and by 0-8 % for Llama 2 7B (MHA),
+# gemma-4 (256/512) and GLM-4.7-Flash (MLA). The build date from which a row ran it, per
+# architecture:
+_ROCM_WMMA_ATTENTION_SINCE = {"RDNA 4.0": "2026-01-13", "RDNA 3.0": "2026-05-14",
+                              "RDNA 3.5": "2026-05-14"}
+WMMA_ATTENTION_MAX_HEAD_DIM = 128
+_WMMA_ATTENTION_OTHER_HEAD_DIMS = (40, 72)  # head sizes the MMA kernel leaves to the tile one
+
+
+def wmma_attention_shape(arch: Architecture) -> bool:
+    """True for an attention whose every head is at most WMMA_ATTENTION_MAX_HEAD_DIM wide
+    (not 40 or 72) with two or more query heads per K/V head (fattn.cu's gqa_opt_applies),
+    and no latent (MLA) cache."""
+    if arch.kv_lora_rank is not None:
+        return False
+    heads = [(arch.head_dim, arch.num_attention_heads, arch.num_kv_heads)]
+    if arch.global_head_dim is not None:
+        heads.append((arch.global_head_dim, arch.num_attention_heads,
+                      arch.global_num_kv_heads or arch.num_kv_heads))
+    return all(d <= WMMA_ATTENTION_MAX_HEAD_DIM and d not in _WMMA_ATTENTION_OTHER_HEAD_DIMS
+               and q // kv >= 2 for d, q, kv in heads)
+
+
+def matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: bool = True,
+                     build_date: str | None = None) -> bool:
+    """True where a prompt's attention runs on the card's matrix units under the backend:
+    always on CUDA and Metal; on ROCm without flash attention (Q·Kᵀ and P·V are batched
+    hipBLAS GEMMs) and, with it, for a wmma_attention_shape model on RDNA from the build date
+    on (_ROCM_WMMA_ATTENTION_SINCE; `build_date` ISO, maybe only year-month; None: a current
+    build; "" an undated one, taken as older)."""
     if backend in _MATRIX_ATTENTION_BACKENDS:
+        return True
+    if backend != "rocm":
+        return False
+    if not flash_attn:
+        return True
+    since = _ROCM_WMMA_ATTENTION_SINCE.get(card.architecture or "")
+    return wmma_shape and since is not None and (build_date is None or build_date >= since)
+
+
+def attention_tflops(card: Card, backend: str, matrix: bool = False) -> float | None:
+    """Peak rate of the prompt's attention (Q·Kᵀ, P·V in FP16), TFLOPS; None if unknown: the
+    FP16 matrix rate where the backend's flash-attention kernels use the matrix units (always,
+    or with `matrix`: matrix_attention says so for the row), else the shader rate
+    (shader_tflops)."""
+    if backend in _MATRIX_ATTENTION_BACKENDS or matrix:
         return prompt_matrix_tflops(card, quantized=False)
     return shader_tflops(card)
 
