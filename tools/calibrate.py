@@ -97,6 +97,7 @@ from tpscalc.estimate.speed_terms import (
     moe_tile_flops_per_token,
     power_factor,
     shader_tflops,
+    split_matrix_attention,
 )
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
@@ -349,6 +350,12 @@ def _peak_tflops(o: Obs, tensor_share: float) -> float:
                                      _bf16(o))
 
 
+def _split_attention(o: Obs) -> bool:
+    """True for a row whose attention runs on the matrix units of a backend whose kernels
+    split (speed_terms.split_matrix_attention): it takes the backend's km, not its k."""
+    return split_matrix_attention(o.card, o.backend, o.wmma_shape, o.flash_attn, o.date)
+
+
 def _gemm_loop(o: Obs) -> float:
     """1.0 for a row whose expert GEMMs run one per expert (speed_terms.expert_gemm_loop)."""
     return float(expert_gemm_loop(o.card, o.backend, o.quantized, _bf16(o)))
@@ -388,7 +395,7 @@ def flash_attn_gain(obs: Sequence[Obs]) -> dict[str, float]:
 
 def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str, int],
                    mixed: set[str],
-                   shapes: Sequence[tuple[float, float, float, float, float]] = (
+                   shapes: Sequence[tuple[float, ...]] = (
                        (1.0, 0.0, 0.0, 0.0, 1.0),), main_s: float = 0.0,
                    fa_gain: dict[str, float] | None = None,
                    ) -> list[tuple[dict[str, float], float, float, float]]:
@@ -430,10 +437,13 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     # work[i, s, w] = (GEMM work_s + attention work_s × rate_w ÷ attention rate) ÷ power_s
     gemm = {phi: np.array([_gemm_work(o, phi) for o in obs]) for phi in {sh[4] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
+    split = np.array([_split_attention(o) for o in obs])  # rows that take km (shape's 6th)
     power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
              for pw in {sh[1:3] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
-    work = np.stack([(gemm[sh[4]][:, None] + (att / sh[0])[:, None] * ratio)
+    work = np.stack([(gemm[sh[4]][:, None]
+                      + (att / np.where(split, sh[5] if len(sh) > 5 else sh[0], sh[0]))[:, None]
+                      * ratio)
                      / np.array(power[sh[1:3]])[:, None] for sh in shapes], axis=1)
     log_work = np.log(work)  # (n, ns, nw)
     # The prompt's time per token less the fixed times (expert GEMMs; a `./main` prompt's),
@@ -507,6 +517,15 @@ def fit_prefill(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
                                      ms / 1e3, gain)[0], ms) for ms in MAIN_PROMPT_MS_GRID]
             (coef, share, _, _), ms = min(tries, key=lambda t: (round(t[0][3], 9), t[1]))
             out[f"main_ms|{be}"] = ms
+        if any(_is_deep(o) and _split_attention(o) for o in be_obs):
+            # the attention on the matrix units of a backend whose kernels split: its own k
+            # (km), chosen on the grid with the backend's shape, as k is
+            tries = [shapes[si][:5] + (km,) for km in ATTENTION_EFFICIENCY_GRID]
+            res_km = _prefill_solve(be_obs, TENSOR_SHARE_GRID, newest, mixed, tries,
+                                    out.get(f"main_ms|{be}", 0.0) / 1e3, gain)
+            j = min(range(len(tries)), key=lambda j: (round(res_km[j][2], 9), -tries[j][5]))
+            coef, share, _, _ = res_km[j]
+            out[f"km|{be}"] = tries[j][5]
         out |= coef | {f"w|{be}": share, f"phi|{be}": shapes[si][4]}
         if any(map(_is_deep, be_obs)):  # a k of its own (else the one for all: its range's
             out[f"k|{be}"] = shapes[si][0]  # top reaches k's cap, speed.attention_top)
@@ -622,6 +641,7 @@ def _backends(
             prefill_no_flash_attn_factor=round(float(np.exp(-pre.get(f"fa|{be}", 0.0))), 4),
             prefill_tensor_share=pre.get(f"w|{be}", 1.0),
             prefill_attention_efficiency=pre.get(f"k|{be}"),
+            prefill_matrix_attention_efficiency=pre.get(f"km|{be}"),
             prefill_expert_gemm_efficiency=pre.get(f"phi|{be}"),
         )
     return out
@@ -773,7 +793,7 @@ def attention_top_ratio(cal: Calibration, o: Obs) -> float:
     if o.kind != "prefill" or o.attn_flops <= 0:
         return 1.0
     terms = speed.card_terms(o.card, o.backend, cal)
-    if terms.params.attention_measured:
+    if terms.params.attention_measured and terms.params.matrix_attention_measured:
         return 1.0
     est = _prefill_estimate(cal, o)
     band = terms.prefill_bands[o.expert_params > 0]

@@ -364,17 +364,24 @@ def test_a_deep_rocm_prompt_is_faster_where_its_attention_runs_on_wmma() -> None
     from tpscalc.estimate.speed import prefill_estimates
 
     cal, strix = calibration(), get_card("Ryzen AI Max+ 395 (Radeon 8060S)")
+    assert cal.backends["rocm"].prefill_matrix_attention_efficiency is not None  # fitted
 
-    def tps(backend: str, wmma: bool, **kw: object) -> float:
-        est = prefill_estimates(1.6e10 + 2e10, 2048, [strix], backend, cal,
-                                attention_flops_per_token=2e10, wmma_attention=wmma,
-                                **kw)[0]  # type: ignore[arg-type]
-        assert est is not None
-        return est.tokens_per_s
+    def est(backend: str, wmma: bool, of: Calibration = cal, **kw: object) -> tuple[float, float]:
+        e = prefill_estimates(1.6e10 + 1e11, 2048, [strix], backend, of,
+                              attention_flops_per_token=1e11, wmma_attention=wmma,
+                              **kw)[0]  # type: ignore[arg-type]
+        assert e is not None
+        return e.tokens_per_s, e.high
 
-    assert tps("rocm", True) > 1.5 * tps("rocm", False)
-    assert tps("rocm", True, build_date="2026-05-12") == tps("rocm", False)
-    assert tps("vulkan", True) == tps("vulkan", False)
+    assert est("rocm", True)[0] > 1.3 * est("rocm", False)[0]  # measured 2.0-2.3x at d32768
+    assert est("rocm", True, build_date="2026-05-12") == est("rocm", False)
+    assert est("vulkan", True) == est("vulkan", False)
+    # a fit that saw no deep prompt on ROCm's matrix units (no km): the tile kernel's estimate,
+    # the range's top at the matrix units' rate
+    rocm = dataclasses.replace(cal.backends["rocm"], prefill_matrix_attention_efficiency=None)
+    blind = dataclasses.replace(cal, backends={**cal.backends, "rocm": rocm})
+    assert est("rocm", True, blind)[0] == est("rocm", False, blind)[0]
+    assert est("rocm", True, blind)[1] > 1.3 * est("rocm", False, blind)[1]
 
 
 def test_dequantization_work_is_counted_from_the_kernels() -> None:

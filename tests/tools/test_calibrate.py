@@ -611,3 +611,33 @@ def test_measured_table_holds_every_tables_default_tests_on_an_empty_cache() -> 
     assert sorted((m.kind, m.test, m.tokens_per_s) for m in held) == [
         ("decode", "tg128", 50.0), ("prefill", "pp512", 900.0)]
     assert all(m.source == "a benchmark repository" for m in held)
+
+
+def test_rocms_attention_on_the_matrix_units_gets_an_efficiency_of_its_own() -> None:
+    """ROCm runs a prompt's attention in two kernels (speed_terms.split_matrix_attention): the
+    tile kernel on the shader ALUs and, for some head shapes, RDNA's WMMA. Rows made by the
+    engine with k = 0.7 for the first and 0.35 for the second give back both, each where its
+    own rows are; without WMMA rows at depth the backend has no km (its k stands in)."""
+    from tpscalc.estimate.calibration import BackendParams, Calibration
+
+    cards = [_card(f"R{i}", "AMD", arch, bw, tf) for i, (arch, bw, tf) in enumerate(
+        [("RDNA 3.0", 960, 122.8), ("RDNA 3.5", 256, 59.4), ("RDNA 4.0", 640, 191.4)])]
+    cards = [replace(c, tflops_fp32=c.tflops_fp16_dense / (4 if c.architecture == "RDNA 4.0"
+                                                           else 2)) for c in cards]
+    true = Calibration(backends={"rocm": BackendParams(
+        0.8, 0.0, 40.0, 0.45, prefill_tensor_share=1.0, prefill_attention_efficiency=0.7,
+        prefill_matrix_attention_efficiency=0.35)}, prefill_attention_efficiency=0.7)
+    obs = []
+    for c in cards:
+        for depth in (0, 4096, 16384, 32768):
+            attn = 4.0 * 32 * 4096 * (depth + 256)  # layers x heads·dim x 2 matmuls x context
+            for wmma in (False, True):
+                row = replace(_obs(c, "rocm", "prefill", 1.0, 4e9, 32), depth=depth,
+                              test=f"pp512 @ d{depth}", flash_attn=True, attn_flops=attn,
+                              flops_per_token=FLOPS + attn, wmma_shape=wmma,
+                              model=f"m{int(wmma)}", date="2026-09-01")
+                obs.append(replace(row, tokens_per_s=calibrate.predict(true, row)[0]))
+    pre, _ = calibrate.fit_prefill(obs)
+    assert (pre["k|rocm"], pre["km|rocm"]) == (0.7, 0.35)
+    tile_only = [o for o in obs if not o.wmma_shape]
+    assert "km|rocm" not in calibrate.fit_prefill(tile_only)[0]

@@ -82,6 +82,7 @@ from tpscalc.estimate.speed_terms import (
     power_factor,
     prompt_matrix_tflops,
     shader_tflops,
+    split_matrix_attention,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
@@ -246,6 +247,10 @@ class CardParams(FrozenValue):
     # False where the backend's attention efficiency k was not fitted on deep prompts of its
     # own (it takes the one chosen for all): a deep prompt's range reaches k's cap
     attention_measured: bool = True
+    # k of the backend's attention on the matrix units where its kernels split
+    # (speed_terms.split_matrix_attention), and whether deep prompts of its own fitted it
+    matrix_attention_efficiency: float = 1.0
+    matrix_attention_measured: bool = True
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -315,13 +320,33 @@ class CardTerms:
         found = self.operands.get(key)
         if found is None:
             p, dense, moe = self.params, self.prefill_bands[False], self.prefill_bands[True]
+            tf, slower, k_att, k_top = self.attention_terms(quantized, bf16, int8_mmq,
+                                                            wmma_shape, flash_attn)
             found = self.operands[key] = (
-                *self.prompt_rate(quantized, bf16, int8_mmq, wmma_shape, flash_attn),
-                prefill_efficiency(p, quantized, flash_attn), p.prefill_attention_efficiency,
+                tf, slower, prefill_efficiency(p, quantized, flash_attn), k_att,
                 self.card.bandwidth_gb_s, p.decode_efficiency, float(self.moe_tile(rows)),
                 p.expert_gemm_efficiency, dense.low_ratio, dense.high_ratio, moe.low_ratio,
-                moe.high_ratio, self.expert_gemm_loop(quantized, bf16), attention_top(p))
+                moe.high_ratio, self.expert_gemm_loop(quantized, bf16), k_top)
         return found
+
+    def attention_terms(self, quantized: bool, bf16: bool, int8_mmq: bool, wmma_shape: bool,
+                        flash_attn: bool, build_date: str | None = None,
+                        ) -> tuple[float, float, float, float]:
+        """(GEMM rate, attention's slowdown, its efficiency, the efficiency the range's top
+        takes) of a prompt on this card (prompt_rate, attention_efficiency, attention_top).
+        A row on the matrix units of a backend whose kernels split
+        (speed_terms.split_matrix_attention), where no deep prompt of the backend fitted that
+        kernel's efficiency: estimated as the shader kernel runs it, nothing measured saying
+        it runs faster, the top at the matrix units' rate."""
+        p = self.params
+        split = split_matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
+        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, wmma_shape, flash_attn,
+                                      build_date)
+        if split and not p.matrix_attention_measured:
+            _, shader = self.prompt_rate(quantized, bf16, int8_mmq, False, True)
+            k = p.prefill_attention_efficiency
+            return tf, shader, k, max(k * shader / slower, attention_top(p))
+        return tf, slower, attention_efficiency(p, split), attention_top(p, split)
 
     def expert_gemm_loop(self, quantized: bool, bf16: bool) -> float:
         """1.0 where this card's backend runs a MoE prompt's expert GEMMs one per expert, each
@@ -429,6 +454,7 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         if pre_level is not None and pre_level.prefill_efficiency is not None:
             eps, eps_conf = pre_level.prefill_efficiency, conf
     eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
+    k = be.prefill_attention_efficiency or cal.prefill_attention_efficiency
     return CardParams(
         eta,
         eps,
@@ -439,11 +465,13 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         cast(Confidence, eps_conf),
         be.prefill_tensor_share,
         _backend_name(asked, cal),
-        be.prefill_attention_efficiency or cal.prefill_attention_efficiency,
+        k,
         be.prefill_no_flash_attn_factor,
         be.prefill_expert_gemm_efficiency or cal.moe_expert_gemm_efficiency,
         driver,
         be.prefill_attention_efficiency is not None,
+        be.prefill_matrix_attention_efficiency or k,
+        be.prefill_matrix_attention_efficiency is not None,
     )
 
 
@@ -593,12 +621,19 @@ def prefill_rate(prompt_tokens: int, compute: Value, floor: Value, low_ratio: Va
     return tps, tps * low_ratio, tps * high_ratio, total, compute >= floor
 
 
-def attention_top(p: CardParams) -> float:
-    """The attention efficiency k at the top of a prompt's range: the fitted k where the
-    backend's own deep prompts set it, else ATTENTION_EFFICIENCY_CAP (nothing measured says
-    its attention kernels run slower than that)."""
-    return p.prefill_attention_efficiency if p.attention_measured else max(
-        p.prefill_attention_efficiency, ATTENTION_EFFICIENCY_CAP)
+def attention_efficiency(p: CardParams, matrix: bool = False) -> float:
+    """The attention efficiency of a prompt: k, or with `matrix` (a row on the matrix units
+    of a backend whose kernels split, speed_terms.split_matrix_attention) that kernel's."""
+    return p.matrix_attention_efficiency if matrix else p.prefill_attention_efficiency
+
+
+def attention_top(p: CardParams, matrix: bool = False) -> float:
+    """The attention efficiency at the top of a prompt's range: the fitted one
+    (attention_efficiency) where the backend's own deep prompts set it, else
+    ATTENTION_EFFICIENCY_CAP (nothing measured says its attention kernels run slower)."""
+    k = attention_efficiency(p, matrix)
+    measured = p.matrix_attention_measured if matrix else p.attention_measured
+    return k if measured else max(k, ATTENTION_EFFICIENCY_CAP)
 
 
 def prefill_efficiency(p: CardParams, quantized: bool, flash_attn: bool) -> float:
@@ -746,14 +781,14 @@ def prefill_estimates(
             last, k = c, card_terms(c, backend, cal)
             p, bands = k.params, k.prefill_bands
             tile = k.moe_tile(min(prompt_tokens, ubatch))
-        tf, slower = k.prompt_rate(quant[i], is_bf16[i], int8_mmq, wmma[i], flash_attn,
-                                   build_date)
+        tf, slower, k_att, k_top = k.attention_terms(quant[i], is_bf16[i], int8_mmq, wmma[i],
+                                                     flash_attn, build_date)
         extra = moe_tile_flops_per_token(experts[i], batches[i], tile, p.expert_gemm_efficiency)
         eps = prefill_efficiency(p, quant[i], flash_attn)
         gemm = gemms[i] * k.expert_gemm_loop(quant[i], is_bf16[i])
         compute, floor = prefill_times(
             prompt_tokens, flops[i], attention[i], extra, slower,
-            p.prefill_attention_efficiency, tf, eps, weights[i], c.bandwidth_gb_s,
+            k_att, tf, eps, weights[i], c.bandwidth_gb_s,
             p.decode_efficiency, ubatch, gemm, cal.moe_expert_gemm_us)
         if not (math.isfinite(compute) and math.isfinite(floor)):  # no known rate
             out.append(None)
@@ -761,8 +796,7 @@ def prefill_estimates(
         band = bands[experts[i] > 0]
         tps, low, high, total, by_compute = prefill_rate(prompt_tokens, compute, floor,
                                                          band.low_ratio, band.high_ratio)
-        k_top = attention_top(p)
-        if k_top != p.prefill_attention_efficiency and attention[i] > 0:  # top at k's cap
+        if k_top != k_att and attention[i] > 0:  # top at k's cap, or the matrix units' rate
             top, _ = prefill_times(
                 prompt_tokens, flops[i], attention[i], extra, slower, k_top, tf,
                 eps, weights[i], c.bandwidth_gb_s, p.decode_efficiency, ubatch, gemm,

@@ -208,6 +208,20 @@ def matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: boo
     return wmma_shape and since is not None and (build_date is None or build_date >= since)
 
 
+# Backends whose prompt attention runs on the matrix units for some rows and on the shader
+# ALUs for others: two kernels, each with its own fitted efficiency.
+_SPLIT_ATTENTION_BACKENDS = ("rocm",)
+
+
+def split_matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: bool = True,
+                           build_date: str | None = None) -> bool:
+    """True for a row of a backend whose attention kernels split between the matrix units and
+    the shader ALUs (ROCm) that runs on the matrix units (matrix_attention): the rows that
+    take the backend's matrix-attention efficiency, not its k."""
+    return backend in _SPLIT_ATTENTION_BACKENDS and matrix_attention(
+        card, backend, wmma_shape, flash_attn, build_date)
+
+
 def attention_tflops(card: Card, backend: str, matrix: bool = False) -> float | None:
     """Peak rate of the prompt's attention (Q·Kᵀ, P·V in FP16), TFLOPS; None if unknown: the
     FP16 matrix rate where the backend's flash-attention kernels use the matrix units (always,
