@@ -297,7 +297,8 @@ class CardTerms:
                                                 p.driver_measured)
                               for moe in (False, True)}
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
-        # (quantized, bf16, int8_mmq) -> (sustained GEMM rate, attention slowdown)
+        # (quantized, bf16, int8_mmq, attention on the matrix units) -> (sustained GEMM rate,
+        # attention slowdown)
         self.rates: dict[tuple[bool, bool, bool, bool], tuple[float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
         self.matrix_mb = moe_matrix_mb(card, cal)
@@ -421,16 +422,16 @@ def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> floa
 
 
 def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, bf16: bool,
-                 int8_mmq: bool, matrix_attention: bool = False) -> tuple[float, float]:
+                 int8_mmq: bool, on_matrix: bool = False) -> tuple[float, float]:
     """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it);
-    `matrix_attention`: the attention runs on the matrix units (attention_slowdown)."""
+    `on_matrix`: the attention runs on the matrix units (attention_slowdown)."""
     peak = card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq, p.backend,
                                bf16)
     power = power_factor(card, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
                          quantized, int8_mmq, p.backend, bf16)
     # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
     # the attention kernels' peak
-    return peak * power, attention_slowdown(card, p.backend, peak, matrix_attention)
+    return peak * power, attention_slowdown(card, p.backend, peak, on_matrix)
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
