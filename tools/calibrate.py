@@ -97,7 +97,7 @@ from tpscalc.estimate.speed_terms import (
     moe_tile_flops_per_token,
     power_factor,
     shader_tflops,
-    split_matrix_attention,
+    splits_attention,
 )
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
@@ -328,8 +328,7 @@ def _gemm_work(o: Obs, expert_efficiency: float = 1.0) -> float:
 def _attention_ratio(o: Obs, tensor_share: float) -> float:
     """The GEMMs' peak rate ÷ the attention kernels' (speed.attention_slowdown)."""
     rate = _peak_tflops(o, tensor_share)
-    matrix = matrix_attention(o.card, o.backend, o.wmma_shape, o.flash_attn, o.date)
-    return speed.attention_slowdown(o.card, o.backend, rate, matrix)
+    return speed.attention_slowdown(o.card, o.backend, rate, _on_matrix(o))
 
 
 def _roofline_tps(o: Obs, tensor_share: float = 1.0, attention_efficiency: float = 1.0) -> float:
@@ -350,10 +349,16 @@ def _peak_tflops(o: Obs, tensor_share: float) -> float:
                                      _bf16(o))
 
 
+def _on_matrix(o: Obs) -> bool:
+    """True for a row whose attention ran on the matrix units (speed_terms.matrix_attention,
+    at the row's build date)."""
+    return matrix_attention(o.card, o.backend, o.wmma_shape, o.flash_attn, o.date)
+
+
 def _split_attention(o: Obs) -> bool:
-    """True for a row whose attention runs on the matrix units of a backend whose kernels
-    split (speed_terms.split_matrix_attention): it takes the backend's km, not its k."""
-    return split_matrix_attention(o.card, o.backend, o.wmma_shape, o.flash_attn, o.date)
+    """True for a row on the matrix units of a backend whose kernels split
+    (speed_terms.splits_attention): it takes the backend's km, not its k."""
+    return splits_attention(o.backend) and _on_matrix(o)
 
 
 def _gemm_loop(o: Obs) -> float:

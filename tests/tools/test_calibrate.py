@@ -614,7 +614,7 @@ def test_measured_table_holds_every_tables_default_tests_on_an_empty_cache() -> 
 
 
 def test_rocms_attention_on_the_matrix_units_gets_an_efficiency_of_its_own() -> None:
-    """ROCm runs a prompt's attention in two kernels (speed_terms.split_matrix_attention): the
+    """ROCm runs a prompt's attention in two kernels (speed_terms.splits_attention): the
     tile kernel on the shader ALUs and, for some head shapes, RDNA's WMMA. Rows made by the
     engine with k = 0.7 for the first and 0.35 for the second give back both, each where its
     own rows are; without WMMA rows at depth the backend has no km (its k stands in)."""

@@ -41,7 +41,7 @@ class BackendParams(FrozenValue):
     # kernels differ per backend (tensor-core MMA on CUDA, WMMA or vector kernels on ROCm)
     prefill_attention_efficiency: float | None = None
     # k of its attention where it runs on the matrix units beside kernels on the shader ALUs
-    # (speed_terms.split_matrix_attention: ROCm's WMMA flash attention and its batched GEMMs
+    # (speed_terms.splits_attention: ROCm's WMMA flash attention and its batched GEMMs
     # without flash attention, against its tile kernel; None: k)
     prefill_matrix_attention_efficiency: float | None = None
     # φ of this backend's MoE expert GEMMs (None: the calibration-wide φ)

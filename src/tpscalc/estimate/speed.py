@@ -82,7 +82,7 @@ from tpscalc.estimate.speed_terms import (
     power_factor,
     prompt_matrix_tflops,
     shader_tflops,
-    split_matrix_attention,
+    splits_attention,
 )
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
@@ -248,7 +248,7 @@ class CardParams(FrozenValue):
     # own (it takes the one chosen for all): a deep prompt's range reaches k's cap
     attention_measured: bool = True
     # k of the backend's attention on the matrix units where its kernels split
-    # (speed_terms.split_matrix_attention), and whether deep prompts of its own fitted it
+    # (speed_terms.splits_attention), and whether deep prompts of its own fitted it
     matrix_attention_efficiency: float = 1.0
     matrix_attention_measured: bool = True
 
@@ -336,15 +336,15 @@ class CardTerms:
         """(GEMM rate, attention's slowdown, its efficiency, the efficiency the range's top
         takes) of a prompt on this card (prompt_rate, attention_efficiency, attention_top).
         A row on the matrix units of a backend whose kernels split
-        (speed_terms.split_matrix_attention), where no deep prompt of the backend fitted that
+        (speed_terms.splits_attention), where no deep prompt of the backend fitted that
         kernel's efficiency: estimated as the shader kernel runs it, nothing measured saying
         it runs faster, the top at the matrix units' rate."""
         p = self.params
-        split = split_matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
-        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, wmma_shape, flash_attn,
-                                      build_date)
+        matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
+        split = matrix and splits_attention(p.backend)
+        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, matrix)
         if split and not p.matrix_attention_measured:
-            _, shader = self.prompt_rate(quantized, bf16, int8_mmq, False, True)
+            _, shader = self.prompt_rate(quantized, bf16, int8_mmq)
             k = p.prefill_attention_efficiency
             return tf, shader, k, max(k * shader / slower, attention_top(p))
         return tf, slower, attention_efficiency(p, split), attention_top(p, split)
@@ -363,15 +363,11 @@ class CardTerms:
         return c_q
 
     def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool,
-                    wmma_shape: bool = False, flash_attn: bool = True,
-                    build_date: str | None = None) -> tuple[float, float]:
-        """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown) of this card
-        (speed._prompt_rate) for a model whose attention has `wmma_shape`
-        (speed_terms.wmma_attention_shape), with or without flash attention, in a build of
-        `build_date` (None: current), kept."""
-        matrix = matrix_attention(self.card, self.params.backend, wmma_shape, flash_attn,
-                                  build_date)
-        kind = (quantized, bf16, int8_mmq, matrix)
+                    on_matrix: bool = False) -> tuple[float, float]:
+        """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown, on the matrix
+        units with `on_matrix`: speed_terms.matrix_attention) of this card
+        (speed._prompt_rate), kept."""
+        kind = (quantized, bf16, int8_mmq, on_matrix)
         rate = self.rates.get(kind)
         if rate is None:
             rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
@@ -624,7 +620,7 @@ def prefill_rate(prompt_tokens: int, compute: Value, floor: Value, low_ratio: Va
 
 def attention_efficiency(p: CardParams, matrix: bool = False) -> float:
     """The attention efficiency of a prompt: k, or with `matrix` (a row on the matrix units
-    of a backend whose kernels split, speed_terms.split_matrix_attention) that kernel's."""
+    of a backend whose kernels split, speed_terms.splits_attention) that kernel's."""
     return p.matrix_attention_efficiency if matrix else p.prefill_attention_efficiency
 
 

@@ -213,13 +213,11 @@ def matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: boo
 _SPLIT_ATTENTION_BACKENDS = ("rocm",)
 
 
-def split_matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: bool = True,
-                           build_date: str | None = None) -> bool:
-    """True for a row of a backend whose attention kernels split between the matrix units and
-    the shader ALUs (ROCm) that runs on the matrix units (matrix_attention): the rows that
-    take the backend's matrix-attention efficiency, not its k."""
-    return backend in _SPLIT_ATTENTION_BACKENDS and matrix_attention(
-        card, backend, wmma_shape, flash_attn, build_date)
+def splits_attention(backend: str) -> bool:
+    """True for a backend whose attention kernels split between the matrix units and the
+    shader ALUs (ROCm): its rows on the matrix units (matrix_attention) take the backend's
+    matrix-attention efficiency, not its k."""
+    return backend in _SPLIT_ATTENTION_BACKENDS
 
 
 def attention_tflops(card: Card, backend: str, matrix: bool = False) -> float | None:
