@@ -277,8 +277,8 @@ class CardTerms:
     rate (filled as formats are asked); the same as a row of operands for the formulas over
     columns (speed_columns.py)."""
 
-    __slots__ = ("cal", "card", "condition_bands", "condition_operands", "decode_band",
-                 "decode_operands", "dequant", "matrix_mb", "operands", "params",
+    __slots__ = ("attention", "cal", "card", "condition_bands", "condition_operands",
+                 "decode_band", "decode_operands", "dequant", "matrix_mb", "operands", "params",
                  "prefill_bands", "rates", "shader", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
@@ -300,6 +300,10 @@ class CardTerms:
         # (quantized, bf16, int8_mmq, attention on the matrix units) -> (sustained GEMM rate,
         # attention slowdown)
         self.rates: dict[tuple[bool, bool, bool, bool], tuple[float, float]] = {}
+        # attention_terms' answers per (quantized, bf16, int8_mmq, wmma_shape, flash_attn,
+        # build_date)
+        self.attention: dict[tuple[bool, bool, bool, bool, bool, str | None],
+                             tuple[float, float, float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
         self.matrix_mb = moe_matrix_mb(card, cal)
         # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
@@ -338,7 +342,11 @@ class CardTerms:
         A row on the matrix units of a backend whose kernels split
         (speed_terms.splits_attention), where no deep prompt of the backend fitted that
         kernel's efficiency: estimated as the shader kernel runs it, nothing measured saying
-        it runs faster, the top at the matrix units' rate."""
+        it runs faster, the top at the matrix units' rate. Kept."""
+        key = (quantized, bf16, int8_mmq, wmma_shape, flash_attn, build_date)
+        found = self.attention.get(key)
+        if found is not None:
+            return found
         p = self.params
         matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
         split = matrix and splits_attention(p.backend)
@@ -346,8 +354,11 @@ class CardTerms:
         if split and not p.matrix_attention_measured:
             _, shader = self.prompt_rate(quantized, bf16, int8_mmq)
             k = p.prefill_attention_efficiency
-            return tf, shader, k, max(k * shader / slower, attention_top(p))
-        return tf, slower, attention_efficiency(p, split), attention_top(p, split)
+            found = (tf, shader, k, max(k * shader / slower, attention_top(p)))
+        else:
+            found = (tf, slower, attention_efficiency(p, split), attention_top(p, split))
+        self.attention[key] = found
+        return found
 
     def expert_gemm_loop(self, quantized: bool, bf16: bool) -> float:
         """1.0 where this card's backend runs a MoE prompt's expert GEMMs one per expert, each
