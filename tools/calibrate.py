@@ -89,6 +89,7 @@ from tpscalc.estimate.calibration import (
 )
 from tpscalc.estimate.novelty import DRIVER_OUT, TIER_PREFIX, family_of, kind_of, union
 from tpscalc.estimate.speed_terms import (
+    decode_expert_gemm_flops,
     device_class,
     efficiency_class,
     expert_gemm_loop,
@@ -171,7 +172,7 @@ POWER_GRID = ((0.0, 0.0),) + tuple((c, g) for c in (0.8, 1.2, 1.6)
 # than a family's, or a driver measured on a few chips leaves most of its level to them.
 LAMBDA_CLASS = 0.02
 # Decode terms that cannot be negative: dropped and refitted when the fit makes them so.
-NON_NEGATIVE = ("a|", "b", "att", "main|", "mx|")
+NON_NEGATIVE = ("a|", "b", "att", "main|", "mx|", "xg")
 # A calibration with no fitted terms: speed.dequant_work then gives the kernels' counted work.
 KERNELS_ONLY = Calibration(backends={})
 
@@ -231,6 +232,11 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
             known.append(speed.dequant_work(o.card, o.backend, KERNELS_ONLY, o.quant)
                          * o.params_read / (shader * 1e12))
             terms.append(("att", o.attn_flops / (shader * 1e12)))
+            # experts multiplied in a matrix-matrix kernel (Vulkan, BF16): their tile FLOPs at
+            # the shader rate ÷ a fitted share (speed.decode_expert_gemm_work)
+            tiles = decode_expert_gemm_flops(o.expert_params, o.backend, o.quant)
+            if tiles:
+                terms.append(("xg", tiles / (shader * 1e12)))
         else:
             known.append(0.0)
         if o.main_test:
@@ -708,6 +714,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         moe_expert_gemm_efficiency=pre.get("phi", 1.0),
         moe_matrix_mb={k[3:]: round(v, 3) for k, v in sorted(dec.items())
                        if k.startswith("mx|") and v > 0},
+        decode_expert_gemm_factor=round(max(dec.get("xg", 0.0), 0.0), 3),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )
@@ -748,6 +755,7 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
             cal,
             params_read=o.params_read,
             expert_matrices=o.expert_matrices,
+            expert_params=o.expert_params,
             depth_tokens=o.depth,
             quant=o.quant,
             attention_flops=o.attn_flops,

@@ -46,13 +46,22 @@ def test_decode_columns_are_decode_estimates_row_by_row(seed: int, backend: str 
     rows = speed.decode_estimates(r["read"], r["kv"], r["layers"], r["cards"], backend, cal,
                                   params_read=r["params"], quant=r["quant"],
                                   attention_flops=r["attention"],
-                                  expert_matrices=r["matrices"], depth_tokens=r["depth"])
+                                  expert_matrices=r["matrices"], depth_tokens=r["depth"],
+                                  expert_params=r["experts"])
     cols = decode_columns(*(np.array(r[k]) for k in ("read", "kv", "layers")), r["cards"],
                           backend, cal, np.array(r["params"]), r["quant"],
                           np.array(r["attention"]), np.array(r["matrices"]),
-                          np.array(r["depth"]))
+                          np.array(r["depth"]), np.array(r["experts"]))
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({e.bound for e in rows}) > 1  # the sample reaches more than one bound
+    if backend == "vulkan":  # BF16 experts through the matrix-matrix kernel: slower rows
+        plain = speed.decode_estimates(r["read"], r["kv"], r["layers"], r["cards"], backend,
+                                       cal, params_read=r["params"], quant=r["quant"],
+                                       attention_flops=r["attention"],
+                                       expert_matrices=r["matrices"], depth_tokens=r["depth"])
+        slower = {i for i, (a, b) in enumerate(zip(rows, plain, strict=True))
+                  if a.tokens_per_s < b.tokens_per_s}
+        assert slower and all(r["quant"][i] == "BF16" and r["moe"][i] for i in slower)
 
 
 @pytest.mark.parametrize(("seed", "backend", "flash_attn"), [

@@ -384,6 +384,44 @@ def test_a_deep_rocm_prompt_is_faster_where_its_attention_runs_on_wmma() -> None
     assert est("rocm", True, blind)[1] > 1.3 * est("rocm", False, blind)[1]
 
 
+@pytest.mark.parametrize("backend, quant, tiled", [
+    ("vulkan", "BF16", True),  # ggml_vk_use_mul_mat_vec_id: not F32 / F16 / quantized
+    ("vulkan", "F16", False), ("vulkan", "F32", False), ("vulkan", "Q8_0", False),
+    ("vulkan", "MXFP4", False), ("rocm", "BF16", False), ("cuda", "BF16", False),
+    ("metal", "BF16", False),
+])
+def test_vulkan_multiplies_bf16_experts_in_its_matrix_kernel_at_decode(
+        backend: str, quant: str, tiled: bool) -> None:
+    flops = st.decode_expert_gemm_flops(1e9, backend, quant)
+    assert flops == (2 * 1e9 * st.VULKAN_DECODE_EXPERT_TILE if tiled else 0.0)
+    assert st.decode_expert_gemm_flops(0.0, backend, quant) == 0.0  # a dense model
+
+
+def test_bf16_moe_decode_on_vulkan_pays_its_expert_tiles() -> None:
+    """Strix Halo, GLM-4.7-Flash's terms: BF16 under Vulkan is slower than under the same
+    calibration without the term, by the tile work at the shader rate; Q8_0, ROCm and a dense
+    row are untouched; a fit without such rows (factor 0) charges nothing."""
+    from tpscalc.estimate.calibration_store import calibration
+
+    cal, strix = calibration(), get_card("Ryzen AI Max+ 395 (Radeon 8060S)")
+    assert cal.decode_expert_gemm_factor > 0  # fitted on the Strix Halo's BF16 MoE rows
+    none = dataclasses.replace(cal, decode_expert_gemm_factor=0.0)
+
+    def tps(of: Calibration, backend: str, quant: str, experts: float = 1.74e9) -> float:
+        return decode_estimates(7.2e9, 0.0, 47, [strix], backend, of, params_read=3.6e9,
+                                quant=quant, expert_matrices=552.0 if experts else 0.0,
+                                expert_params=experts)[0].tokens_per_s
+
+    slow, plain = tps(cal, "vulkan", "BF16"), tps(none, "vulkan", "BF16")
+    shader = st.shader_tflops(strix)
+    assert shader
+    extra_s = 2 * 1.74e9 * 32 * cal.decode_expert_gemm_factor / (shader * 1e12)
+    assert 1 / slow - 1 / plain == pytest.approx(extra_s)
+    assert tps(cal, "vulkan", "Q8_0") == tps(none, "vulkan", "Q8_0")
+    assert tps(cal, "rocm", "BF16") == tps(none, "rocm", "BF16")
+    assert tps(cal, "vulkan", "BF16", 0.0) == tps(none, "vulkan", "BF16", 0.0)
+
+
 def test_dequantization_work_is_counted_from_the_kernels() -> None:
     """A calibration that sets no work takes llama.cpp's decode kernels' (2 FLOP-equivalents per
     counted operation): a file type its main ggml type's, an i-quant and MXFP4 their own table

@@ -18,6 +18,7 @@ from calibration_data import MAIN_CSV, Obs, era_of, normalise_quant
 from tpscalc.catalog.schema import Card
 from tpscalc.catalog.slug import slugify
 from tpscalc.estimate.calibration import Band, from_dict, measured_key
+from tpscalc.estimate.speed_terms import shader_tflops
 
 TRUE = {"cuda": (0.80, 200.0), "metal": (0.70, 900.0)}  # η, overhead per token (µs)
 PER_LAYER_US = 40.0  # one per-layer overhead for all backends (tools/calibrate.py)
@@ -397,6 +398,31 @@ def test_a_chip_makers_moe_cost_follows_its_chips_under_another_backend() -> Non
         on_sycl, _ = calibrate.predict(cal, sycl)
         extra_s = o.expert_matrices * INTEL_MOE_MB * 1e6 / (o.card.bandwidth_gb_s * 1e9)
         assert 1 / on_sycl - 1 / dense == pytest.approx(extra_s, rel=0.1)
+
+
+def test_vulkans_bf16_expert_tiles_get_a_fitted_share_of_the_shader_rate() -> None:
+    """AMD Vulkan cards whose BF16 MoE rows also compute their experts' 32-column tiles at 1/4
+    of the shader rate: the fit recovers the factor 4 beside η, and predicts the rows."""
+    factor = 4.0
+    out = []
+    for c in (replace(c, tflops_fp32=20.0) for c in VULKAN_CARDS if c.vendor == "AMD"):
+        eta, shader = VULKAN_ETA["AMD"], shader_tflops(c)  # RDNA 3-4's dual issue halved
+        assert shader
+        for read, layers in MODELS:
+            experts = read / 8  # BF16 routed expert parameters per token (2 bytes each)
+            for bf16 in (False, True):
+                t = read / (eta * c.bandwidth_gb_s * 1e9) + layers * PER_LAYER_US * 1e-6
+                if bf16:
+                    t += 2 * experts * 32 * factor / (shader * 1e12)
+                out.append(replace(_obs(c, "vulkan", "decode", 1 / t, read, layers),
+                                   quant="BF16" if bf16 else "F16", is_moe=True,
+                                   expert_params=experts, model=f"m{layers}{bf16}"))
+    cal = calibrate.fit(out)
+    assert cal.decode_expert_gemm_factor == pytest.approx(factor, rel=0.02)
+    for o in out:
+        assert calibrate.predict(cal, o)[0] == pytest.approx(o.tokens_per_s, rel=0.02)
+    # without BF16 MoE rows there is no term: nothing charged
+    assert calibrate.fit([o for o in out if o.quant == "F16"]).decode_expert_gemm_factor == 0.0
 
 
 def test_a_backends_level_is_its_measured_drivers_pooled() -> None:

@@ -117,6 +117,10 @@ class Calibration(FrozenValue):
     # (speed_terms.moe_expert_matrices_per_token) costs beyond its weights, as MB read at the
     # card's bandwidth, by chip maker (card.vendor: "AMD"); none where absent.
     moe_matrix_mb: dict[str, float] = field(default_factory=dict)
+    # MoE decode where the backend multiplies the routed experts in a matrix-matrix kernel
+    # (speed_terms.decode_expert_gemm_flops: Vulkan, BF16 experts): 1 / the share of the card's
+    # shader rate those tile FLOPs reach (0: no term, none measured).
+    decode_expert_gemm_factor: float = 0.0
     # Prefill under the power limit (speed_terms.power_factor): watts per peak matrix TFLOPS
     # below which a card clocks down, and the exponent of the fall (0: no term).
     prefill_power_w_per_tflops: float = 0.0
@@ -288,6 +292,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
         moe_expert_gemm_efficiency=float(d.get("moe_expert_gemm_efficiency", 1.0)),
         moe_matrix_mb=dict(d.get("moe_matrix_mb", {})),
+        decode_expert_gemm_factor=float(d.get("decode_expert_gemm_factor", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),
         measured_models=tuple(d.get("measured_models", ())),

@@ -233,7 +233,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         expert_matrices=[t.expert_matrices for t in fit_terms],
         quant=[rt.speed_quant(quants[j]) for j in q],
         attention_flops=[t.attention_decode for t in fit_terms],
-        depth_tokens=[t.decode_depth for t in fit_terms])
+        depth_tokens=[t.decode_depth for t in fit_terms],
+        expert_params=[t.expert_params for t in fit_terms])
     prefill = speed.prefill_estimates(
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],

@@ -408,7 +408,7 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
         col(0, "read_bytes_per_token"), col(0, "kv_bytes_at_context"), col(0, "n_layers"),
         cards[0], query.backend, calibration(), col(0, "params_read"),
         [shares[0][k]["quant"] for k in at[0]], col(0, "attention_flops"),
-        col(0, "expert_matrices"), col(0, "depth_tokens"))
+        col(0, "expert_matrices"), col(0, "depth_tokens"), col(0, "expert_params"))
     prefill = prefill_columns(
         col(1, "flops_per_token"), test.n_prompt, cards[1], query.backend, calibration(),
         col(1, "weights_bytes"), flags(1, "quantized"), test.n_ubatch,

@@ -283,7 +283,8 @@ def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
                                "n_layers": dev.layers, "params_read": t.params_active * s,
                                "attention_flops": t.attention_decode * s,
                                "expert_matrices": t.expert_matrices * s, "quant": q,
-                               "depth_tokens": t.decode_depth}))
+                               "depth_tokens": t.decode_depth,
+                               "expert_params": t.expert_params * s}))
     # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
     # to the main GPU); each device does its share.
     quantized = q not in UNQUANTIZED

@@ -70,6 +70,7 @@ from tpscalc.estimate.elementwise import where
 from tpscalc.estimate.novelty import driver_band, widened_by
 from tpscalc.estimate.speed_terms import (
     attention_tflops,
+    decode_expert_gemm_flops,
     dequant_class,
     device_class,
     efficiency_class,
@@ -593,18 +594,29 @@ def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
                    expert_matrices: Value, matrix_mb: Value, c_q: Value,
                    params: Value, att_factor: Value,
                    attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
-                   ) -> tuple[Value, Value, Value, Value]:
+                   expert_gemm_work: Value = 0.0) -> tuple[Value, Value, Value, Value]:
     """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
-    columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index)."""
+    columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index).
+    `expert_gemm_work`: the experts' matrix-matrix tile work (decode_expert_gemm_work)."""
     mem, over = decode_seconds_per_token(
         read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us)
     mem = mem + moe_matrix_seconds(expert_matrices, matrix_mb, bandwidth_gb_s)
-    work = c_q * params + att_factor * attention
+    work = c_q * params + att_factor * attention + expert_gemm_work
     comp = compute_seconds(work, shader)
     tps = 1.0 / (mem + over + comp)
     # "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
     bound = where((over > mem) & (over > comp), 2, where(comp > mem, 1, 0))
     return tps, tps * low_ratio, tps * high_ratio, bound
+
+
+def decode_expert_gemm_work(expert_params: float, backend: str, quant: str,
+                            cal: Calibration) -> float:
+    """FLOP-equivalents at the shader rate of a generated token's routed experts where its
+    backend multiplies them in a matrix-matrix kernel (speed_terms.decode_expert_gemm_flops ×
+    the fitted Calibration.decode_expert_gemm_factor), else 0."""
+    if not cal.decode_expert_gemm_factor:
+        return 0.0
+    return decode_expert_gemm_flops(expert_params, backend, quant) * cal.decode_expert_gemm_factor
 
 
 def prefill_times(prompt_tokens: int, flops: Value, attention: Value, moe_extra: Value,
@@ -669,6 +681,7 @@ def decode_estimates(
     attention_flops: Num = 0.0,
     expert_matrices: Num = 0.0,
     depth_tokens: Num = 0.0,
+    expert_params: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
@@ -680,12 +693,15 @@ def decode_estimates(
     Calibration.moe_matrix_mb more at the card's bandwidth (moe_matrix_seconds).
     `depth_tokens`: tokens in the cache before the generated ones (the range of a measured
     device never measured that deep, or on a MoE, widens: condition_bands).
+    `expert_params`: routed expert parameters per token, charged their matrix-matrix tile
+    where the backend multiplies them so (decode_expert_gemm_work).
     """
     n = len(cards)
     reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
     experts, depths = _per_row(expert_matrices, n), _per_row(depth_tokens, n)
+    expert_weights = _per_row(expert_params, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
     out = []
@@ -698,7 +714,8 @@ def decode_estimates(
             reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
-            attention[i], shader, band.low_ratio, band.high_ratio)
+            attention[i], shader, band.low_ratio, band.high_ratio,
+            decode_expert_gemm_work(expert_weights[i], p.backend, quants[i], cal))
         conf = p.decode_confidence
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],

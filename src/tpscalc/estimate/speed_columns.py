@@ -102,18 +102,25 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    n_layers: Floats, cards: Sequence[Card], backend: str | None,
                    cal: Calibration, params_read: Floats, quant: Sequence[str],
                    attention_flops: Floats, expert_matrices: Floats,
-                   depth_tokens: Floats | float = 0.0) -> DecodeColumns:
+                   depth_tokens: Floats | float = 0.0,
+                   expert_params: Floats | float = 0.0) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
     terms = _terms(cards, backend, cal)
     bandwidth, eta, per_token, per_layer, matrix_mb, shader, low_ratio, high_ratio = _columns(
         [k.decode_operands for k in terms], 8)
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
                    dtype=np.float64)
+    gemm: Floats | float = 0.0
+    if cal.decode_expert_gemm_factor:
+        weights = np.broadcast_to(expert_params, c_q.shape).tolist()
+        gemm = np.array([speed.decode_expert_gemm_work(w, k.params.backend, q, cal)
+                         for k, q, w in zip(terms, quant, weights, strict=True)],
+                        dtype=np.float64)
     with np.errstate(all="ignore"):
         tps, low, high, bound = speed.decode_figures(
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
             per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
-            attention_flops, shader, low_ratio, high_ratio)
+            attention_flops, shader, low_ratio, high_ratio, gemm)
         confidence = [k.params.decode_confidence for k in terms]
         if any(k.condition_bands for k in terms):
             depth = np.broadcast_to(depth_tokens, tps.shape)

@@ -478,6 +478,29 @@ def expert_batch(arch: Architecture, prompt_tokens: int, ubatch: int) -> float:
     return min(prompt_tokens, ubatch) * arch.num_experts_active / arch.num_experts
 
 
+# Expert formats that ggml-vulkan multiplies at decode in its matrix-vector shader
+# (ggml-vulkan.cpp ggml_vk_use_mul_mat_vec_id: F32, F16 or a quantized type); any other (BF16)
+# takes the matrix-matrix kernel mul_mm_id, whose small pipeline (s_warptile_id, chosen for 32
+# columns or fewer: ggml_vk_guess_matmul_id_pipeline) computes a whole 32-column tile for the
+# token's one column.
+_VULKAN_MAT_VEC_ID_UNQUANTIZED = ("F32", "F16")
+VULKAN_DECODE_EXPERT_TILE = 32
+
+
+def decode_expert_gemm_flops(expert_params: float, backend: str, quant: str) -> float:
+    """FLOPs of a generated token's routed experts where its backend runs them in a
+    matrix-matrix kernel (Vulkan, BF16 experts: a 32-column tile for one token), else 0; timed
+    at the shader rate ÷ a fitted efficiency (Calibration.decode_expert_gemm_factor).
+    Evidence: on one Strix Halo under RADV (kyuz0/amd-strix-halo-toolboxes, build 9187) BF16
+    MoE decode runs at 0.41-0.79 of ROCm's while BF16 dense models and Q8_0 / Q4_K experts
+    run at 0.97-1.17 (data/measured/README.md)."""
+    if backend != "vulkan" or expert_params <= 0:
+        return 0.0
+    if quant in _VULKAN_MAT_VEC_ID_UNQUANTIZED or quant not in UNQUANTIZED:
+        return 0.0
+    return 2.0 * expert_params * VULKAN_DECODE_EXPERT_TILE
+
+
 # The widest column tile of each backend's expert matrix product (MUL_MAT_ID), token columns.
 # CUDA and ROCm run it in MMQ, which picks one tile width for every expert of the call from the
 # micro-batch's token count (ggml-cuda/mmq.cu passes the batch's tokens as ncols_max for the

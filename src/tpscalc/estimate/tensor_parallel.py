@@ -107,7 +107,8 @@ def _speeds(model: Model, t: ModelTerms, j: int, group: Card, n: int, query: Que
         t.read_per_token[j], t.kv_decode, t.n_layers, [group], query.backend, cal,
         params_read=t.params_active, quant=fmt,
         attention_flops=t.attention_decode, depth_tokens=t.decode_depth,
-        expert_matrices=t.expert_matrices * n)[0]  # every GPU runs every expert's slice
+        expert_matrices=t.expert_matrices * n,  # every GPU runs every expert's slice
+        expert_params=t.expert_params)[0]
     p = speed.prefill_estimates(
         t.flops_per_token, test.n_prompt, [group], query.backend, cal,
         weights_bytes=t.weights[j], quantized=fmt not in UNQUANTIZED, bf16=fmt == "BF16",
