@@ -398,28 +398,36 @@ def test_vulkan_multiplies_bf16_experts_in_its_matrix_kernel_at_decode(
 
 
 def test_bf16_moe_decode_on_vulkan_pays_its_expert_tiles() -> None:
-    """Strix Halo, GLM-4.7-Flash's terms: BF16 under Vulkan is slower than under the same
-    calibration without the term, by the tile work at the shader rate; Q8_0, ROCm and a dense
-    row are untouched; a fit without such rows (factor 0) charges nothing."""
+    """Strix Halo, GLM-4.7-Flash's terms: BF16 experts under Vulkan cost their 32-column tiles
+    at the shader rate ÷ the fitted share; a fit without such rows (factor 0) times them as the
+    card's unquantized prompt GEMMs run; Q8_0 experts and ROCm pay nothing."""
     from tpscalc.estimate.calibration_store import calibration
+    from tpscalc.estimate.speed import card_terms, prefill_efficiency
 
     cal, strix = calibration(), get_card("Ryzen AI Max+ 395 (Radeon 8060S)")
     assert cal.decode_expert_gemm_factor > 0  # fitted on the Strix Halo's BF16 MoE rows
-    none = dataclasses.replace(cal, decode_expert_gemm_factor=0.0)
+    blind = dataclasses.replace(cal, decode_expert_gemm_factor=0.0)
 
-    def tps(of: Calibration, backend: str, quant: str, experts: float = 1.74e9) -> float:
+    def tps(of: Calibration, backend: str, quant: str, experts: float) -> float:
         return decode_estimates(7.2e9, 0.0, 47, [strix], backend, of, params_read=3.6e9,
-                                quant=quant, expert_matrices=552.0 if experts else 0.0,
+                                quant=quant, expert_matrices=552.0,
                                 expert_params=experts)[0].tokens_per_s
 
-    slow, plain = tps(cal, "vulkan", "BF16"), tps(none, "vulkan", "BF16")
+    tile_flops = 2 * 1.74e9 * 32
     shader = st.shader_tflops(strix)
     assert shader
-    extra_s = 2 * 1.74e9 * 32 * cal.decode_expert_gemm_factor / (shader * 1e12)
-    assert 1 / slow - 1 / plain == pytest.approx(extra_s)
-    assert tps(cal, "vulkan", "Q8_0") == tps(none, "vulkan", "Q8_0")
-    assert tps(cal, "rocm", "BF16") == tps(none, "rocm", "BF16")
-    assert tps(cal, "vulkan", "BF16", 0.0) == tps(none, "vulkan", "BF16", 0.0)
+    fitted_s = tile_flops * cal.decode_expert_gemm_factor / (shader * 1e12)
+    assert 1 / tps(cal, "vulkan", "BF16", 1.74e9) - 1 / tps(cal, "vulkan", "BF16", 0.0) == \
+        pytest.approx(fitted_s)
+    k = card_terms(strix, "vulkan", blind)
+    prompt_tflops = k.prompt_rate(False, True, True)[0] * prefill_efficiency(k.params, False, True)
+    prior_s = tile_flops / (prompt_tflops * 1e12)
+    assert 1 / tps(blind, "vulkan", "BF16", 1.74e9) - 1 / tps(blind, "vulkan", "BF16", 0.0) == \
+        pytest.approx(prior_s)
+    assert 0 < prior_s < fitted_s  # the measured tiles run slower than a prompt's GEMMs
+    for of in (cal, blind):
+        assert tps(of, "vulkan", "Q8_0", 1.74e9) == tps(of, "vulkan", "Q8_0", 0.0)
+        assert tps(of, "rocm", "BF16", 1.74e9) == tps(of, "rocm", "BF16", 0.0)
 
 
 def test_dequantization_work_is_counted_from_the_kernels() -> None:

@@ -119,7 +119,8 @@ class Calibration(FrozenValue):
     moe_matrix_mb: dict[str, float] = field(default_factory=dict)
     # MoE decode where the backend multiplies the routed experts in a matrix-matrix kernel
     # (speed_terms.decode_expert_gemm_flops: Vulkan, BF16 experts): 1 / the share of the card's
-    # shader rate those tile FLOPs reach (0: no term, none measured).
+    # shader rate those tile FLOPs reach (0: none measured; speed.CardTerms.expert_tile_factor
+    # then times them as the card's unquantized prompt GEMMs run).
     decode_expert_gemm_factor: float = 0.0
     # Prefill under the power limit (speed_terms.power_factor): watts per peak matrix TFLOPS
     # below which a card clocks down, and the exponent of the fall (0: no term).

@@ -76,7 +76,7 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     share = min(1.0, t.expert_params / t.params_active) if t.params_active > 0 else 0.0
     # the experts' matrix-matrix tiles (Vulkan, BF16) go with the weights' dequantization: per
     # step, for the experts the step touches
-    tiles = speed.decode_expert_gemm_work(t.expert_params, p.backend, quant, cal)
+    tiles = speed.decode_expert_gemm_work(t.expert_params, quant, own)
     return DecodeParts(weights_s, kv_s, speed.overhead_seconds(t.n_layers, p.per_token_us,
                                                                p.per_layer_us),
                        speed.compute_seconds(c_q * t.params_active + tiles, shader),

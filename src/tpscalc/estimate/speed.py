@@ -280,7 +280,7 @@ class CardTerms:
 
     __slots__ = ("attention", "cal", "card", "condition_bands", "condition_operands",
                  "decode_band", "decode_operands", "dequant", "matrix_mb", "operands", "params",
-                 "prefill_bands", "rates", "shader", "tiles")
+                 "prefill_bands", "rates", "shader", "tile_factor", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -306,6 +306,7 @@ class CardTerms:
         self.attention: dict[tuple[bool, bool, bool, bool, bool, str | None],
                              tuple[float, float, float, float]] = {}
         self.tiles: dict[int, int] = {}  # MoE expert GEMM tile per micro-batch's tokens
+        self.tile_factor: float | None = None  # expert_tile_factor's answer, once asked
         self.matrix_mb = moe_matrix_mb(card, cal)
         # decode_figures' operands that are the card's own: bandwidth, η, the two overheads,
         # the MB per routed expert matrix, the shader rate, the range
@@ -384,6 +385,22 @@ class CardTerms:
         if rate is None:
             rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
         return rate
+
+    def expert_tile_factor(self) -> float:
+        """decode_expert_gemm_work's factor on this card: the fitted
+        Calibration.decode_expert_gemm_factor; in a fit with no such rows, the shader rate ÷
+        the rate this card's unquantized prompt GEMMs reach (ε × its BF16 prompt rate): the
+        same mul_mm kernel, timed as a prompt runs it; 0 where either rate is unknown."""
+        if self.tile_factor is None:
+            fitted = self.cal.decode_expert_gemm_factor
+            if fitted:
+                self.tile_factor = fitted
+            else:
+                rate = self.prompt_rate(False, True, True)[0] * prefill_efficiency(
+                    self.params, False, True)
+                prior = self.shader / rate if rate > 0 else math.nan
+                self.tile_factor = prior if math.isfinite(prior) and prior > 0 else 0.0
+        return self.tile_factor
 
     def moe_tile(self, rows: int) -> int:
         """speed_terms.moe_tile_columns of this card under its backend, per `rows`, kept."""
@@ -609,14 +626,12 @@ def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
     return tps, tps * low_ratio, tps * high_ratio, bound
 
 
-def decode_expert_gemm_work(expert_params: float, backend: str, quant: str,
-                            cal: Calibration) -> float:
-    """FLOP-equivalents at the shader rate of a generated token's routed experts where its
-    backend multiplies them in a matrix-matrix kernel (speed_terms.decode_expert_gemm_flops ×
-    the fitted Calibration.decode_expert_gemm_factor), else 0."""
-    if not cal.decode_expert_gemm_factor:
-        return 0.0
-    return decode_expert_gemm_flops(expert_params, backend, quant) * cal.decode_expert_gemm_factor
+def decode_expert_gemm_work(expert_params: float, quant: str, terms: CardTerms) -> float:
+    """FLOP-equivalents at the shader rate of a generated token's routed experts where the
+    card's backend multiplies them in a matrix-matrix kernel (speed_terms.
+    decode_expert_gemm_flops × CardTerms.expert_tile_factor), else 0."""
+    flops = decode_expert_gemm_flops(expert_params, terms.params.backend, quant)
+    return flops * terms.expert_tile_factor() if flops else 0.0
 
 
 def prefill_times(prompt_tokens: int, flops: Value, attention: Value, moe_extra: Value,
@@ -715,7 +730,7 @@ def decode_estimates(
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio,
-            decode_expert_gemm_work(expert_weights[i], p.backend, quants[i], cal))
+            decode_expert_gemm_work(expert_weights[i], quants[i], k))
         conf = p.decode_confidence
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],

@@ -110,12 +110,9 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
         [k.decode_operands for k in terms], 8)
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
                    dtype=np.float64)
-    gemm: Floats | float = 0.0
-    if cal.decode_expert_gemm_factor:
-        weights = np.broadcast_to(expert_params, c_q.shape).tolist()
-        gemm = np.array([speed.decode_expert_gemm_work(w, k.params.backend, q, cal)
-                         for k, q, w in zip(terms, quant, weights, strict=True)],
-                        dtype=np.float64)
+    weights = np.broadcast_to(expert_params, c_q.shape).tolist()
+    gemm = np.array([speed.decode_expert_gemm_work(w, q, k)
+                     for k, q, w in zip(terms, quant, weights, strict=True)], dtype=np.float64)
     with np.errstate(all="ignore"):
         tps, low, high, bound = speed.decode_figures(
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
