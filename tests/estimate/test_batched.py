@@ -59,6 +59,25 @@ def test_parts_sum_to_the_single_decode_time(model: str, card: str) -> None:
     assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
 
 
+def test_vulkans_bf16_expert_tiles_are_in_the_parts_and_grow_with_n() -> None:
+    """Qwen3.6-35B-A3B BF16 on the Strix Halo under Vulkan: the parts still sum to the single
+    decode (the experts' 32-column tiles ride with the weights' dequantization work), and that
+    work is what makes it slower than the same parts without it."""
+    from dataclasses import replace
+
+    m = get_model("Qwen3.6-35B-A3B")
+    rig, q = Rig.of(get_card("Ryzen AI Max+ 395")), query_for_model(m, Query(backend="vulkan"))
+    e = engine.estimate(m, rig, q, "BF16", placed=False)
+    assert e.decode is not None
+    t = engine.model_terms_at(m, "BF16", q)
+    parts = decode_parts(rig.devices[0], "vulkan", calibration(), t, "BF16", m)
+    plain = decode_parts(rig.devices[0], "vulkan", calibration(), replace(t, expert_params=0.0),
+                         "BF16", m)
+    assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
+    assert parts.dequant_s > 2 * plain.dequant_s  # the tiles, beside the dequantization work
+    assert step_seconds(parts, 8) > step_seconds(plain, 8)
+
+
 def test_aggregate_rises_and_per_user_falls_with_n() -> None:
     m, rig, q = _rig_query("Llama 3.1-8B", "H100 SXM5 80 GB")
     runs = [serving_estimate(m, rig, q, n) for n in (1, 2, 8, 32)]  # type: ignore[arg-type]
