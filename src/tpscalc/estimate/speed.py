@@ -4,6 +4,8 @@ Decode (one request) is memory-bound plus a fixed per-token cost and two compute
     t = (weights read per token + KV cache at context) / (η × bandwidth)
         + (a + b × layers) µs  [+ a MoE's routed expert matrices × the maker's MB / bandwidth]
         + c_q × weights multiplied / S  +  c_att × attention FLOPs at the depth / S
+        [+ f × 2 × 32 × routed expert weights / S where Vulkan multiplies BF16 experts in its
+           matrix-matrix kernel's 32-column tile: decode_expert_gemm_work]
 S is the card's FP32 shader rate (speed_terms.shader_tflops); c_q, the decode kernels' work per
 weight of the quantization, counted from llama.cpp's source (speed_terms.KERNEL_DEQUANT_OPS, not
 fitted), is what keeps HBM cards (A100, H100: low S for their bandwidth) below their bandwidth
@@ -730,7 +732,7 @@ def decode_estimates(
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio,
-            decode_expert_gemm_work(expert_weights[i], quants[i], k))
+            decode_expert_gemm_work(expert_weights[i], quants[i], k) if expert_weights[i] else 0.0)
         conf = p.decode_confidence
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],

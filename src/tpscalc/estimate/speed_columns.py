@@ -111,7 +111,7 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
                    dtype=np.float64)
     weights = np.broadcast_to(expert_params, c_q.shape).tolist()
-    gemm = np.array([speed.decode_expert_gemm_work(w, q, k)
+    gemm = np.array([speed.decode_expert_gemm_work(w, q, k) if w else 0.0
                      for k, q, w in zip(terms, quant, weights, strict=True)], dtype=np.float64)
     with np.errstate(all="ignore"):
         tps, low, high, bound = speed.decode_figures(

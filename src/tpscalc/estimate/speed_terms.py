@@ -490,10 +490,10 @@ VULKAN_DECODE_EXPERT_TILE = 32
 def decode_expert_gemm_flops(expert_params: float, backend: str, quant: str) -> float:
     """FLOPs of a generated token's routed experts where its backend runs them in a
     matrix-matrix kernel (Vulkan, BF16 experts: a 32-column tile for one token), else 0; timed
-    at the shader rate ÷ a fitted efficiency (Calibration.decode_expert_gemm_factor).
+    at the shader rate ÷ a fitted share (speed.decode_expert_gemm_work).
     Evidence: on one Strix Halo under RADV (kyuz0/amd-strix-halo-toolboxes, build 9187) BF16
-    MoE decode runs at 0.41-0.79 of ROCm's while BF16 dense models and Q8_0 / Q4_K experts
-    run at 0.97-1.17 (data/measured/README.md)."""
+    MoE decode runs at 0.41-0.79 of ROCm's while its dense BF16 files and quantized MoE files
+    run at 0.92-1.34 at depth 0 (data/measured/README.md)."""
     if backend != "vulkan" or expert_params <= 0:
         return 0.0
     if quant in _VULKAN_MAT_VEC_ID_UNQUANTIZED or quant not in UNQUANTIZED:
