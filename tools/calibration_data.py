@@ -69,6 +69,12 @@ EXTRA_MODELS = {
     # GPUs). The TinyLlama file is the 1T-token checkpoint's OpenOrca fine-tune: same shapes.
     "gemma2 2B": "Gemma 2 2B", "llama 3B": "Llama 3.2 3B", "qwen3 4B": "Qwen3-4B",
     "llama 1B Q4_K - Medium [tinyllama-1.1b-1t": "TinyLlama-1.1B (1T token checkpoint)",
+    # RX 9070 XT rows (maeddesg/vulkanforge's benchmark matrix; llama.cpp PR #13506): labels
+    # written from the sources' model names. Mistral-7B-v0.3 has the catalog Mistral 7B's shapes
+    # but a 32,768-token vocabulary (32,000); the PR's unnamed 14.77 B qwen2 Q4_0 file is the
+    # Qwen2.5-14B shape.
+    "llama 7B Q4_K - Medium [Mistral-7B-v0.3": "Mistral 7B",
+    "qwen2 14B Q4_0 [file not named; 14.77 B qwen2": "Qwen2.5-14B",
 }
 
 
@@ -101,7 +107,8 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               "Intel Arc A770": "Arc A770",
               "Intel Arc B580": "Arc B580",
               # The 8 GB card (256 GB/s); the 4 GB RX 480 has 224 GB/s. The source names no size.
-              "AMD Radeon RX 480": "Radeon RX 480"}
+              "AMD Radeon RX 480": "Radeon RX 480",
+              "AMD Radeon RX 9070 XT": "Radeon RX 9070 XT"}
 
 
 def extra_model_name(label: str) -> str | None:
