@@ -100,6 +100,7 @@ from tpscalc.estimate.speed_terms import (
     shader_tflops,
     splits_attention,
 )
+from tpscalc.estimate.sycl_kernels import runs_reordered
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
 LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
@@ -209,7 +210,9 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
     dequantization work counted from the kernels), s."""
     rows, target, weight, known = [], [], [], []
     for o in obs:
-        x = (o.read_bytes + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
+        # the weights at the kernels' own rate (sycl_kernels.read_factor: SYCL's unreordered
+        # types on an Intel GPU; 1 elsewhere)
+        x = (o.read_bytes * o.read_factor + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
         r: dict[int, float] = defaultdict(float)
         ven = vendor_key(o.card, o.backend)
         r[cols(f"u|{o.backend}")] += x
@@ -677,6 +680,11 @@ def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams
     return dict(sorted(out.items()))
 
 
+def _moe_decode_vendors(obs: Sequence[Obs]) -> set[str]:
+    """The chip makers with MoE decode rows in `obs`: those whose MoE matrix cost was fitted."""
+    return {o.card.vendor or "" for o in obs if o.kind == "decode" and o.expert_matrices}
+
+
 def fit(obs: Sequence[Obs]) -> Calibration:
     """Parameters fitted on `obs` (no bands, no measured table)."""
     dec, _ = fit_decode(obs)
@@ -712,8 +720,8 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         prefill_attention_efficiency=pre.get("k", 1.0),
         moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
         moe_expert_gemm_efficiency=pre.get("phi", 1.0),
-        moe_matrix_mb={k[3:]: round(v, 3) for k, v in sorted(dec.items())
-                       if k.startswith("mx|") and v > 0},
+        moe_matrix_mb={v: round(max(dec.get(f"mx|{v}", 0.0), 0.0), 3)
+                       for v in sorted(_moe_decode_vendors(obs))},
         decode_expert_gemm_factor=round(max(dec.get("xg", 0.0), 0.0), 3),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
@@ -759,6 +767,8 @@ def predict(cal: Calibration, o: Obs) -> tuple[float, str]:
             depth_tokens=o.depth,
             quant=o.quant,
             attention_flops=o.attn_flops,
+            read_factor=o.read_factor,
+            read_factor_slowest=o.read_factor_slowest,
         )[0]
         extra_s = cal.era_terms.get(f"decode|{era}", 0.0) * o.n_layers * 1e-6
         if o.main_test:
@@ -1038,6 +1048,14 @@ def _cap_high_bands(bands: dict[str, Band]) -> dict[str, Band]:
     return out
 
 
+def _slowest_ratio(cal: Calibration, o: Obs) -> float:
+    """A decode row's estimate with its weights at the slowest kernels' read factor ÷ its
+    estimate (sycl_kernels.read_factors)."""
+    fast, slow = (predict(cal, replace(o, read_factor=f))[0]
+                  for f in (o.read_factor, o.read_factor_slowest))
+    return slow / fast
+
+
 def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
     """The range `cal` gives a measured row predicted at confidence `conf` (a `./main` prompt
     row: its backend's `./main` band where there is one, see `bands`)."""
@@ -1047,6 +1065,9 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         p = k.params
         band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                  o.card)
+        if o.read_factor_slowest > o.read_factor and runs_reordered(o.card.vendor):
+            # the low end at the slowest unreordered kernels (speed.decode_figures' slow_read)
+            band = Band(band.low_ratio * _slowest_ratio(cal, o), band.high_ratio, band.n)
         for cond in speed.unmeasured_conditions(k, o.is_moe, o.depth):
             band = union(band, k.condition_bands[cond])
         return band

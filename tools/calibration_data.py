@@ -25,6 +25,7 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
     wmma_attention_shape,
 )
+from tpscalc.estimate.sycl_kernels import SYCL, read_factors, runs_reordered
 from tpscalc.estimate.types import UNQUANTIZED
 from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
 
@@ -163,6 +164,9 @@ class Obs:
     date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
     ubatch: int = DEFAULT_UBATCH  # llama-bench -ub: prompt tokens per micro-batch
     wmma_shape: bool = False  # attention shape of ROCm's WMMA kernel (wmma_attention_shape)
+    # weights' read time over the fitted kernels' (sycl_kernels.read_factor: SYCL on Intel)
+    read_factor: float = 1.0
+    read_factor_slowest: float = 1.0  # the same at the largest slowdown measured (the range)
 
 
 @dataclass(frozen=True)
@@ -285,6 +289,7 @@ def _obs(
         kv, experts, batch = facts.kv_bytes_per_token * context, 0.0, float("inf")
         gemms = matrices = 0.0
         wmma = False
+    factors = _sycl_read_factors(card, backend, arch, quant, date)
     return Obs(
         card,
         backend,
@@ -321,7 +326,18 @@ def _obs(
         date=date,
         ubatch=ubatch,
         wmma_shape=wmma,
+        read_factor=factors[0],
+        read_factor_slowest=factors[1],
     )
+
+
+def _sycl_read_factors(card: Card, backend: str, arch: Architecture | None, quant: str,
+                       date: str) -> tuple[float, float]:
+    """sycl_kernels.read_factors of a SYCL row on an Intel GPU, with the types its build (by
+    the row's date) had reordered; (1, 1) for any other row."""
+    if arch is None or backend != SYCL or not runs_reordered(card.vendor):
+        return 1.0, 1.0
+    return read_factors(arch, quant, date)
 
 
 # Rows of llamacpp_calibration.csv that did not run on the GPU they are labelled with, by

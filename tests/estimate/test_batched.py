@@ -7,7 +7,7 @@ import math
 import pytest
 
 from tpscalc.catalog import get_card, get_model
-from tpscalc.estimate import engine
+from tpscalc.estimate import engine, speed
 from tpscalc.estimate.batched import (
     DecodeParts,
     batched_decode,
@@ -160,3 +160,18 @@ def test_parallel_out_of_range_is_refused() -> None:
     with pytest.raises(EstimateInputError):
         serving_estimate(m, rig, q, 0)  # type: ignore[arg-type]
     assert math.isfinite(serving_estimate(m, rig, q, 2).total_gib)  # type: ignore[arg-type]
+
+
+def test_sycls_unreordered_types_are_in_the_parts() -> None:
+    """Llama 3.1-8B IQ4_XS on an Arc B580 under SYCL: the parts still sum to the single decode,
+    whose weights read at the unreordered kernels' rate (sycl_kernels)."""
+    m = get_model("Llama 3.1-8B")
+    rig, q = Rig.of(get_card("Arc B580")), query_for_model(m, Query(backend="sycl"))
+    e = engine.estimate(m, rig, q, "IQ4_XS", placed=False)
+    assert e.decode is not None
+    t = engine.model_terms_at(m, "IQ4_XS", q)
+    parts = decode_parts(rig.devices[0], "sycl", calibration(), t, "IQ4_XS", m)
+    assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
+    own = speed.card_terms(rig.devices[0], "sycl", calibration()).params.decode_efficiency
+    plain_s = speed.memory_seconds(t.read_per_token[0], rig.devices[0].bandwidth_gb_s, own)
+    assert parts.weights_s > 1.5 * plain_s > 0

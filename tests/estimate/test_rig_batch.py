@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tpscalc.catalog import store
+from tpscalc.catalog import get_model, store
 from tpscalc.estimate import engine
 from tpscalc.estimate.placement import DeviceSlot, ModelLayout, place
 from tpscalc.estimate.placement_batch import place_many
@@ -109,3 +109,18 @@ def test_a_renamed_placement_keeps_every_figure() -> None:
     assert [d.name for d in q.devices] == ["C", "D"]
     assert q == replace(p, devices=tuple(replace(d, name=n)
                                          for d, n in zip(p.devices, "CD", strict=True)))
+
+
+def test_estimate_rigs_is_estimate_rig_under_sycl_on_intel_cards() -> None:
+    """SYCL's unreordered types (sycl_kernels): the columns charge them as the single row."""
+    rnd = random.Random(7)
+    query = Query(backend="sycl")
+    # two models whose formats ggml-sycl does not all reorder (Q5_0 fallbacks, MXFP4 experts)
+    models = [get_model("NVIDIA-Nemotron-Nano-9B-v2"), get_model("gpt-oss-20b"),
+              *rnd.sample(store.models(), 13)]
+    cards = [c for c in store.cards() if c.vendor == "Intel" and c.usable_memory_gib > 8][:3]
+    rows = [(m, engine._rig_terms(m, query, None), Rig((c,) * 2, 64.0))
+            for m in models for c in cards]
+    batched = estimate_rigs(rows, query, LLAMA_CPP)
+    for (m, terms, rig), got in zip(rows, batched, strict=True):
+        assert got == estimate_rig(m, terms, rig, query, LLAMA_CPP), (m.name, rig.name)

@@ -403,3 +403,23 @@ def test_a_backend_without_deep_prompts_of_its_own_ranges_its_deep_prompts_up_to
     assert shallow.high == pytest.approx(shallow.tokens_per_s * band.high_ratio)
     own = estimate(cal, "cuda", 1e10)
     assert own.high == pytest.approx(own.tokens_per_s * band.high_ratio)
+
+
+def test_a_moe_on_a_maker_whose_moe_cost_was_never_measured_takes_the_moe_band() -> None:
+    # the fit measured NVIDIA's MoE cost (0) and AMD's; Intel had no MoE decode rows
+    cal = replace(CAL, moe_matrix_mb={"NVIDIA": 0.0, "AMD": 1.2},
+                  decode_bands={**CAL.decode_bands,
+                                "condition-out|moe": Band(0.4, 1.6, 50)})
+    intel, nvidia = card(vendor="Intel"), card()
+    dense_intel, moe_intel, moe_nvidia = (
+        speed.decode_estimates(4e9, 0.0, 32, [c], "vulkan", cal, expert_matrices=m)[0]
+        for c, m in ((intel, 0.0), (intel, 200.0), (nvidia, 200.0)))
+    assert moe_intel.low == pytest.approx(0.4 * moe_intel.tokens_per_s)
+    assert moe_intel.high == pytest.approx(1.6 * moe_intel.tokens_per_s)
+    assert moe_intel.confidence == dense_intel.confidence == "low"  # never raised to medium
+    assert dense_intel.low == pytest.approx(0.6 * dense_intel.tokens_per_s)  # its own band
+    assert moe_nvidia.low == pytest.approx(0.6 * moe_nvidia.tokens_per_s)
+    # a calibration without the term (moe_matrix_mb empty) widens nothing
+    plain = speed.decode_estimates(4e9, 0.0, 32, [intel], "vulkan", replace(
+        cal, moe_matrix_mb={}), expert_matrices=200.0)[0]
+    assert plain.low == pytest.approx(0.6 * plain.tokens_per_s)

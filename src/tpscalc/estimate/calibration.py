@@ -115,7 +115,8 @@ class Calibration(FrozenValue):
     moe_expert_gemm_efficiency: float = 1.0
     # MoE decode: what each routed expert matrix a token multiplies
     # (speed_terms.moe_expert_matrices_per_token) costs beyond its weights, as MB read at the
-    # card's bandwidth, by chip maker (card.vendor: "AMD"); none where absent.
+    # card's bandwidth, by chip maker (card.vendor: "AMD"): every maker with MoE decode rows,
+    # 0 where the fit gave none; a maker absent was never measured (speed.moe_cost_measured).
     moe_matrix_mb: dict[str, float] = field(default_factory=dict)
     # MoE decode where the backend multiplies the routed experts in a matrix-matrix kernel
     # (speed_terms.decode_expert_gemm_flops: Vulkan, BF16 experts): 1 / the share of the card's

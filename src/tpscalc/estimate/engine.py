@@ -12,7 +12,7 @@ from typing import Any
 
 from tpscalc.catalog import store
 from tpscalc.catalog.quants import UnknownQuantizationError, get_quant
-from tpscalc.catalog.schema import Card, Model
+from tpscalc.catalog.schema import Architecture, Card, Model
 from tpscalc.estimate import memory as mem
 from tpscalc.estimate import speed
 from tpscalc.estimate.answer import at_level, low_confidence, prefill_at_level, with_measured
@@ -40,6 +40,7 @@ from tpscalc.estimate.speed_terms import (
     moe_expert_params_per_token,
     wmma_attention_shape,
 )
+from tpscalc.estimate.sycl_kernels import SYCL, kernel_read_factors
 from tpscalc.estimate.types import (
     UNQUANTIZED,
     Estimate,
@@ -151,10 +152,15 @@ def _native(model: Model, rt: Runtime = LLAMA_CPP) -> str | None:
     return rt.native_format(model) if row is None else row[1]
 
 
+def _arch(model: Model) -> Architecture:
+    """The model's architecture, else the one its parameter count approximates."""
+    return model.architecture or mem.approx_architecture(model.parameters_total)
+
+
 def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTerms:
     context, kv_type, test = query.context, query.kv_type, query.test
     runtime = _rt(query)
-    arch = model.architecture or mem.approx_architecture(model.parameters_total)
+    arch = _arch(model)
     pairs = runtime.weights_bytes_many(model, quants)
     # Decode: `n_gen` tokens after `depth`, each seeing on average depth + n_gen / 2 tokens.
     decode_ctx = test.depth + test.n_gen / 2
@@ -226,6 +232,9 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     fit_terms = [terms[i] for i in rows]
     cal = calibration()
     test = query.test
+    factors = ([kernel_read_factors(_arch(models[i]), rt.speed_quant(quants[j]), backend)
+                for i, j in zip(rows, q)] if backend == SYCL and isinstance(rt, LlamaCpp)
+               else [(1.0, 1.0)] * len(rows))
     decode = speed.decode_estimates(
         [t.read_per_token[j] for t, j in zip(fit_terms, q)],
         [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
@@ -234,7 +243,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         quant=[rt.speed_quant(quants[j]) for j in q],
         attention_flops=[t.attention_decode for t in fit_terms],
         depth_tokens=[t.decode_depth for t in fit_terms],
-        expert_params=[t.expert_params for t in fit_terms])
+        expert_params=[t.expert_params for t in fit_terms],
+        read_factor=[f for f, _ in factors], read_factor_slowest=[w for _, w in factors])
     prefill = speed.prefill_estimates(
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],

@@ -384,7 +384,7 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
     for (t, q, lay, p, rig), key in zip(placed, alike, strict=True):
         held = groups.get(id(key))
         if held is None:
-            made = _shares(t, q, lay, p)
+            made = _shares(t, q, lay, p, query.backend)
             held = groups[id(key)] = tuple(
                 ([i for i, _ in own], list(range(len(flat), len(flat) + len(own))))
                 for flat, own in zip(shares, made, strict=True))
@@ -408,7 +408,8 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
         col(0, "read_bytes_per_token"), col(0, "kv_bytes_at_context"), col(0, "n_layers"),
         cards[0], query.backend, calibration(), col(0, "params_read"),
         [shares[0][k]["quant"] for k in at[0]], col(0, "attention_flops"),
-        col(0, "expert_matrices"), col(0, "depth_tokens"), col(0, "expert_params"))
+        col(0, "expert_matrices"), col(0, "depth_tokens"), col(0, "expert_params"),
+        col(0, "read_factor"), col(0, "read_factor_slowest"))
     prefill = prefill_columns(
         col(1, "flops_per_token"), test.n_prompt, cards[1], query.backend, calibration(),
         col(1, "weights_bytes"), flags(1, "quantized"), test.n_ubatch,

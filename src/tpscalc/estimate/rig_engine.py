@@ -51,6 +51,7 @@ from tpscalc.estimate.rig_stages import (
     prefill_figures,
 )
 from tpscalc.estimate.runtime import LLAMA_CPP, Runtime
+from tpscalc.estimate.sycl_kernels import kernel_read_factors
 from tpscalc.estimate.tensors import parameter_counts
 from tpscalc.estimate.types import (
     UNQUANTIZED,
@@ -84,6 +85,7 @@ class _Layout:
     read: float  # read per generated token, bytes
     output_read: float
     expert_read_per_layer: float  # active expert bytes of one layer read per token
+    arch: Architecture  # the architecture the bytes were split by
 
 
 @functools.lru_cache(maxsize=4096)
@@ -122,7 +124,7 @@ def _layout(arch: Architecture, quant: str, weights: float, read: float, kv: flo
     active = ((arch.num_experts_active or 0) / arch.num_experts
               if arch.num_experts else 0.0)
     return _Layout(m, weights, read, (out + copy) * read / weights if weights else 0.0,
-                   experts / n * active)
+                   experts / n * active, arch)
 
 
 # (id(terms), format index, doubled) -> (terms, layout): a layout depends on the model's
@@ -269,12 +271,13 @@ class DeviceSpeeds:
     prefill: list[PrefillEstimate | None]
 
 
-def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
+def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement, backend: str | None
             ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
-    """One placed row's device rows of the speed calls, each (its device's index, its share of
-    the model's terms as speed.decode_estimates' and speed.prefill_estimates' keywords): a
-    column is one entry here."""
+    """One placed row's device rows of the speed calls under `backend`, each (its device's
+    index, its share of the model's terms as speed.decode_estimates' and
+    speed.prefill_estimates' keywords): a column is one entry here."""
     n = lay.model.n_layers
+    factor, slowest = kernel_read_factors(lay.arch, q, backend)
     decode = []
     for i, (dev, r) in enumerate(zip(p.devices, _device_reads(lay, p))):
         if dev.layers or r > 0:
@@ -284,7 +287,8 @@ def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement
                                "attention_flops": t.attention_decode * s,
                                "expert_matrices": t.expert_matrices * s, "quant": q,
                                "depth_tokens": t.decode_depth,
-                               "expert_params": t.expert_params * s}))
+                               "expert_params": t.expert_params * s,
+                               "read_factor": factor, "read_factor_slowest": slowest}))
     # Every layer's prompt work runs on a GPU (llama.cpp sends large batches of CPU layers
     # to the main GPU); each device does its share.
     quantized = q not in UNQUANTIZED
@@ -313,7 +317,7 @@ def device_speeds(t: ModelTerms, q: str, lay: _Layout, p: Placement, rig: Rig, q
     device its share of the terms (_shares) at its own calibrated rate, from one
     speed.decode_estimates and one speed.prefill_estimates call over its devices (the single
     card's functions; rig_batch._device_speeds: the same over numpy columns of many rows)."""
-    decode, prefill = _shares(t, q, lay, p)
+    decode, prefill = _shares(t, q, lay, p, query.backend)
     test = query.test
     return DeviceSpeeds(
         speed.decode_estimates(

@@ -24,6 +24,7 @@ from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, ladder_position
+from tpscalc.estimate.sycl_kernels import kernel_read_factors, runs_reordered
 from tpscalc.estimate.types import UNQUANTIZED, Estimate
 
 GIB = 2**30
@@ -61,7 +62,11 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     the same formula and parameters as speed.decode_estimates, plus the matrix rate."""
     own = speed.card_terms(card, backend, cal)  # the card's own terms, kept for its reports
     p, shader, c_q = own.params, own.shader, own.dequant_work(quant)
-    weights_s = (speed.memory_seconds(t.read_per_token[0], card.bandwidth_gb_s,
+    arch = model.architecture
+    # SYCL's unreordered types on an Intel GPU (sycl_kernels), as speed.decode_estimates
+    factor = (kernel_read_factors(arch, quant, backend)[0]
+              if arch is not None and runs_reordered(card.vendor) else 1.0)
+    weights_s = (speed.memory_seconds(t.read_per_token[0] * factor, card.bandwidth_gb_s,
                                       p.decode_efficiency)
                  + speed.moe_matrix_seconds(t.expert_matrices, own.matrix_mb, card.bandwidth_gb_s))
     kv_s = speed.memory_seconds(t.kv_decode, card.bandwidth_gb_s, p.decode_efficiency)
@@ -70,7 +75,6 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     eps = speed.prefill_efficiency(p, quantized, True)
     gemm_s = (2.0 * t.params_active / (eps * rate * 1e12)
               if math.isfinite(rate) and rate > 0 else 0.0)
-    arch = model.architecture
     n_exp = (arch.num_experts or 0) if arch is not None and arch.is_moe else 0
     k = (arch.num_experts_active or 0) if arch is not None and arch.is_moe else 0
     share = min(1.0, t.expert_params / t.params_active) if t.params_active > 0 else 0.0

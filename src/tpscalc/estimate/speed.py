@@ -87,6 +87,7 @@ from tpscalc.estimate.speed_terms import (
     shader_tflops,
     splits_attention,
 )
+from tpscalc.estimate.sycl_kernels import runs_reordered
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
 # llama.cpp's default physical batch for prompt processing (n_ubatch = 512, common/common.h).
@@ -107,8 +108,8 @@ _VENDOR_BACKENDS = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "metal"}
 def default_backend(card: Card) -> str:
     """Backend llama.cpp users run on this card: cuda (NVIDIA), rocm (AMD), metal (Apple), vulkan.
 
-    Intel defaults to vulkan, not sycl: the calibration holds Vulkan measurements of Arc cards
-    and none of SYCL, so a SYCL estimate would be an unmeasured guess.
+    Intel defaults to vulkan, not sycl: the calibration holds Vulkan measurements of several
+    Arc cards and SYCL ones of a single card (the Arc Pro B70).
     """
     return _VENDOR_BACKENDS.get(card.vendor, "vulkan")
 
@@ -552,14 +553,25 @@ def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
     device with a level of its own ("high") was never measured in: its η was fitted on rows
     without it, and misses as the held-out conditions of the measured devices did
     (tools/calibrate.py, condition_ratios). Devices without a level of their own take their
-    family's or backend's band, fitted with whole devices held out, conditions and all."""
-    if p.decode_confidence != "high":
-        return {}
-    held = cal.decode_conditions.get(device_key(card.name, backend), ())
-    return {cond: band for cond in DECODE_CONDITIONS if cond not in held
+    family's or backend's band, fitted with whole devices held out, conditions and all; but a
+    MoE on a chip maker whose MoE cost was never measured (moe_cost_measured) takes the MoE
+    band at any level: no held-out device of that maker stood for it."""
+    if p.decode_confidence == "high":
+        held = cal.decode_conditions.get(device_key(card.name, backend), ())
+        conditions: tuple[str, ...] = tuple(c for c in DECODE_CONDITIONS if c not in held)
+    else:
+        conditions = () if moe_cost_measured(card, cal) else ("moe",)
+    return {cond: band for cond in conditions
             for band in [cal.decode_bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
                          or cal.decode_bands.get(f"{CONDITION_OUT}|{cond}")]
             if band is not None}
+
+
+def moe_cost_measured(card: Card, cal: Calibration) -> bool:
+    """True where the calibration fitted the MoE matrix cost of the card's maker
+    (Calibration.moe_matrix_mb holds every maker with MoE decode rows, 0 where the fit gave
+    none), or fitted none at all (a calibration without the term)."""
+    return not cal.moe_matrix_mb or (card.vendor or "") in cal.moe_matrix_mb
 
 
 def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> list[str]:
@@ -569,11 +581,12 @@ def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> l
 
 
 def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Confidence:
-    """The card's decode confidence, "medium" where a condition band widens its range (a
-    measured device asked for a condition none of its rows hold)."""
-    if unmeasured_conditions(terms, moe, depth_tokens):
+    """The card's decode confidence, at most "medium" where a condition band widens its range
+    (a measured device asked for a condition none of its rows hold)."""
+    level = terms.params.decode_confidence
+    if unmeasured_conditions(terms, moe, depth_tokens) and level == "high":
         return "medium"
-    return terms.params.decode_confidence
+    return level
 
 
 def condition_widened(tokens_per_s: Value, low: Value, high: Value, moe: Value,
@@ -613,19 +626,22 @@ def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
                    expert_matrices: Value, matrix_mb: Value, c_q: Value,
                    params: Value, att_factor: Value,
                    attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
-                   expert_gemm_work: Value = 0.0) -> tuple[Value, Value, Value, Value]:
+                   expert_gemm_work: Value = 0.0, slow_read: Value = 0.0,
+                   ) -> tuple[Value, Value, Value, Value]:
     """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
     columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index).
-    `expert_gemm_work`: the experts' matrix-matrix tile work (decode_expert_gemm_work)."""
+    `expert_gemm_work`: the experts' matrix-matrix tile work (decode_expert_gemm_work);
+    `slow_read`: bytes the low end reads beyond `read` (the slowest kernels' case, B)."""
     mem, over = decode_seconds_per_token(
         read, kv, layers, bandwidth_gb_s, efficiency, per_token_us, per_layer_us)
     mem = mem + moe_matrix_seconds(expert_matrices, matrix_mb, bandwidth_gb_s)
     work = c_q * params + att_factor * attention + expert_gemm_work
     comp = compute_seconds(work, shader)
     tps = 1.0 / (mem + over + comp)
+    slowest = 1.0 / (mem + over + comp + memory_seconds(slow_read, bandwidth_gb_s, efficiency))
     # "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
     bound = where((over > mem) & (over > comp), 2, where(comp > mem, 1, 0))
-    return tps, tps * low_ratio, tps * high_ratio, bound
+    return tps, slowest * low_ratio, tps * high_ratio, bound
 
 
 def decode_expert_gemm_work(expert_params: float, quant: str, terms: CardTerms) -> float:
@@ -699,6 +715,8 @@ def decode_estimates(
     expert_matrices: Num = 0.0,
     depth_tokens: Num = 0.0,
     expert_params: Num = 0.0,
+    read_factor: Num = 1.0,
+    read_factor_slowest: Num = 0.0,
 ) -> list[DecodeEstimate]:
     """Decode speed of one request per row (tokens/s), with range, confidence and bound.
 
@@ -712,13 +730,17 @@ def decode_estimates(
     device never measured that deep, or on a MoE, widens: condition_bands).
     `expert_params`: routed expert parameters per token, charged their matrix-matrix tile
     where the backend multiplies them so (decode_expert_gemm_work).
+    `read_factor`: the weights' read time over the fitted kernels' on an Intel GPU under SYCL
+    (sycl_kernels.kernel_read_factors: the types ggml-sycl does not reorder); 1 elsewhere;
+    `read_factor_slowest` the same for the range's low end (0: `read_factor`).
     """
     n = len(cards)
     reads, kvs, layers = (_per_row(v, n) for v in (read_bytes_per_token, kv_bytes_at_context,
                                                     n_layers))
     params, attention = _per_row(params_read, n), _per_row(attention_flops, n)
     experts, depths = _per_row(expert_matrices, n), _per_row(depth_tokens, n)
-    expert_weights = _per_row(expert_params, n)
+    expert_weights, factors = _per_row(expert_params, n), _per_row(read_factor, n)
+    slowest = _per_row(read_factor_slowest, n)
     quants = [quant] * n if isinstance(quant, str) else list(quant)
     att_factor = cal.attention_decode_factor
     out = []
@@ -727,12 +749,17 @@ def decode_estimates(
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
             p, shader, band = k.params, k.shader, k.decode_band
+        read, slow = reads[i], 0.0
+        if runs_reordered(c.vendor):
+            read = reads[i] * factors[i]
+            slow = max(0.0, reads[i] * slowest[i] - read)
         tps, low, high, bound = decode_figures(
-            reads[i], kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
+            read, kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
             attention[i], shader, band.low_ratio, band.high_ratio,
-            decode_expert_gemm_work(expert_weights[i], quants[i], k) if expert_weights[i] else 0.0)
+            decode_expert_gemm_work(expert_weights[i], quants[i], k) if expert_weights[i] else 0.0,
+            slow)
         conf = p.decode_confidence
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],

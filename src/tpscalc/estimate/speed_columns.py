@@ -19,6 +19,7 @@ from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.speed import DECODE_BOUNDS, CardTerms
 from tpscalc.estimate.speed_terms import moe_tile_flops_per_token
+from tpscalc.estimate.sycl_kernels import runs_reordered
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
 Floats = npt.NDArray[np.float64]
@@ -103,9 +104,18 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    cal: Calibration, params_read: Floats, quant: Sequence[str],
                    attention_flops: Floats, expert_matrices: Floats,
                    depth_tokens: Floats | float = 0.0,
-                   expert_params: Floats | float = 0.0) -> DecodeColumns:
+                   expert_params: Floats | float = 0.0,
+                   read_factor: Floats | float = 1.0,
+                   read_factor_slowest: Floats | float = 0.0) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
     terms = _terms(cards, backend, cal)
+    reordered = np.array([runs_reordered(c.vendor) for c in cards], dtype=bool)
+    slow_read: Floats | float = 0.0
+    if reordered.any():
+        read = np.where(reordered, read_bytes_per_token * read_factor, read_bytes_per_token)
+        slow_read = np.where(reordered, np.maximum(
+            read_bytes_per_token * read_factor_slowest - read, 0.0), 0.0)
+        read_bytes_per_token = read
     bandwidth, eta, per_token, per_layer, matrix_mb, shader, low_ratio, high_ratio = _columns(
         [k.decode_operands for k in terms], 8)
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
@@ -117,7 +127,7 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
         tps, low, high, bound = speed.decode_figures(
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
             per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
-            attention_flops, shader, low_ratio, high_ratio, gemm)
+            attention_flops, shader, low_ratio, high_ratio, gemm, slow_read)
         confidence = [k.params.decode_confidence for k in terms]
         if any(k.condition_bands for k in terms):
             depth = np.broadcast_to(depth_tokens, tps.shape)

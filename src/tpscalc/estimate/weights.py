@@ -348,6 +348,17 @@ def weights_read_per_token_bytes(arch: Architecture, ftype: str,
                for t, g in _typed_tensors(arch, ftype, imatrix))
 
 
+def read_per_token_by_type(arch: Architecture, ftype: str, imatrix: bool | None = None,
+                           ) -> dict[tuple[str, bool], float]:
+    """weights_read_per_token_bytes by (ggml type, routed-expert tensor): what a backend whose
+    kernels differ per type and per operation (MUL_MAT vs MUL_MAT_ID) reads in each, B."""
+    out: dict[tuple[str, bool], float] = {}
+    for t, g in _typed_tensors(arch, ftype, imatrix):
+        key = (g, t.n_experts > 1)
+        out[key] = out.get(key, 0.0) + tensor_bytes(t, g) * active_fraction(arch, t)
+    return out
+
+
 def type_histogram(arch: Architecture, ftype: str,
                    imatrix: bool | None = None) -> dict[str, float]:
     """Bytes per ggml type in the mix (what `llama-quantize` would report), for explanations."""
