@@ -7,6 +7,7 @@ import math
 import pytest
 
 from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog.schema import Model
 from tpscalc.estimate import engine, speed
 from tpscalc.estimate.batched import (
     DecodeParts,
@@ -18,6 +19,7 @@ from tpscalc.estimate.batched import (
     step_seconds,
 )
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, query_for_model
 from tpscalc.estimate.serving import decode_parts, serving_estimate
 from tpscalc.estimate.types import DecodeEstimate
@@ -65,15 +67,10 @@ def test_vulkans_bf16_expert_tiles_are_in_the_parts_and_grow_with_n() -> None:
     work is what makes it slower than the same parts without it."""
     from dataclasses import replace
 
-    m = get_model("Qwen3.6-35B-A3B")
-    rig, q = Rig.of(get_card("Ryzen AI Max+ 395")), query_for_model(m, Query(backend="vulkan"))
-    e = engine.estimate(m, rig, q, "BF16", placed=False)
-    assert e.decode is not None
-    t = engine.model_terms_at(m, "BF16", q)
-    parts = decode_parts(rig.devices[0], "vulkan", calibration(), t, "BF16", m)
-    plain = decode_parts(rig.devices[0], "vulkan", calibration(), replace(t, expert_params=0.0),
-                         "BF16", m)
-    assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
+    m, t, parts = _parts_of_the_single_decode("Qwen3.6-35B-A3B", "Ryzen AI Max+ 395", "vulkan",
+                                              "BF16")
+    plain = decode_parts(get_card("Ryzen AI Max+ 395"), "vulkan", calibration(),
+                         replace(t, expert_params=0.0), "BF16", m)
     assert parts.dequant_s > 2 * plain.dequant_s  # the tiles, beside the dequantization work
     assert step_seconds(parts, 8) > step_seconds(plain, 8)
 
@@ -165,13 +162,22 @@ def test_parallel_out_of_range_is_refused() -> None:
 def test_sycls_unreordered_types_are_in_the_parts() -> None:
     """Llama 3.1-8B IQ4_XS on an Arc B580 under SYCL: the parts still sum to the single decode,
     whose weights read at the unreordered kernels' rate (sycl_kernels)."""
-    m = get_model("Llama 3.1-8B")
-    rig, q = Rig.of(get_card("Arc B580")), query_for_model(m, Query(backend="sycl"))
-    e = engine.estimate(m, rig, q, "IQ4_XS", placed=False)
-    assert e.decode is not None
-    t = engine.model_terms_at(m, "IQ4_XS", q)
-    parts = decode_parts(rig.devices[0], "sycl", calibration(), t, "IQ4_XS", m)
-    assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
-    own = speed.card_terms(rig.devices[0], "sycl", calibration()).params.decode_efficiency
-    plain_s = speed.memory_seconds(t.read_per_token[0], rig.devices[0].bandwidth_gb_s, own)
+    _, t, parts = _parts_of_the_single_decode("Llama 3.1-8B", "Arc B580", "sycl", "IQ4_XS")
+    card = get_card("Arc B580")
+    own = speed.card_terms(card, "sycl", calibration()).params.decode_efficiency
+    plain_s = speed.memory_seconds(t.read_per_token[0], card.bandwidth_gb_s, own)
     assert parts.weights_s > 1.5 * plain_s > 0
+
+
+def _parts_of_the_single_decode(model: str, card: str, backend: str, quant: str,
+                                ) -> tuple[Model, ModelTerms, DecodeParts]:
+    """(model, terms, decode_parts) of `model` at `quant` on `card` under `backend`, the parts
+    checked to sum to the engine's single decode."""
+    m = get_model(model)
+    rig, q = Rig.of(get_card(card)), query_for_model(m, Query(backend=backend))
+    e = engine.estimate(m, rig, q, quant, placed=False)
+    assert e.decode is not None
+    t = engine.model_terms_at(m, quant, q)
+    parts = decode_parts(rig.devices[0], backend, calibration(), t, quant, m)
+    assert 1.0 / parts.single_s == pytest.approx(e.decode.tokens_per_s, rel=1e-9)
+    return m, t, parts
