@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tpscalc.catalog import get_card, get_model
+from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate import engine, speed
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import Query, Rig
@@ -16,14 +17,14 @@ from tpscalc.estimate.sycl_kernels import (
     UNREORDERED_SLOWDOWN_SMALL_BLOCK,
     UNREORDERED_SLOWDOWN_SUPER_BLOCK,
     kernel_read_factors,
-    read_factor,
+    read_factors,
     reordered,
     unreordered_slowdown,
 )
 from tpscalc.report.common import estimate_json
 
 
-def _arch(name: str):  # type: ignore[no-untyped-def]
+def _arch(name: str) -> Architecture:
     arch = get_model(name).architecture
     assert arch is not None
     return arch
@@ -49,15 +50,16 @@ def test_the_slowdown_follows_the_block_size() -> None:
 
 def test_the_factor_weighs_each_type_by_the_bytes_a_token_reads() -> None:
     llama = _arch("Llama 3.1-8B")
-    assert read_factor(llama, "Q4_K_M") == 1.0  # Q4_K and Q6_K: both reordered
-    iq = read_factor(llama, "IQ3_XS")
+    assert read_factors(llama, "Q4_K_M")[0] == 1.0  # Q4_K and Q6_K: both reordered
+    iq = read_factors(llama, "IQ3_XS")[0]
     assert 1.5 < iq < UNREORDERED_SLOWDOWN_SUPER_BLOCK  # the Q6_K output head is reordered
     # 4480-wide rows are no multiple of 256: llama-quantize falls back to Q5_0 there
-    assert read_factor(_arch("NVIDIA-Nemotron-Nano-9B-v2"), "Q4_K_M") > 2.0
+    assert read_factors(_arch("NVIDIA-Nemotron-Nano-9B-v2"), "Q4_K_M")[0] > 2.0
     # gpt-oss: MXFP4 experts unreordered, Q8_0 attention reordered
-    assert 1.5 < read_factor(_arch("gpt-oss-20b"), "MXFP4_MOE") < UNREORDERED_SLOWDOWN_SMALL_BLOCK
-    assert read_factor(_arch("Qwen3-30B-A3B"), "Q4_K_M") == 1.0
-    assert read_factor(_arch("Qwen3-30B-A3B"), "Q4_K_M", date="2026-06-01") > 1.5
+    gpt_oss = read_factors(_arch("gpt-oss-20b"), "MXFP4_MOE")[0]
+    assert 1.5 < gpt_oss < UNREORDERED_SLOWDOWN_SMALL_BLOCK
+    assert read_factors(_arch("Qwen3-30B-A3B"), "Q4_K_M")[0] == 1.0
+    assert read_factors(_arch("Qwen3-30B-A3B"), "Q4_K_M", date="2026-06-01")[0] > 1.5
     assert kernel_read_factors(llama, "IQ3_XS", "vulkan") == (1.0, 1.0)
     assert kernel_read_factors(llama, "MLX-4bit", "sycl") == (1.0, 1.0)  # not a GGUF type
     # the range's slow end: super-blocks at the small blocks' slowdown too

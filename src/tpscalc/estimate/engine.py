@@ -232,9 +232,10 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
     fit_terms = [terms[i] for i in rows]
     cal = calibration()
     test = query.test
+    # SYCL's unreordered types (sycl_kernels); every other backend reads at the fitted rate
     factors = ([kernel_read_factors(_arch(models[i]), rt.speed_quant(quants[j]), backend)
                 for i, j in zip(rows, q)] if backend == SYCL and isinstance(rt, LlamaCpp)
-               else [(1.0, 1.0)] * len(rows))
+               else None)
     decode = speed.decode_estimates(
         [t.read_per_token[j] for t, j in zip(fit_terms, q)],
         [t.kv_decode for t in fit_terms], [t.n_layers for t in fit_terms],
@@ -244,7 +245,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         attention_flops=[t.attention_decode for t in fit_terms],
         depth_tokens=[t.decode_depth for t in fit_terms],
         expert_params=[t.expert_params for t in fit_terms],
-        read_factor=[f for f, _ in factors], read_factor_slowest=[w for _, w in factors])
+        read_factor=[f for f, _ in factors] if factors else 1.0,
+        read_factor_slowest=[w for _, w in factors] if factors else 0.0)
     prefill = speed.prefill_estimates(
         [t.flops_per_token for t in fit_terms], test.n_prompt, fit_cards, backend, cal,
         weights_bytes=[t.weights[j] for t, j in zip(fit_terms, q)],

@@ -283,12 +283,14 @@ class CardTerms:
 
     __slots__ = ("attention", "cal", "card", "condition_bands", "condition_operands",
                  "decode_band", "decode_operands", "dequant", "matrix_mb", "operands", "params",
-                 "prefill_bands", "rates", "shader", "tile_factor", "tiles")
+                 "prefill_bands", "rates", "reorders", "shader", "tile_factor", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
         self.params = p = _card_params(card, backend, cal)
         self.shader = shader_tflops(card) or math.nan
+        # the weights' read factor applies (sycl_kernels: SYCL reorders on Intel GPUs only)
+        self.reorders = runs_reordered(card.vendor)
         self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                        card)
         self.condition_bands = condition_bands(cal, card, backend or default_backend(card), p)
@@ -750,7 +752,7 @@ def decode_estimates(
             last, k = c, card_terms(c, backend, cal)
             p, shader, band = k.params, k.shader, k.decode_band
         read, slow = reads[i], 0.0
-        if runs_reordered(c.vendor):
+        if k.reorders:
             read = reads[i] * factors[i]
             slow = max(0.0, reads[i] * slowest[i] - read)
         tps, low, high, bound = decode_figures(

@@ -19,7 +19,6 @@ from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.speed import DECODE_BOUNDS, CardTerms
 from tpscalc.estimate.speed_terms import moe_tile_flops_per_token
-from tpscalc.estimate.sycl_kernels import runs_reordered
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
 
 Floats = npt.NDArray[np.float64]
@@ -109,7 +108,7 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
                    read_factor_slowest: Floats | float = 0.0) -> DecodeColumns:
     """speed.decode_estimates of every row (a column each, one entry per row), as columns."""
     terms = _terms(cards, backend, cal)
-    reordered = np.array([runs_reordered(c.vendor) for c in cards], dtype=bool)
+    reordered = np.array([k.reorders for k in terms], dtype=bool)
     slow_read: Floats | float = 0.0
     if reordered.any():
         read = np.where(reordered, read_bytes_per_token * read_factor, read_bytes_per_token)

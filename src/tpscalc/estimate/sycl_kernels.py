@@ -45,6 +45,9 @@ REORDER_DEFAULT_SINCE = "2025-06-25"
 # Time per byte of an unreordered type over a reordered one (module docstring), by block size.
 UNREORDERED_SLOWDOWN_SMALL_BLOCK = 3.1  # Q8_0 on the Arc Pro B70, PR #21527
 UNREORDERED_SLOWDOWN_SUPER_BLOCK = 1.95  # IQ3_XXS on the Arc Pro B60, PR #29107
+# The range's slow end takes every unreordered type at the largest slowdown measured.
+UNREORDERED_SLOWDOWN_LARGEST = max(UNREORDERED_SLOWDOWN_SMALL_BLOCK,
+                                   UNREORDERED_SLOWDOWN_SUPER_BLOCK)
 _SUPER_BLOCK_WEIGHTS = 256
 _UNBLOCKED = ("F32", "F16", "BF16")  # plain arrays: no block layout to reorder
 
@@ -77,7 +80,7 @@ def read_factors(arch: Architecture, ftype: str, date: str = "") -> tuple[float,
     slowdown measured): bytes read per token, each type's unreordered bytes weighted by its
     slowdown, ÷ bytes read per token; both ≥ 1. The second is the range's slow end: a super-block
     type's slowdown was measured on IQ3 alone (and 1.54-1.90x whole-token on Q2_K), so a range
-    holds it at the small blocks' 3.1 too."""
+    holds it at the small blocks' 3.1 too (UNREORDERED_SLOWDOWN_LARGEST)."""
     by_type = read_per_token_by_type(arch, canonical_ftype(ftype))
     total = sum(by_type.values())
     if total <= 0:
@@ -86,13 +89,8 @@ def read_factors(arch: Architecture, ftype: str, date: str = "") -> tuple[float,
     for (g, expert), b in by_type.items():
         s = 1.0 if reordered(g, expert, date) else unreordered_slowdown(g)
         slow += b * s
-        worst += b * (s if s == 1.0 else max(s, UNREORDERED_SLOWDOWN_SMALL_BLOCK))
+        worst += b * (1.0 if s == 1.0 else UNREORDERED_SLOWDOWN_LARGEST)
     return slow / total, worst / total
-
-
-def read_factor(arch: Architecture, ftype: str, date: str = "") -> float:
-    """read_factors' first: the weights' decode time under SYCL over the fitted rate's."""
-    return read_factors(arch, ftype, date)[0]
 
 
 def kernel_read_factors(arch: Architecture, quant: str, backend: str | None,
