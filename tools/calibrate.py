@@ -100,7 +100,6 @@ from tpscalc.estimate.speed_terms import (
     shader_tflops,
     splits_attention,
 )
-from tpscalc.estimate.sycl_kernels import runs_reordered
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
 LAMBDA_FAMILY = 0.1  # ridge on family offsets of u = 1/η (relative-error units; a row weighs ~η²)
@@ -210,7 +209,7 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
     dequantization work counted from the kernels), s."""
     rows, target, weight, known = [], [], [], []
     for o in obs:
-        # the weights at the kernels' own rate (sycl_kernels.read_factor: SYCL's unreordered
+        # the weights at the kernels' own rate (sycl_kernels.read_factors: SYCL's unreordered
         # types on an Intel GPU; 1 elsewhere)
         x = (o.read_bytes * o.read_factor + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
         r: dict[int, float] = defaultdict(float)
@@ -1065,7 +1064,7 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         p = k.params
         band = speed.decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                  o.card)
-        if o.read_factor_slowest > o.read_factor and runs_reordered(o.card.vendor):
+        if o.read_factor_slowest > o.read_factor:  # a SYCL row on an Intel GPU
             # the low end at the slowest unreordered kernels (speed.decode_figures' slow_read)
             band = Band(band.low_ratio * _slowest_ratio(cal, o), band.high_ratio, band.n)
         for cond in speed.unmeasured_conditions(k, o.is_moe, o.depth):

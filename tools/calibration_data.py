@@ -164,7 +164,7 @@ class Obs:
     date: str = ""  # the row's date as its source gives it ("2023-08", "2024-05-11")
     ubatch: int = DEFAULT_UBATCH  # llama-bench -ub: prompt tokens per micro-batch
     wmma_shape: bool = False  # attention shape of ROCm's WMMA kernel (wmma_attention_shape)
-    # weights' read time over the fitted kernels' (sycl_kernels.read_factor: SYCL on Intel)
+    # weights' read time over the fitted kernels' (sycl_kernels.read_factors: SYCL on Intel)
     read_factor: float = 1.0
     read_factor_slowest: float = 1.0  # the same at the largest slowdown measured (the range)
 
