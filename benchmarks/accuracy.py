@@ -43,6 +43,7 @@ from tpscalc.catalog import get_model
 from tpscalc.estimate.novelty import (
     kind_of,
     lower_confidence,
+    on_slowest,
     tier_band,
     tier_of,
     widened,
@@ -183,8 +184,10 @@ def _fold(group: str) -> tuple[list[Row], list[Row]]:
             tier = tier_of(get_model(o.model), fitted, kinds)  # how far from the fit's models
             bands = cal.decode_bands if o.kind == "decode" else cal.prefill_bands
             top = band.high_ratio * calibrate.attention_top_ratio(cal, o)
-            low, high = widened(pred, pred * band.low_ratio, pred * top,
-                                tier_band(bands, conf, tier, o.kind == "prefill" and o.is_moe))
+            far = tier_band(bands, conf, tier, o.kind == "prefill" and o.is_moe)
+            if far is not None and o.read_factor_slowest > o.read_factor:  # as row_band's
+                far = on_slowest(far, calibrate.slowest_ratio(cal, o))
+            low, high = widened(pred, pred * band.low_ratio, pred * top, far)
             rows.append((o, pred, low, high, lower_confidence(conf, tier)))
     return out
 

@@ -1047,7 +1047,7 @@ def _cap_high_bands(bands: dict[str, Band]) -> dict[str, Band]:
     return out
 
 
-def _slowest_ratio(cal: Calibration, o: Obs) -> float:
+def slowest_ratio(cal: Calibration, o: Obs) -> float:
     """A decode row's estimate with its weights at the slowest kernels' read factor ÷ its
     estimate (sycl_kernels.read_factors)."""
     fast, slow = (predict(cal, replace(o, read_factor=f))[0]
@@ -1066,7 +1066,7 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
                                  o.card)
         if o.read_factor_slowest > o.read_factor:  # a SYCL row on an Intel GPU
             # the low end at the slowest unreordered kernels (speed.decode_figures' slow_read)
-            band = Band(band.low_ratio * _slowest_ratio(cal, o), band.high_ratio, band.n)
+            band = Band(band.low_ratio * slowest_ratio(cal, o), band.high_ratio, band.n)
         for cond in speed.unmeasured_conditions(k, o.is_moe, o.depth):
             band = union(band, k.condition_bands[cond])
         return band

@@ -119,8 +119,10 @@ def test_estimate_rigs_is_estimate_rig_under_sycl_on_intel_cards() -> None:
     models = [get_model("NVIDIA-Nemotron-Nano-9B-v2"), get_model("gpt-oss-20b"),
               *rnd.sample(store.models(), 13)]
     cards = [c for c in store.cards() if c.vendor == "Intel" and c.usable_memory_gib > 8][:3]
-    rows = [(m, engine._rig_terms(m, query, None), Rig((c,) * 2, 64.0))
-            for m in models for c in cards]
+    # one device (its own estimate, with the slowest kernels' ratio a novel model's range sits
+    # on) and two
+    rows = [(m, engine._rig_terms(m, query, None), Rig((c,) * n, 64.0))
+            for m in models for c in cards for n in (1, 2)]
     batched = estimate_rigs(rows, query, LLAMA_CPP)
     for (m, terms, rig), got in zip(rows, batched, strict=True):
         assert got == estimate_rig(m, terms, rig, query, LLAMA_CPP), (m.name, rig.name)

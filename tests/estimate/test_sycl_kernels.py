@@ -12,6 +12,7 @@ from tpscalc.catalog import get_card, get_model
 from tpscalc.catalog.schema import Architecture
 from tpscalc.estimate import engine, speed
 from tpscalc.estimate.calibration_store import calibration
+from tpscalc.estimate.novelty import model_tier, tier_band, with_novelty
 from tpscalc.estimate.query import Query, Rig
 from tpscalc.estimate.sycl_kernels import (
     UNREORDERED_SLOWDOWN_SMALL_BLOCK,
@@ -21,6 +22,7 @@ from tpscalc.estimate.sycl_kernels import (
     reordered,
     unreordered_slowdown,
 )
+from tpscalc.estimate.types import DecodeEstimate
 from tpscalc.report.common import estimate_json
 
 
@@ -80,6 +82,36 @@ def test_the_factor_slows_intel_cards_only() -> None:
     assert wider[0].tokens_per_s == slowed[0].tokens_per_s
     assert wider[0].high == slowed[0].high and wider[0].low < 0.8 * slowed[0].low
     assert wider[1] == plain[1]
+
+
+def test_the_slowest_ratio_is_the_estimate_at_the_slowest_factor() -> None:
+    cal = calibration()
+    arc, rtx = get_card("Arc B580"), get_card("RTX 4090")
+    wider = speed.decode_estimates(4e9, 0.0, 32, [arc, rtx], "sycl", cal, read_factor=2.0,
+                                   read_factor_slowest=3.0)
+    at_slowest = speed.decode_estimates(4e9, 0.0, 32, [arc], "sycl", cal, read_factor=3.0)
+    assert wider[0].slowest_ratio == pytest.approx(
+        at_slowest[0].tokens_per_s / wider[0].tokens_per_s)
+    assert wider[0].slowest_ratio < 0.8
+    assert wider[1].slowest_ratio == 1.0  # no reorder on an NVIDIA card
+
+
+def test_a_novel_models_range_sits_on_the_slowest_kernels() -> None:
+    """with_novelty's tier band: its low end on the slowest-kernels estimate, as the measured
+    band's (the 70B Q2_K / IQ3_XS files of the Arc Pro B70 run near it)."""
+    cal = calibration()
+    model = get_model("Marin 8B")  # not measured itself: its tier's band applies
+    tier = model_tier(model, cal)
+    assert tier != "measured"
+    band = tier_band(cal.decode_bands, "high", tier)
+    assert band is not None
+    plain = DecodeEstimate(100.0, 90.0, 110.0, "high", "bandwidth")
+    slow = DecodeEstimate(100.0, 45.0, 110.0, "high", "bandwidth", None, 0.5)
+    d_plain, _ = with_novelty(plain, None, cal, model, "high", False)
+    d_slow, _ = with_novelty(slow, None, cal, model, "high", False)
+    assert d_plain.low == pytest.approx(min(90.0, 100.0 * band.low_ratio))
+    assert d_slow.low == pytest.approx(min(45.0, 50.0 * band.low_ratio))
+    assert d_slow.high == d_plain.high and d_slow.slowest_ratio == 0.5
 
 
 def _decode(card: str, model: str, quant: str, backend: str, rig: Rig | None = None) -> float:

@@ -4,7 +4,7 @@ runtime's speed level."""
 from __future__ import annotations
 
 from tpscalc.estimate.calibration import Calibration, lookup_measured, measured_key
-from tpscalc.estimate.novelty import widened
+from tpscalc.estimate.novelty import on_slowest, widened
 from tpscalc.estimate.runtime import RuntimeLevel
 from tpscalc.estimate.types import Confidence, DecodeEstimate, Measured, PrefillEstimate, SpeedTest
 
@@ -16,8 +16,8 @@ def low_confidence(d: DecodeEstimate, cal: Calibration) -> DecodeEstimate:
     band = cal.decode_bands.get("low")
     if band is None or d.confidence == "low":
         return d
-    low, high = widened(d.tokens_per_s, d.low, d.high, band)
-    return DecodeEstimate(d.tokens_per_s, low, high, "low", d.bound)
+    low, high = widened(d.tokens_per_s, d.low, d.high, on_slowest(band, d.slowest_ratio))
+    return DecodeEstimate(d.tokens_per_s, low, high, "low", d.bound, None, d.slowest_ratio)
 
 
 def held_measured(cal: Calibration, card: str, model: str, quant: str, backend: str
@@ -44,7 +44,7 @@ def with_measured(d: DecodeEstimate, cal: Calibration, card: str, model: str, qu
     measured = lookup_measured(cal, card, model, quant, backend)
     if measured is not None:
         d = DecodeEstimate(d.tokens_per_s, d.low, d.high, d.confidence, d.bound,
-                           measured.tokens_per_s)
+                           measured.tokens_per_s, d.slowest_ratio)
     return d, None if test.depth else held_measured(cal, card, model, quant, backend)
 
 

@@ -147,6 +147,15 @@ def widened_by(tokens_per_s: Num, low: Num, high: Num, low_ratio: Num, high_rati
     return where(slow < low, slow, low), where(fast > high, fast, high)
 
 
+def on_slowest(band: Band | None, slowest_ratio: float) -> Band | None:
+    """`band` with its low end on a decode's slowest-kernels estimate (`slowest_ratio`, its
+    DecodeEstimate.slowest_ratio: a SYCL decode on an Intel GPU may run every unreordered type
+    at its slowest), as the measured situation's band is (speed.decode_figures)."""
+    if band is None or slowest_ratio == 1.0:
+        return band
+    return Band(band.low_ratio * slowest_ratio, band.high_ratio, band.n)
+
+
 def model_tier(model: Model | str, cal: Calibration) -> Tier:
     """The tier of `model` under `cal` (every model "measured" when it names none)."""
     if not cal.measured_models:
@@ -163,11 +172,12 @@ def with_novelty(d: DecodeEstimate, p: PrefillEstimate | None, cal: Calibration,
     tier = model_tier(model, cal)
     if tier == "measured" or d.measured is not None:
         return d, p
-    lo, hi = widened(d.tokens_per_s, d.low, d.high, tier_band(cal.decode_bands, d.confidence,
-                                                              tier))
+    lo, hi = widened(d.tokens_per_s, d.low, d.high,
+                     on_slowest(tier_band(cal.decode_bands, d.confidence, tier), d.slowest_ratio))
     # built directly, not with dataclasses.replace (~5 µs each: a rig report makes ~850)
     d = DecodeEstimate(d.tokens_per_s, lo, hi,
-                       cast(Confidence, lower_confidence(d.confidence, tier)), d.bound)
+                       cast(Confidence, lower_confidence(d.confidence, tier)), d.bound, None,
+                       d.slowest_ratio)
     if p is not None:
         band = tier_band(cal.prefill_bands, prefill_level, tier, moe)
         lo, hi = widened(p.tokens_per_s, p.low, p.high, band)

@@ -25,7 +25,14 @@ from tpscalc.estimate import memory as mem
 from tpscalc.estimate.calibration import Band, Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
-from tpscalc.estimate.novelty import Tier, lower_confidence, model_tier, tier_band, widened_by
+from tpscalc.estimate.novelty import (
+    Tier,
+    lower_confidence,
+    model_tier,
+    on_slowest,
+    tier_band,
+    widened_by,
+)
 from tpscalc.estimate.placement import Placement
 from tpscalc.estimate.placement_batch import Bools, Floats, Placed, place_many
 from tpscalc.estimate.query import Query, Rig
@@ -282,9 +289,9 @@ Composed = tuple[DecodeEstimate, PrefillEstimate | None]
 
 
 # A composed row's figures before they become estimates (each made once, after _tiers):
-# DecodeEstimate's (tokens/s, low, high, confidence, bound; no measurement: with_measured comes
-# later) and PrefillEstimate's (tokens/s, low, high, seconds, bound).
-_Decode = tuple[float, float, float, Confidence, Bound]
+# DecodeEstimate's (tokens/s, low, high, confidence, bound, slowest ratio; no measurement:
+# with_measured comes later) and PrefillEstimate's (tokens/s, low, high, seconds, bound).
+_Decode = tuple[float, float, float, Confidence, Bound, float]
 _Prefill = tuple[float, float, float, float, Bound]
 _Figures = tuple[_Decode, _Prefill | None]
 
@@ -299,8 +306,7 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
     tiers: dict[int, Tier] = {}  # per model (a model page's rows are all of one)
     for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
         if t.approximated:
-            out[i] = tiered(DecodeEstimate(*d), None if p is None else PrefillEstimate(*p), m,
-                            t, cal)
+            out[i] = tiered(_estimate(d), None if p is None else PrefillEstimate(*p), m, t, cal)
             continue
         tier = tiers.get(id(m))
         if tier is None:
@@ -308,13 +314,14 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
         if tier != "measured":
             by_tier.setdefault(tier, []).append(i)
         else:
-            out[i] = (DecodeEstimate(*d), None if p is None else PrefillEstimate(*p))
+            out[i] = (_estimate(d), None if p is None else PrefillEstimate(*p))
     for tier, at in by_tier.items():
         decodes = [composed[i][0] for i in at]
         levels = [d[3] for d in decodes]
         band = {lv: tier_band(cal.decode_bands, lv, tier) for lv in set(levels)}
         lower = {lv: cast(Confidence, lower_confidence(lv, tier)) for lv in band}
-        lo, hi = _widened(decodes, [band[lv] for lv in levels])
+        lo, hi = _widened(decodes, [on_slowest(band[lv], d[5])
+                                    for lv, d in zip(levels, decodes, strict=True)])
         pre = [(k, p) for k, i in enumerate(at) if (p := composed[i][1]) is not None]
         keys = [(levels[k], terms[at[k]].is_moe) for k, _ in pre]
         prompt_band = {key: tier_band(cal.prefill_bands, key[0], tier, key[1]) for key in set(keys)}
@@ -323,9 +330,14 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
             k: PrefillEstimate(p[0], a, b, p[3], p[4])
             for (k, p), a, b in zip(pre, plo, phi, strict=True)}
         for k, (i, d) in enumerate(zip(at, decodes, strict=True)):
-            out[i] = (DecodeEstimate(d[0], lo[k], hi[k], lower[d[3]], d[4]),
+            out[i] = (DecodeEstimate(d[0], lo[k], hi[k], lower[d[3]], d[4], None, d[5]),
                       widened_prefill.get(k))
     return [c for c in out if c is not None]
+
+
+def _estimate(d: _Decode) -> DecodeEstimate:
+    """The DecodeEstimate of a composed row's figures."""
+    return DecodeEstimate(d[0], d[1], d[2], d[3], d[4], None, d[5])
 
 
 def _widened(ranges: Sequence[_Decode | _Prefill], bands: Sequence[Band | None]
@@ -493,7 +505,7 @@ def _compose(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, Rig]],
             continue
         bound: Bound = ((ests.bound_of(slowest) if dec["n"][i] else "bandwidth") if kind == 0
                         else HOST_BOUNDS[kind] if kind < 4 else ram_bound)
-        decodes.append((t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank], bound))
+        decodes.append((t, lo, hi, "low" if h > 0 else _CONFIDENCE_ORDER[rank], bound, 1.0))
     return list(zip(decodes, _prefills(placed, prefill, spans, part, storage_gb_s, query),
                     strict=True))
 

@@ -763,11 +763,14 @@ def decode_estimates(
             decode_expert_gemm_work(expert_weights[i], quants[i], k) if expert_weights[i] else 0.0,
             slow)
         conf = p.decode_confidence
+        # the slowest kernels' estimate ÷ the estimate, read back from the low end it set
+        slowest_ratio = low / (tps * band.low_ratio) if slow else 1.0
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],
                                           k.condition_operands)
             conf = condition_confidence(k, experts[i] > 0, depths[i])
-        out.append(DecodeEstimate(tps, low, high, conf, DECODE_BOUNDS[bound]))
+        out.append(DecodeEstimate(tps, low, high, conf, DECODE_BOUNDS[bound], None,
+                                  slowest_ratio))
     return out
 
 

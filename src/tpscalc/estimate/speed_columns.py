@@ -29,26 +29,29 @@ Bools = npt.NDArray[np.bool_]
 @dataclass(frozen=True)
 class DecodeColumns:
     """decode_estimates' answers as columns: tokens/s, its range, each row's confidence and
-    bound (an index of speed.DECODE_BOUNDS)."""
+    bound (an index of speed.DECODE_BOUNDS), and DecodeEstimate.slowest_ratio."""
 
     tokens_per_s: Floats
     low: Floats
     high: Floats
     confidence: list[Confidence]
     bound: Ints
+    slowest_ratio: Floats
 
     def bound_of(self, i: int) -> Bound:
         """Row i's bound."""
         return DECODE_BOUNDS[int(self.bound[i])]
 
-    def figures(self, i: int) -> tuple[float, float, float, Confidence, Bound]:
-        """Row i's DecodeEstimate fields (tokens/s, low, high, confidence, bound)."""
+    def figures(self, i: int) -> tuple[float, float, float, Confidence, Bound, float]:
+        """Row i's DecodeEstimate fields (tokens/s, low, high, confidence, bound, slowest
+        ratio; no measurement)."""
         return (float(self.tokens_per_s[i]), float(self.low[i]), float(self.high[i]),
-                self.confidence[i], self.bound_of(i))
+                self.confidence[i], self.bound_of(i), float(self.slowest_ratio[i]))
 
     def estimate(self, i: int) -> DecodeEstimate:
         """Row i's DecodeEstimate."""
-        return DecodeEstimate(*self.figures(i))
+        tps, low, high, confidence, bound, slowest = self.figures(i)
+        return DecodeEstimate(tps, low, high, confidence, bound, None, slowest)
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,9 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
             per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
             attention_flops, shader, low_ratio, high_ratio, gemm, slow_read)
+        # the slowest kernels' estimate ÷ the estimate, read back from the low end it set
+        slowest = np.where(np.asarray(slow_read) > 0, low / (tps * low_ratio), 1.0) \
+            if reordered.any() else np.ones_like(tps)
         confidence = [k.params.decode_confidence for k in terms]
         if any(k.condition_bands for k in terms):
             depth = np.broadcast_to(depth_tokens, tps.shape)
@@ -136,7 +142,8 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
             confidence = [speed.condition_confidence(k, m > 0, d) if k.condition_bands else c
                           for k, m, d, c in zip(terms, expert_matrices.tolist(), depth.tolist(),
                                                 confidence, strict=True)]
-    return DecodeColumns(tps, low, high, confidence, np.asarray(bound, dtype=np.int64))
+    return DecodeColumns(tps, low, high, confidence, np.asarray(bound, dtype=np.int64),
+                         slowest)
 
 
 def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence[Card],

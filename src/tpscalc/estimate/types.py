@@ -44,6 +44,9 @@ class DecodeEstimate(FrozenValue):
     confidence: Confidence
     bound: Bound  # which term dominated the time per token
     measured: float | None = None  # a real measurement for this card, model and quant, if held
+    # the estimate with every weight type at its slowest kernel ÷ tokens_per_s (SYCL on Intel
+    # GPUs, sycl_kernels.read_factors; 1 elsewhere): a band's low end sits on it
+    slowest_ratio: float = 1.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
