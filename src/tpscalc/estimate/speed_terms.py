@@ -131,9 +131,12 @@ def vulkan_matrix_tflops(card: Card, bf16: bool = False) -> float | None:
     with FP32 accumulation: NVIDIA's tensor cores from Turing on (the catalog's FP16 tensor
     figure, FP32-accumulate: halved on GeForce) and AMD's WMMA (the catalog's dense FP16
     rate). Elsewhere they run on the shader ALUs at the FP32 rate: NVIDIA without tensor
-    cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc, whose XMX engines the
-    scoreboard's builds leave idle: the measured Arc A750, A770M and B580 reach 61-84 % of
-    their FP32 rate, 8-10 % of their XMX peak.
+    cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc: the measured Arc A750,
+    A770M and B580 reach 61-84 % of their FP32 rate, 8-10 % of their XMX peak. ggml-vulkan
+    leaves Alchemist's XMX engines idle and has run Xe2's since llama.cpp PR #14001 (June
+    2025; `ggml_vk_khr_cooperative_matrix_support`), but at an efficiency one card measured
+    after the tile tuning of PR #18178 (an Arc Pro B70: 1.4x its FP32 rate, 17 % of its XMX
+    peak), so Xe2 keeps the FP32 rate too (README, twenty-seventh session).
 
     `bf16`: BF16 weights. ggml-vulkan builds its BF16 GEMM on cooperative matrices only where
     the device offers BF16 ones (`coopmat_bf16_support`, VK_KHR_shader_bfloat16; ggml-vulkan.cpp
