@@ -63,8 +63,10 @@ from tpscalc.estimate.rig_stages import (
 from tpscalc.estimate.runtime import Runtime
 from tpscalc.estimate.speed_columns import (
     DecodeColumns,
+    DecodeFigures,
     PrefillColumns,
     decode_columns,
+    decode_estimate,
     prefill_columns,
 )
 from tpscalc.estimate.types import (
@@ -289,9 +291,9 @@ Composed = tuple[DecodeEstimate, PrefillEstimate | None]
 
 
 # A composed row's figures before they become estimates (each made once, after _tiers):
-# DecodeEstimate's (tokens/s, low, high, confidence, bound, slowest ratio; no measurement:
-# with_measured comes later) and PrefillEstimate's (tokens/s, low, high, seconds, bound).
-_Decode = tuple[float, float, float, Confidence, Bound, float]
+# DecodeEstimate's (speed_columns.DecodeFigures; no measurement: with_measured comes later) and
+# PrefillEstimate's (tokens/s, low, high, seconds, bound).
+_Decode = DecodeFigures
 _Prefill = tuple[float, float, float, float, Bound]
 _Figures = tuple[_Decode, _Prefill | None]
 
@@ -306,7 +308,8 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
     tiers: dict[int, Tier] = {}  # per model (a model page's rows are all of one)
     for i, (m, t, (d, p)) in enumerate(zip(models, terms, composed, strict=True)):
         if t.approximated:
-            out[i] = tiered(_estimate(d), None if p is None else PrefillEstimate(*p), m, t, cal)
+            out[i] = tiered(decode_estimate(d), None if p is None else PrefillEstimate(*p), m,
+                            t, cal)
             continue
         tier = tiers.get(id(m))
         if tier is None:
@@ -314,7 +317,7 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
         if tier != "measured":
             by_tier.setdefault(tier, []).append(i)
         else:
-            out[i] = (_estimate(d), None if p is None else PrefillEstimate(*p))
+            out[i] = (decode_estimate(d), None if p is None else PrefillEstimate(*p))
     for tier, at in by_tier.items():
         decodes = [composed[i][0] for i in at]
         levels = [d[3] for d in decodes]
@@ -333,11 +336,6 @@ def _tiers(models: Sequence[Model], terms: Sequence[ModelTerms], composed: Seque
             out[i] = (DecodeEstimate(d[0], lo[k], hi[k], lower[d[3]], d[4], None, d[5]),
                       widened_prefill.get(k))
     return [c for c in out if c is not None]
-
-
-def _estimate(d: _Decode) -> DecodeEstimate:
-    """The DecodeEstimate of a composed row's figures."""
-    return DecodeEstimate(d[0], d[1], d[2], d[3], d[4], None, d[5])
 
 
 def _widened(ranges: Sequence[_Decode | _Prefill], bands: Sequence[Band | None]

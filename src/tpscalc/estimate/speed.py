@@ -629,9 +629,10 @@ def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
                    params: Value, att_factor: Value,
                    attention: Value, shader: Value, low_ratio: Value, high_ratio: Value,
                    expert_gemm_work: Value = 0.0, slow_read: Value = 0.0,
-                   ) -> tuple[Value, Value, Value, Value]:
+                   ) -> tuple[Value, Value, Value, Value, Value]:
     """Decode of one request on a card (decode_estimates' formula), on one row's floats or on
-    columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index).
+    columns of rows (elementwise.py): (tokens/s, low, high, DECODE_BOUNDS' index, the slowest
+    kernels' estimate ÷ tokens/s: DecodeEstimate.slowest_ratio, 1 where `slow_read` is 0).
     `expert_gemm_work`: the experts' matrix-matrix tile work (decode_expert_gemm_work);
     `slow_read`: bytes the low end reads beyond `read` (the slowest kernels' case, B)."""
     mem, over = decode_seconds_per_token(
@@ -643,7 +644,7 @@ def decode_figures(read: Value, kv: Value, layers: Value, bandwidth_gb_s: Value,
     slowest = 1.0 / (mem + over + comp + memory_seconds(slow_read, bandwidth_gb_s, efficiency))
     # "overhead" if over > max(mem, comp) else "compute" if comp > mem else "bandwidth"
     bound = where((over > mem) & (over > comp), 2, where(comp > mem, 1, 0))
-    return tps, slowest * low_ratio, tps * high_ratio, bound
+    return tps, slowest * low_ratio, tps * high_ratio, bound, slowest / tps
 
 
 def decode_expert_gemm_work(expert_params: float, quant: str, terms: CardTerms) -> float:
@@ -755,7 +756,7 @@ def decode_estimates(
         if k.reorders:
             read = reads[i] * factors[i]
             slow = max(0.0, reads[i] * slowest[i] - read)
-        tps, low, high, bound = decode_figures(
+        tps, low, high, bound, slowest_ratio = decode_figures(
             read, kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, experts[i], k.matrix_mb,
             k.dequant_work(quants[i]), params[i], att_factor,
@@ -763,8 +764,6 @@ def decode_estimates(
             decode_expert_gemm_work(expert_weights[i], quants[i], k) if expert_weights[i] else 0.0,
             slow)
         conf = p.decode_confidence
-        # the slowest kernels' estimate ÷ the estimate, read back from the low end it set
-        slowest_ratio = low / (tps * band.low_ratio) if slow else 1.0
         if k.condition_bands:
             low, high = condition_widened(tps, low, high, experts[i] > 0, depths[i],
                                           k.condition_operands)

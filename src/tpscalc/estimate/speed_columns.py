@@ -26,6 +26,10 @@ Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
 
+# A decode row's DecodeEstimate fields: tokens/s, low, high, confidence, bound, slowest ratio.
+DecodeFigures = tuple[float, float, float, Confidence, Bound, float]
+
+
 @dataclass(frozen=True)
 class DecodeColumns:
     """decode_estimates' answers as columns: tokens/s, its range, each row's confidence and
@@ -42,7 +46,7 @@ class DecodeColumns:
         """Row i's bound."""
         return DECODE_BOUNDS[int(self.bound[i])]
 
-    def figures(self, i: int) -> tuple[float, float, float, Confidence, Bound, float]:
+    def figures(self, i: int) -> DecodeFigures:
         """Row i's DecodeEstimate fields (tokens/s, low, high, confidence, bound, slowest
         ratio; no measurement)."""
         return (float(self.tokens_per_s[i]), float(self.low[i]), float(self.high[i]),
@@ -50,8 +54,14 @@ class DecodeColumns:
 
     def estimate(self, i: int) -> DecodeEstimate:
         """Row i's DecodeEstimate."""
-        tps, low, high, confidence, bound, slowest = self.figures(i)
-        return DecodeEstimate(tps, low, high, confidence, bound, None, slowest)
+        return decode_estimate(self.figures(i))
+
+
+def decode_estimate(figures: DecodeFigures) -> DecodeEstimate:
+    """The DecodeEstimate of DecodeColumns.figures' fields (no measurement: with_measured adds
+    it)."""
+    tps, low, high, confidence, bound, slowest = figures
+    return DecodeEstimate(tps, low, high, confidence, bound, None, slowest)
 
 
 @dataclass(frozen=True)
@@ -126,13 +136,10 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
     gemm = np.array([speed.decode_expert_gemm_work(w, q, k) if w else 0.0
                      for k, q, w in zip(terms, quant, weights, strict=True)], dtype=np.float64)
     with np.errstate(all="ignore"):
-        tps, low, high, bound = speed.decode_figures(
+        tps, low, high, bound, slowest = speed.decode_figures(
             read_bytes_per_token, kv_bytes_at_context, n_layers, bandwidth, eta, per_token,
             per_layer, expert_matrices, matrix_mb, c_q, params_read, cal.attention_decode_factor,
             attention_flops, shader, low_ratio, high_ratio, gemm, slow_read)
-        # the slowest kernels' estimate ÷ the estimate, read back from the low end it set
-        slowest = np.where(np.asarray(slow_read) > 0, low / (tps * low_ratio), 1.0) \
-            if reordered.any() else np.ones_like(tps)
         confidence = [k.params.decode_confidence for k in terms]
         if any(k.condition_bands for k in terms):
             depth = np.broadcast_to(depth_tokens, tps.shape)
