@@ -24,7 +24,7 @@ from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.model_terms import ModelTerms
 from tpscalc.estimate.query import EstimateInputError, Query, Rig, ladder_position
-from tpscalc.estimate.sycl_kernels import kernel_read_factors, runs_reordered
+from tpscalc.estimate.sycl_kernels import kernel_read_factors
 from tpscalc.estimate.types import UNQUANTIZED, Estimate
 
 GIB = 2**30
@@ -65,7 +65,7 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
     arch = model.architecture
     # SYCL's unreordered types on an Intel GPU (sycl_kernels), as speed.decode_estimates
     factor = (kernel_read_factors(arch, quant, backend)[0]
-              if arch is not None and runs_reordered(card.vendor) else 1.0)
+              if arch is not None and own.reorders else 1.0)
     weights_s = (speed.memory_seconds(t.read_per_token[0] * factor, card.bandwidth_gb_s,
                                       p.decode_efficiency)
                  + speed.moe_matrix_seconds(t.expert_matrices, own.matrix_mb, card.bandwidth_gb_s))
