@@ -211,3 +211,24 @@ def test_mistral_small_4_is_latent_attention_with_a_shared_expert(name: str) -> 
     assert arch is not None and not arch.approximated
     assert (arch.kv_lora_rank, arch.qk_rope_head_dim, arch.num_shared_experts) == (256, 64, 1)
     assert LLAMA_CPP.kv_cache_bytes(arch, 32768, "f16") == 36 * 32768 * 320 * 2
+
+
+@pytest.mark.parametrize(("name", "sliding", "window"), [
+    ("North-Mini-Code-1.0", 36, 4096), ("Laguna-XS.2", 30, 512), ("Laguna-XS-2.1", 30, 512),
+    ("Laguna-S-2.1", 36, 512),
+])
+def test_cohere2_moe_and_laguna_layouts_come_from_their_sources(name: str, sliding: int,
+                                                                window: int) -> None:
+    """tools/data/recent_architectures.csv: North Mini Code's config (layer_types full where
+    i % 4 == 0: 13 full, 36 sliding of 4096; one dense first layer of FFN 3072) and the Laguna
+    cards (a quarter of the layers global, the rest a 512-token window). At 32k tokens their
+    KV cache is that of the full layers plus a window per sliding layer, not 32k on each."""
+    arch = get_model(name).architecture
+    assert arch is not None and not arch.approximated
+    assert (arch.sliding_window_layers, arch.sliding_window) == (sliding, window)
+    full = arch.model_copy(update={"sliding_window_layers": 0, "sliding_window": None})
+    kv, kv_full = (LLAMA_CPP.kv_cache_bytes(a, 32768, "f16") for a in (arch, full))
+    held = (arch.num_layers - sliding + sliding * (window + 2048) / 32768) / arch.num_layers
+    assert kv_full * 0.2 < kv < kv_full * held  # a sliding layer holds its window and a batch
+    if name == "North-Mini-Code-1.0":
+        assert (arch.first_dense_layers, arch.intermediate_size) == (1, 3072)
