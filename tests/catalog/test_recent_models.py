@@ -215,13 +215,15 @@ def test_mistral_small_4_is_latent_attention_with_a_shared_expert(name: str) -> 
 
 @pytest.mark.parametrize(("name", "sliding", "window"), [
     ("North-Mini-Code-1.0", 36, 4096), ("Laguna-XS.2", 30, 512), ("Laguna-XS-2.1", 30, 512),
-    ("Laguna-S-2.1", 36, 512),
+    ("Laguna-S-2.1", 36, 512), ("Olmo 3", 48, 4096), ("Olmo-3.1-32B", 48, 4096),
+    ("SimPO", 21, 4096),
 ])
-def test_cohere2_moe_and_laguna_layouts_come_from_their_sources(name: str, sliding: int,
-                                                                window: int) -> None:
-    """tools/data/recent_architectures.csv: North Mini Code's config (layer_types full where
-    i % 4 == 0: 13 full, 36 sliding of 4096; one dense first layer of FFN 3072) and the Laguna
-    cards (a quarter of the layers global, the rest a 512-token window). At 32k tokens their
+def test_sliding_window_layouts_come_from_their_sources(name: str, sliding: int,
+                                                        window: int) -> None:
+    """The hand-kept rows with their sources: North Mini Code's config (layer_types full where
+    i % 4 == 0: 13 full, 36 sliding of 4096; one dense first layer of FFN 3072), the Laguna
+    cards (a quarter of the layers global, the rest a 512-token window), Olmo 3 32B's config
+    (3 sliding of 4096 + 1 full, x 16) and Gemma 2 for its fine-tune SimPO. At 32k tokens their
     KV cache is that of the full layers plus a window per sliding layer, not 32k on each."""
     arch = get_model(name).architecture
     assert arch is not None and not arch.approximated
