@@ -234,3 +234,12 @@ def test_sliding_window_layouts_come_from_their_sources(name: str, sliding: int,
     assert kv_full * 0.2 < kv < kv_full * held  # a sliding layer holds its window and a batch
     if name == "North-Mini-Code-1.0":
         assert (arch.first_dense_layers, arch.intermediate_size) == (1, 3072)
+
+
+@pytest.mark.parametrize("name", ["GLM-Z1-32B-0414", "GLM-Z1-9B-0414"])
+def test_glm4_0414_is_plain_attention_like_its_chat_twin(name: str) -> None:
+    """glm4 has grouped-query attention on every layer (transformers' Glm4DecoderLayer): the
+    reasoning models take llmfit's facts unflagged, as GLM-4-32B-0414 and GLM-4-9B-0414 do."""
+    arch = get_model(name).architecture
+    assert arch is not None and not arch.approximated
+    assert not arch.sliding_window_layers and not arch.linear_attention_layers
