@@ -46,6 +46,7 @@ from tpscalc.estimate import engine
 from tpscalc.estimate.calibration import Calibration
 from tpscalc.estimate.calibration_store import calibration
 from tpscalc.estimate.query import EstimateInputError, Query, Rig
+from tpscalc.estimate.types import Estimate
 
 ROWS = ROOT / "data" / "measured" / "localmaxxing_public.csv"
 TOOLS = ("llama-bench", "llmfit-bench-llamacpp", "llama-server")
@@ -55,7 +56,7 @@ BACKENDS = {"CUDA": "cuda", "ROCm": "rocm", "Vulkan": "vulkan", "Metal": "metal"
             "SYCL": "sycl"}
 BLANK_BACKEND = {"NVIDIA": "cuda", "Apple": "metal"}  # a row without one, by the card's maker
 ALL_LAYERS = 99
-MIN_REFERENCE_ROWS = 3  # llama.cpp rows a device needs to be a runtime's reference
+MIN_REFERENCE_ROWS = 3  # rows a device's level needs (its dense rows, its llama.cpp rows)
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,10 @@ def _depth(row: dict[str, str], tags: dict[str, str]) -> int:
     return int(tags.get("d") or row["context_or_depth"] or 0) + int(tags.get("p") or 0)
 
 
-def _estimate(run: dict[str, str], card: Card, model: Model, backend: str, quant: str,
-              depth: int, n_gen: int, flash_attn: bool) -> engine.Estimate | None:
+def _estimate(card: Card, model: Model, backend: str, quant: str, depth: int, n_gen: int,
+              flash_attn: bool) -> Estimate | None:
+    """The estimate of `model` on `card` for a llama-bench decode of `n_gen` tokens at `depth`
+    (None where it is refused)."""
     query = Query(context=max(4096, depth + n_gen + 256), n_prompt=0, n_gen=n_gen, depth=depth,
                   backend=backend, flash_attn=flash_attn)
     try:
@@ -118,7 +121,8 @@ def _estimate(run: dict[str, str], card: Card, model: Model, backend: str, quant
 
 def runs() -> tuple[list[Run], dict[str, int]]:
     """The rows the module docstring keeps, estimated; and how many were left out, by reason."""
-    out, left = [], defaultdict(int)
+    out: list[Run] = []
+    left: dict[str, int] = defaultdict(int)
     with ROWS.open(newline="") as f:
         for r in csv.DictReader(f):
             if r["engine"] != "llama.cpp" or r["kind"] != "decode" or not r["tokens_per_s"]:
@@ -141,7 +145,7 @@ def runs() -> tuple[list[Run], dict[str, int]]:
                 continue
             assert card and model and quant and backend
             depth = _depth(r, tags)
-            e = _estimate(r, card, model, backend, quant, depth, int(tags.get("n") or 128),
+            e = _estimate(card, model, backend, quant, depth, int(tags.get("n") or 128),
                           tags.get("fa", "1") in ("1", "on", "true"))
             if e is None or e.decode is None:
                 left["does not fit"] += 1
@@ -214,7 +218,7 @@ def moe_table(rows: list[Run]) -> str:
         if not r.moe or ref is None or not costs.get(r.card.vendor or ""):
             continue
         with mock.patch.object(engine, "calibration", lambda: cal):
-            e = _estimate({}, r.card, r.model, r.backend, r.quant, r.depth, 128, True)
+            e = _estimate(r.card, r.model, r.backend, r.quant, r.depth, 128, True)
         bare = e.decode.tokens_per_s if e and e.decode else float("nan")
         a, b = r.measured / r.estimated / ref, r.measured / bare / ref
         with_cost.append(a - 1)
@@ -254,6 +258,7 @@ def runtime_table(rows: list[Run]) -> str:
 
 
 def main() -> int:
+    """Print the three tables."""
     rows, left = runs()
     print(f"{len(rows)} llama.cpp decode rows kept; left out: "
           + ", ".join(f"{n} {k}" for k, n in sorted(left.items())) + "\n")
