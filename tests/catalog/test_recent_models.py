@@ -216,7 +216,7 @@ def test_mistral_small_4_is_latent_attention_with_a_shared_expert(name: str) -> 
 @pytest.mark.parametrize(("name", "sliding", "window"), [
     ("North-Mini-Code-1.0", 36, 4096), ("Laguna-XS.2", 30, 512), ("Laguna-XS-2.1", 30, 512),
     ("Laguna-S-2.1", 36, 512), ("Olmo 3", 48, 4096), ("Olmo-3.1-32B", 48, 4096),
-    ("SimPO", 21, 4096),
+    ("SimPO", 21, 4096), ("EXAONE-4.5-33B", 48, 4096),
 ])
 def test_sliding_window_layouts_come_from_their_sources(name: str, sliding: int,
                                                         window: int) -> None:
