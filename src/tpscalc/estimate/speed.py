@@ -145,6 +145,16 @@ def memory_seconds(n_bytes: Value, bandwidth_gb_s: Value, efficiency: Value) -> 
     return n_bytes / (efficiency * bandwidth_gb_s * 1e9)
 
 
+def kernel_reads(read: Value, factor: Value, slowest: Value) -> tuple[Value, Value]:
+    """The weights' bytes per token at the fitted kernels' rate (`read` × `factor`: SYCL's
+    unreordered types on an Intel GPU, sycl_kernels.kernel_read_factors) and the bytes the
+    range's low end reads beyond them (`read` × `slowest` less those, none where that is
+    less: `slowest` 0 means `factor`), B."""
+    fitted = read * factor
+    extra = read * slowest - fitted
+    return fitted, where(extra > 0.0, extra, 0.0)
+
+
 def moe_matrix_mb(card: Card, cal: Calibration) -> float:
     """Calibration.moe_matrix_mb of the card's maker: the MB beyond its weights that each routed
     expert matrix a token multiplies costs (a few-MB mul_mat_vec_id per expert does not stream
@@ -752,10 +762,8 @@ def decode_estimates(
         if c is not last:
             last, k = c, card_terms(c, backend, cal)
             p, shader, band = k.params, k.shader, k.decode_band
-        read, slow = reads[i], 0.0
-        if k.reorders:
-            read = reads[i] * factors[i]
-            slow = max(0.0, reads[i] * slowest[i] - read)
+        read, slow = (kernel_reads(reads[i], factors[i], slowest[i]) if k.reorders
+                      else (reads[i], 0.0))
         tps, low, high, bound, slowest_ratio = decode_figures(
             read, kvs[i], layers[i], c.bandwidth_gb_s, p.decode_efficiency, p.per_token_us,
             p.per_layer_us, experts[i], k.matrix_mb,

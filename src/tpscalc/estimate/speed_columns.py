@@ -124,10 +124,9 @@ def decode_columns(read_bytes_per_token: Floats, kv_bytes_at_context: Floats,
     reordered = np.array([k.reorders for k in terms], dtype=bool)
     slow_read: Floats | float = 0.0
     if reordered.any():
-        read = np.where(reordered, read_bytes_per_token * read_factor, read_bytes_per_token)
-        slow_read = np.where(reordered, np.maximum(
-            read_bytes_per_token * read_factor_slowest - read, 0.0), 0.0)
-        read_bytes_per_token = read
+        fitted, extra = speed.kernel_reads(read_bytes_per_token, read_factor, read_factor_slowest)
+        slow_read = np.where(reordered, extra, 0.0)
+        read_bytes_per_token = np.where(reordered, fitted, read_bytes_per_token)
     bandwidth, eta, per_token, per_layer, matrix_mb, shader, low_ratio, high_ratio = _columns(
         [k.decode_operands for k in terms], 8)
     c_q = np.array([k.dequant_work(q) for k, q in zip(terms, quant, strict=True)],
