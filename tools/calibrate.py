@@ -679,9 +679,14 @@ def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams
     return dict(sorted(out.items()))
 
 
-def _moe_decode_vendors(obs: Sequence[Obs]) -> set[str]:
-    """The chip makers with MoE decode rows in `obs`: those whose MoE matrix cost was fitted."""
-    return {o.card.vendor or "" for o in obs if o.kind == "decode" and o.expert_matrices}
+def _moe_decode_families(obs: Sequence[Obs]) -> dict[str, int]:
+    """The chip makers with MoE decode rows in `obs` (those whose MoE matrix cost was fitted),
+    each with the number of model families (novelty.family_of) those rows are of."""
+    families: dict[str, set[str]] = defaultdict(set)
+    for o in obs:
+        if o.kind == "decode" and o.expert_matrices:
+            families[o.card.vendor or ""].add(family_of(o.model))
+    return {v: len(f) for v, f in sorted(families.items())}
 
 
 def fit(obs: Sequence[Obs]) -> Calibration:
@@ -702,6 +707,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         devs[k] = LevelParams(
             d.decode_efficiency, v.prefill_efficiency, d.n_measurements + v.n_measurements
         )
+    moe_families = _moe_decode_families(obs)
     eras = {f"decode|{k[4:]}": round(v, 2) for k, v in dec.items() if k.startswith("era|")}
     eras |= {f"prefill|{k[4:]}": round(v, 4) for k, v in pre.items() if k.startswith("era|")}
     eras |= {"decode|main": round(dec.get("main|decode", 0.0), 2)}
@@ -720,7 +726,8 @@ def fit(obs: Sequence[Obs]) -> Calibration:
         moe_expert_gemm_us=pre.get("moe_gemm_us", 0.0),
         moe_expert_gemm_efficiency=pre.get("phi", 1.0),
         moe_matrix_mb={v: round(max(dec.get(f"mx|{v}", 0.0), 0.0), 3)
-                       for v in sorted(_moe_decode_vendors(obs))},
+                       for v in moe_families},
+        moe_matrix_families=moe_families,
         decode_expert_gemm_factor=round(max(dec.get("xg", 0.0), 0.0), 3),
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),

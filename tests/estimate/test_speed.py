@@ -18,6 +18,7 @@ from tpscalc.estimate.calibration import (
     lookup_measured,
     prefill_family_key,
 )
+from tpscalc.estimate.types import DecodeEstimate
 
 
 def card(name: str = "Test GPU", vendor: str = "NVIDIA", bw: float = 1000.0,
@@ -423,3 +424,33 @@ def test_a_moe_on_a_maker_whose_moe_cost_was_never_measured_takes_the_moe_band()
     plain = speed.decode_estimates(4e9, 0.0, 32, [intel], "vulkan", replace(
         cal, moe_matrix_mb={}), expert_matrices=200.0)[0]
     assert plain.low == pytest.approx(0.6 * plain.tokens_per_s)
+
+
+def test_a_moe_cost_fitted_on_one_model_family_leaves_every_moe_on_that_maker_unmeasured() -> None:
+    # NVIDIA's cost rests on one family's MoE rows (the device's own among them), AMD's on three
+    cal = replace(CAL, moe_matrix_mb={"NVIDIA": 0.0, "AMD": 1.2},
+                  moe_matrix_families={"NVIDIA": 1, "AMD": 3},
+                  decode_conditions={"cuda:Known GPU": ("moe",)},
+                  decode_bands={**CAL.decode_bands,
+                                "condition-out|moe": Band(0.4, 1.6, 50)})
+    known, amd = card("Known GPU", arch="Ada Lovelace"), card(vendor="AMD")
+
+    def one(c: Card, calib: Calibration, experts: float) -> DecodeEstimate:
+        return speed.decode_estimates(4e9, 0.0, 32, [c], "cuda", calib,
+                                      expert_matrices=experts)[0]
+
+    moe, dense = one(known, cal, 200.0), one(known, cal, 0.0)
+    assert dense.confidence == "high" and dense.low == pytest.approx(0.9 * dense.tokens_per_s)
+    assert moe.confidence == "medium"  # its own MoE rows measured one family
+    assert moe.low == pytest.approx(0.4 * moe.tokens_per_s)
+    assert moe.high == pytest.approx(1.6 * moe.tokens_per_s)
+    amd_moe = one(amd, cal, 200.0)
+    assert amd_moe.low == pytest.approx(0.6 * amd_moe.tokens_per_s)  # the low level's own band
+    # two families measured: the device's own MoE rows stand for any MoE
+    two = replace(cal, moe_matrix_families={"NVIDIA": 2, "AMD": 3})
+    moe_two = one(known, two, 200.0)
+    assert moe_two.confidence == "high"
+    assert moe_two.low == pytest.approx(0.9 * moe_two.tokens_per_s)
+    # a calibration that does not count the families widens nothing
+    uncounted = one(known, replace(cal, moe_matrix_families={}), 200.0)
+    assert uncounted.low == pytest.approx(0.9 * uncounted.tokens_per_s)

@@ -378,6 +378,7 @@ def test_vendor_level_carries_a_drivers_efficiency_and_moe_cost_to_an_unmeasured
     cal = calibrate.fit([o for o in obs if o.card.name != left_out])
     assert cal.moe_matrix_mb["Intel"] == pytest.approx(INTEL_MOE_MB, rel=0.1)
     assert "AMD" not in cal.moe_matrix_mb  # no AMD MoE row
+    assert cal.moe_matrix_families == {"Intel": len(MODELS)}  # each MoE model a family
     for o in (o for o in obs if o.card.name == left_out):
         pred, conf = calibrate.predict(cal, o)
         assert conf == "low"

@@ -118,6 +118,11 @@ class Calibration(FrozenValue):
     # card's bandwidth, by chip maker (card.vendor: "AMD"): every maker with MoE decode rows,
     # 0 where the fit gave none; a maker absent was never measured (speed.moe_cost_measured).
     moe_matrix_mb: dict[str, float] = field(default_factory=dict)
+    # How many model families (novelty.family_of) the MoE decode rows that fitted each maker's
+    # moe_matrix_mb came from. A cost from one family's routing and expert shapes is no
+    # measurement of another's: the range of such a maker's MoE decode says so
+    # (speed.moe_cost_general). Empty: a calibration without the count (every cost general).
+    moe_matrix_families: dict[str, int] = field(default_factory=dict)
     # MoE decode where the backend multiplies the routed experts in a matrix-matrix kernel
     # (speed_terms.decode_expert_gemm_flops: Vulkan, BF16 experts): 1 / the share of the card's
     # shader rate those tile FLOPs reach (0: none measured; speed.CardTerms.expert_tile_factor
@@ -294,6 +299,7 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         moe_expert_gemm_us=float(d.get("moe_expert_gemm_us", 0.0)),
         moe_expert_gemm_efficiency=float(d.get("moe_expert_gemm_efficiency", 1.0)),
         moe_matrix_mb=dict(d.get("moe_matrix_mb", {})),
+        moe_matrix_families={k: int(v) for k, v in d.get("moe_matrix_families", {}).items()},
         decode_expert_gemm_factor=float(d.get("decode_expert_gemm_factor", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),

@@ -567,12 +567,16 @@ def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
     (tools/calibrate.py, condition_ratios). Devices without a level of their own take their
     family's or backend's band, fitted with whole devices held out, conditions and all; but a
     MoE on a chip maker whose MoE cost was never measured (moe_cost_measured) takes the MoE
-    band at any level: no held-out device of that maker stood for it."""
+    band at any level: no held-out device of that maker stood for it. So does a MoE on a maker
+    whose cost rests on one model family's rows (moe_cost_general), the card's own MoE rows
+    included: they measured that family."""
+    general = moe_cost_general(card, cal)
     if p.decode_confidence == "high":
         held = cal.decode_conditions.get(device_key(card.name, backend), ())
-        conditions: tuple[str, ...] = tuple(c for c in DECODE_CONDITIONS if c not in held)
+        conditions: tuple[str, ...] = tuple(
+            c for c in DECODE_CONDITIONS if c not in held or (c == "moe" and not general))
     else:
-        conditions = () if moe_cost_measured(card, cal) else ("moe",)
+        conditions = () if general else ("moe",)
     return {cond: band for cond in conditions
             for band in [cal.decode_bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
                          or cal.decode_bands.get(f"{CONDITION_OUT}|{cond}")]
@@ -584,6 +588,21 @@ def moe_cost_measured(card: Card, cal: Calibration) -> bool:
     (Calibration.moe_matrix_mb holds every maker with MoE decode rows, 0 where the fit gave
     none), or fitted none at all (a calibration without the term)."""
     return not cal.moe_matrix_mb or (card.vendor or "") in cal.moe_matrix_mb
+
+
+# Model families whose MoE decode rows a maker's MoE cost must rest on to stand for any MoE
+# (Calibration.moe_matrix_families): one family's routing and expert shapes are one case.
+MOE_COST_MIN_FAMILIES = 2
+
+
+def moe_cost_general(card: Card, cal: Calibration) -> bool:
+    """True where the card maker's MoE cost was fitted (moe_cost_measured) on the MoE rows of
+    MOE_COST_MIN_FAMILIES model families or more, or the calibration does not count them."""
+    if not moe_cost_measured(card, cal):
+        return False
+    if not cal.moe_matrix_families or not cal.moe_matrix_mb:
+        return True
+    return cal.moe_matrix_families.get(card.vendor or "", 0) >= MOE_COST_MIN_FAMILIES
 
 
 def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> list[str]:
