@@ -243,3 +243,47 @@ def test_glm4_0414_is_plain_attention_like_its_chat_twin(name: str) -> None:
     arch = get_model(name).architecture
     assert arch is not None and not arch.approximated
     assert not arch.sliding_window_layers and not arch.linear_attention_layers
+
+
+@pytest.mark.parametrize(("name", "layers", "kv_heads"), [
+    ("Qwen3.5-0.8B", 24, 2), ("Qwen3.5-2B", 24, 2), ("Qwen3.5-4B", 32, 4), ("Qwen3.5-9B", 32, 4),
+    ("Qwen3.8-27B", 64, 4),
+])
+def test_the_small_qwen3_5_models_have_their_hybrid_layout(name: str, layers: int,
+                                                           kv_heads: int) -> None:
+    """Their text configs (tools/data/recent_architectures.csv, with sources): every 4th layer
+    full attention with KV heads of 256, the rest Gated DeltaNet. Qwen3.5-9B's cache at 128k
+    is 8 full layers x 2 x 4 x 256 x 2 B per token, about 4 GiB, not 32 layers' 16 GiB; before,
+    without an architecture, its memory came from the parameter count, vision tower included."""
+    arch = get_model(name).architecture
+    assert arch is not None and not arch.approximated
+    assert (arch.num_layers, arch.linear_attention_layers, arch.num_kv_heads, arch.head_dim) == (
+        layers, layers * 3 // 4, kv_heads, 256)
+    kv = LLAMA_CPP.kv_cache_bytes(arch, 131072, "f16")
+    attention_only = layers // 4 * 2 * kv_heads * 256 * 2 * 131072
+    assert attention_only <= kv < attention_only * 1.1  # plus the fixed recurrent state
+
+
+def test_nemotron_3_super_and_ultra_are_latent_moe() -> None:
+    """Their verbatim configs (aiconfigurator) set moe_latent_size: the 512 routed experts read
+    and write a 1024- (Super) or 2048-wide latent, so Super counts 120.7 B without its MTP layer
+    (123.6 B in llmfit's count), 12.2 B active (its name's A12B); at the hidden width its
+    experts alone would be 451 B."""
+    super_, ultra = (get_model(n).architecture for n in (
+        "NVIDIA-Nemotron-3-Super-120B-A12B", "NVIDIA-Nemotron-3-Ultra-550B-A55B"))
+    assert super_ is not None and ultra is not None
+    assert (super_.moe_latent_size, ultra.moe_latent_size) == (1024, 2048)
+    assert 0.95 < super_.params_total / 123.6e9 < 1.0 and 11.5e9 < super_.params_active < 13e9
+    assert 0.95 < ultra.params_total / 560.5e9 < 1.0 and 52e9 < ultra.params_active < 58e9
+    assert super_.num_shared_experts == 2  # one shared expert of 5376 = 2 x 2688
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("NVIDIA-Nemotron-3-Nano-30B-A3B", 31_577_937_344),  # its verbatim config
+    ("NVIDIA-Nemotron-3-Nano-4B", 3_973_556_832),  # the hand row's config fields
+])
+def test_nemotron_3_counts_are_the_releases(name: str, params: int) -> None:
+    """The shared expert is moe_shared_expert_intermediate_size wide (Nano 30B: 3712, twice an
+    expert), so the count is llmfit's safetensors count of the release to the parameter."""
+    arch = get_model(name).architecture
+    assert arch is not None and arch.params_total == params

@@ -217,3 +217,24 @@ def test_parallel_hybrid_layer_hand_count() -> None:
     ffn = 3 * 64 * 128
     layer = 64 + attn + mamba + 64 + ffn
     assert parameter_counts(arch)[0] == 2 * 10 * 64 + 64 + layer
+
+
+def test_latent_moe_experts_read_and_write_the_latent() -> None:
+    """moe_latent_size: the routed experts are latent x FFN, the router and the shared expert stay
+    at the hidden width, and two hidden x latent projections wrap the experts (llama.cpp's
+    ffn_latent_down / ffn_latent_up)."""
+    from tpscalc.catalog.schema import Architecture
+    from tpscalc.estimate.tensors import tensor_inventory
+
+    arch = Architecture(num_layers=1, hidden_size=4096, num_attention_heads=32, num_kv_heads=2,
+                        head_dim=128, vocab_size=1000, num_experts=8, num_experts_active=2,
+                        moe_intermediate_size=512, num_shared_experts=1, moe_latent_size=1024,
+                        ffn_gated=False)
+    shapes = {t.name: (t.n_cols, t.n_rows, t.n_experts) for t in tensor_inventory(arch)
+              if t.layer == 0 and t.name.startswith("ffn")}
+    assert shapes["ffn_up_exps"] == (1024, 512, 8) and shapes["ffn_down_exps"] == (512, 1024, 8)
+    assert shapes["ffn_gate_inp"] == (4096, 8, 1) and shapes["ffn_up_shexp"] == (4096, 512, 1)
+    assert shapes["ffn_latent_down"] == (4096, 1024, 1)
+    assert shapes["ffn_latent_up"] == (1024, 4096, 1)
+    plain = arch.model_copy(update={"moe_latent_size": None})
+    assert arch.expert_width == 1024 and plain.expert_width == 4096

@@ -78,3 +78,24 @@ def test_a_config_json_is_named_after_its_folder(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "config.json").write_bytes((DATA / "Qwen--Qwen3-8B_config.json").read_bytes())
     assert read_config(folder / "config.json").model.name == "Qwen3-8B"
+
+
+def test_nemotron_h_shared_width_latent_and_block_list() -> None:
+    """moe_shared_expert_intermediate_size counts the shared expert in expert widths (Nemotron 3:
+    one shared expert twice as wide), moe_latent_size is kept, and a config that lists its blocks
+    (`layers_block_type`, no num_hidden_layers) has as many layers as it lists."""
+    from tpscalc.sources.hf_config import moe_fields, shape_fields
+
+    cfg = {"model_type": "nemotron_h", "hidden_size": 4096, "num_attention_heads": 32,
+           "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 131072,
+           "layers_block_type": ["mamba", "moe", "attention", "moe"], "n_routed_experts": 512,
+           "num_experts_per_tok": 22, "moe_intermediate_size": 2688, "n_shared_experts": 1,
+           "moe_shared_expert_intermediate_size": 5376, "moe_latent_size": 1024}
+    moe = moe_fields(cfg)
+    assert (moe["num_shared_experts"], moe["moe_latent_size"]) == (2, 1024)
+    fields = shape_fields(cfg, "test")
+    assert isinstance(fields, dict) and fields["num_layers"] == 4
+    assert moe_fields({**cfg, "moe_latent_size": None}).get("moe_latent_size") is None
+    qwen_style = {"num_experts": 64, "moe_intermediate_size": 512,
+                  "shared_expert_intermediate_size": 1024}  # no n_shared_experts: 2 widths
+    assert moe_fields(qwen_style)["num_shared_experts"] == 2

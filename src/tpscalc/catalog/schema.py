@@ -198,6 +198,10 @@ class Architecture(Record):
     num_shared_experts: int = _check(default=0, ge=0)
     moe_intermediate_size: int | None = _check(default=None, gt=0)
     first_dense_layers: int = _check(default=0, ge=0)  # leading layers with a dense FFN
+    # Latent MoE (Nemotron 3 Super / Ultra, config.json `moe_latent_size`): the routed experts
+    # read and write this width; each MoE layer projects the hidden state into it and back
+    # (two hidden × latent matrices). The router and the shared experts stay at hidden_size.
+    moe_latent_size: int | None = _check(default=None, gt=0)
     # Multi-head latent attention (DeepSeek V2/V3, Kimi K2): cached rank per token and layer.
     kv_lora_rank: int | None = _check(default=None, gt=0)
     q_lora_rank: int | None = _check(default=None, gt=0)
@@ -327,6 +331,11 @@ class Architecture(Record):
     def is_moe(self) -> bool:
         """True for a mixture-of-experts model."""
         return bool(self.num_experts and self.num_experts > 1)
+
+    @property
+    def expert_width(self) -> int:
+        """The width a routed expert's matrices read and write: moe_latent_size, else hidden."""
+        return self.moe_latent_size or self.hidden_size
 
     @property
     def generates(self) -> bool:

@@ -46,8 +46,8 @@ class CpuFit:
 
 # Fitted by benchmarks/rig_accuracy.py (each the median, over the CPU rows where its term binds,
 # of the value that makes the row exact); leave-one-device-out error printed there.
-CPU_FIT = CpuFit(core_gb_s_quantized=8.47, core_gb_s_float=13.32, prefill_share=0.731,
-                 moe_decode_factor=1.63)
+CPU_FIT = CpuFit(core_gb_s_quantized=7.15, core_gb_s_float=13.32, prefill_share=0.731,
+                 moe_decode_factor=1.46)
 
 
 def decode_rates_gb_s(cpu: Cpu, ram_bandwidth_gb_s: float, is_float: bool, is_moe: bool = False,

@@ -243,7 +243,7 @@ def offload_buffer_bytes(arch: Architecture, bytes_per_weight: float) -> float:
     """
     if arch.is_moe and arch.num_experts:
         width = arch.moe_intermediate_size or arch.intermediate_size or 4 * arch.hidden_size
-        weights = arch.num_experts * arch.hidden_size * width
+        weights = arch.num_experts * arch.expert_width * width
     else:
         weights = arch.hidden_size * (arch.intermediate_size or 4 * arch.hidden_size)
     return weights * bytes_per_weight

@@ -418,7 +418,7 @@ def moe_expert_params_per_token(arch: Architecture) -> float:
         _moe_layers(arch)
         * arch.num_experts_active
         * matrices
-        * arch.hidden_size
+        * arch.expert_width
         * arch.moe_intermediate_size
     )
 

@@ -106,16 +106,18 @@ def _ffn(arch: Architecture, i: int) -> list[TensorSpec]:
         return nd.rwkv_channel_mix(arch, i)
     if kind == "D":
         return dense_ffn(arch, i)
-    h = arch.hidden_size
+    h, w = arch.hidden_size, arch.expert_width
     n_exp = arch.num_experts or 1
     inter = arch.moe_intermediate_size or arch.intermediate_size or 4 * h
     out = [
         TensorSpec("ffn_gate_inp", i, h, n_exp),
-        TensorSpec("ffn_up_exps", i, h, inter, n_exp),
-        TensorSpec("ffn_down_exps", i, inter, h, n_exp),
+        TensorSpec("ffn_up_exps", i, w, inter, n_exp),
+        TensorSpec("ffn_down_exps", i, inter, w, n_exp),
     ]
     if arch.ffn_gated:
-        out.insert(1, TensorSpec("ffn_gate_exps", i, h, inter, n_exp))
+        out.insert(1, TensorSpec("ffn_gate_exps", i, w, inter, n_exp))
+    if arch.moe_latent_size:  # llama.cpp: ffn_latent_down (hidden -> latent), ffn_latent_up
+        out += [TensorSpec("ffn_latent_down", i, h, w), TensorSpec("ffn_latent_up", i, w, h)]
     if arch.num_shared_experts:
         sh = inter * arch.num_shared_experts
         out += [TensorSpec("ffn_up_shexp", i, h, sh), TensorSpec("ffn_down_shexp", i, sh, h)]

@@ -96,12 +96,19 @@ def moe_fields(c: dict[str, Any]) -> dict[str, Any]:
     sh_size = c.get("shared_expert_intermediate_size")
     if not shared and sh_size and moe_inter:
         shared = max(1, round(int(sh_size) / int(moe_inter)))
+    nemotron_sh = c.get("moe_shared_expert_intermediate_size")  # nemotron_h: the one shared
+    if shared and nemotron_sh and moe_inter:  # expert's own width, in expert widths
+        shared = max(1, round(int(nemotron_sh) / int(moe_inter)))
     first_dense = int(first_value(c, "first_k_dense_replace", "num_dense_layers") or 0)
     if c.get("mlp_only_layers") and not first_dense:
         first_dense = len(c["mlp_only_layers"])
-    return {"num_experts": int(n_exp), "num_experts_active": int(active or 1),
-            "moe_intermediate_size": int(moe_inter) if moe_inter else None,
-            "num_shared_experts": shared, "first_dense_layers": first_dense}
+    out: dict[str, Any] = {
+        "num_experts": int(n_exp), "num_experts_active": int(active or 1),
+        "moe_intermediate_size": int(moe_inter) if moe_inter else None,
+        "num_shared_experts": shared, "first_dense_layers": first_dense}
+    if c.get("moe_latent_size"):
+        out["moe_latent_size"] = int(c["moe_latent_size"])
+    return out
 
 
 def mla_fields(c: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +160,8 @@ def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]
     c = text_config(cfg)
     mt = str(c.get("model_type") or cfg.get("model_type") or "")
     n_layers = first_value(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    if n_layers is None and isinstance(c.get("layers_block_type"), list):  # nemotron_h, newer
+        n_layers = len(c["layers_block_type"])
     hidden = first_value(c, "hidden_size", "n_embd", "d_model")
     heads = first_value(c, "num_attention_heads", "n_head", "num_heads")
     vocab = first_value(c, "vocab_size", "padded_vocab_size")
