@@ -26,6 +26,7 @@ SHAPE_BOUNDS: dict[str, int] = {
     "num_experts": 2**16,
     "num_experts_active": 2**16,
     "num_shared_experts": 2**16,
+    "moe_latent_size": 2**17,
     "kv_lora_rank": 2**16,
     "q_lora_rank": 2**16,
     "qk_rope_head_dim": 2**12,
