@@ -287,3 +287,12 @@ def test_nemotron_3_counts_are_the_releases(name: str, params: int) -> None:
     expert), so the count is llmfit's safetensors count of the release to the parameter."""
     arch = get_model(name).architecture
     assert arch is not None and arch.params_total == params
+
+
+def test_glm_4_5v_is_glm_4_5_air_with_its_shared_expert() -> None:
+    """GLM-4.5V's language model is GLM-4.5-Air: its verbatim config gives the dense first layer
+    and the shared expert llmfit's facts lacked, so the model is no longer approximated."""
+    v, air = (get_model(n).architecture for n in ("GLM-4.5V", "GLM-4.5-Air"))
+    assert v is not None and air is not None and not v.approximated
+    assert (v.num_shared_experts, v.first_dense_layers) == (1, 1)
+    assert v.params_total == air.params_total
