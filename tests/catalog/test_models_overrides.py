@@ -142,3 +142,19 @@ def test_granite_docling_text_decoder_is_most_of_the_published_total(
 
 def test_multimodal_t5_inherits_its_text_model(models: dict[str, Model]) -> None:
     assert _total(models, "Flan T5-XXL + BLIP-2") == _total(models, "Flan-T5 11B")
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("DeepSeekMoE-16B", 16_375_728_128), ("GigaChat Lite (GigaChat-20B-A3B)", 20_589_299_712),
+])
+def test_deepseek_moe_shapes_take_their_shared_experts_and_dense_first_layer(
+        name: str, params: int) -> None:
+    """Their config.json files add what llmfit's list lacks (n_shared_experts 2,
+    first_k_dense_replace 1 with the dense FFN width): the count is then the release's
+    safetensors count exactly, and the model is no longer approximated."""
+    from tpscalc.catalog import get_model
+
+    arch = get_model(name).architecture
+    assert arch is not None and not arch.approximated
+    assert (arch.num_shared_experts, arch.first_dense_layers) == (2, 1)
+    assert arch.params_total == params
