@@ -53,9 +53,9 @@ def test_a_safetensors_index_gives_the_parameter_count(tmp_path: Path) -> None:
     ("not json at all", "not JSON"),
     ("[1, 2]", "not a config object"),
     ('{"model_type": "mamba", "num_hidden_layers": 2}', "does not read yet"),
-    ('{"model_type": "qwen3_moe", "num_hidden_layers": 2, "hidden_size": 64, '
-     '"num_attention_heads": 4, "vocab_size": 100, "num_experts": 4, "moe_intermediate_size": 8, '
-     '"moe_latent_size": 1000000000}', "moe_latent_size"),
+    (('{"model_type": "qwen3_moe", "num_hidden_layers": 2, "hidden_size": 64, '
+      '"num_attention_heads": 4, "vocab_size": 100, "num_experts": 4, '
+      '"moe_intermediate_size": 8, "moe_latent_size": 1000000000}'), "moe_latent_size"),
 ])
 def test_bad_configs_end_with_one_line_and_exit_2(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "config.json"
