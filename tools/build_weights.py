@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tpscalc.catalog import store
 from tpscalc.catalog.quants import quantizations
-from tpscalc.estimate.weights import weights_bytes, weights_read_per_token_bytes
+from tpscalc.estimate.weights import resident_weights_bytes, weights_read_per_token_bytes
 
 OUT = Path(__file__).resolve().parents[1] / "src/tpscalc/catalog/data/weights.json"
 # F16, and the native formats models ship in (estimate/runtime.py): a model offered in its
@@ -27,13 +27,15 @@ def table_types() -> list[str]:
 
 
 def model_rows(types: list[str]) -> dict[str, list[list[int]]]:
-    """slug → [[weights bytes, weight bytes read per token], ...] in `types` order."""
+    """slug → [[weights bytes held in memory, weight bytes read per token], ...] in `types`
+    order (held: the file less the tables llama.cpp reads row by row from it)."""
     out: dict[str, list[list[int]]] = {}
     for model in store.models():
         arch = model.architecture
         if arch is None:
             continue
-        out[model.slug] = [[weights_bytes(arch, t), round(weights_read_per_token_bytes(arch, t))]
+        out[model.slug] = [[resident_weights_bytes(arch, t),
+                            round(weights_read_per_token_bytes(arch, t))]
                            for t in types]
     return out
 

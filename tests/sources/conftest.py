@@ -31,8 +31,10 @@ def _tensors() -> list[tuple[str, tuple[int, ...], bool]]:
 
 
 def write_tiny_llama(path: Path, arch: str = "llama", *, sliding_window: int | None = None,
-                     split: int = 0) -> int:
-    """Write a 2-layer llama GGUF (Q8_0 matrices, F32 norms); return its tensor bytes."""
+                     split: int = 0, per_layer: int = 0) -> int:
+    """Write a 2-layer llama GGUF (Q8_0 matrices, F32 norms); return its tensor bytes.
+    per_layer: also a per-layer embedding table of that width per layer (Gemma 4's
+    per_layer_token_embd, which llama.cpp reads row by row)."""
     rng = np.random.default_rng(0)
     writer = GGUFWriter(path, arch, split_max_tensors=split)
     writer.add_name("Tiny Llama")
@@ -46,7 +48,10 @@ def write_tiny_llama(path: Path, arch: str = "llama", *, sliding_window: int | N
     if sliding_window:
         writer.add_sliding_window(sliding_window)
     total = 0
-    for name, shape, quantized in _tensors():
+    tensors = _tensors()
+    if per_layer:
+        tensors.append(("per_layer_token_embd.weight", (VOCAB, LAYERS * per_layer), True))
+    for name, shape, quantized in tensors:
         data = rng.standard_normal(shape).astype(np.float32)
         if quantized:
             raw = quantize(data, GGMLQuantizationType.Q8_0)

@@ -83,6 +83,20 @@ def test_an_unknown_architecture_keeps_exact_weights_and_approximates_kv(
     assert "approximated" in str(data["sources"])
 
 
+def test_a_per_layer_embedding_table_is_neither_held_nor_read(
+        tmp_path: Path, write_gguf: Writer, tiny_gguf: tuple[Path, int]) -> None:
+    """Gemma 4's per_layer_token_embd: llama.cpp reads its rows from the mapped file."""
+    path = tmp_path / "ple.gguf"
+    file_bytes = write_gguf(path, per_layer=32)
+    table = 256 * 2 * 32 // 32 * 34  # VOCAB × LAYERS × 32 values, Q8_0 (34 bytes per 32)
+    assert file_bytes == tiny_gguf[1] + table
+    fw = read_gguf(path).model.file_weights
+    plain = read_gguf(tiny_gguf[0]).model.file_weights
+    assert fw is not None and plain is not None
+    assert fw.bytes_stored == tiny_gguf[1]
+    assert fw.bytes_read_per_token == plain.bytes_read_per_token
+
+
 def test_sliding_window_layers_from_the_metadata(tmp_path: Path, write_gguf: Writer) -> None:
     path = tmp_path / "gemma2.gguf"
     write_gguf(path, arch="gemma2", sliding_window=128)

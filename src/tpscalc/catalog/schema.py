@@ -192,6 +192,10 @@ class Architecture(Record):
     # The last `kv_shared_layers` layers attend over the cache of the last earlier layer of
     # their kind and cache nothing themselves (Gemma 3n and 4's `num_kv_shared_layers`).
     kv_shared_layers: int = _check(default=0, ge=0)
+    # Per-layer embeddings (Gemma 3n and 4's `hidden_size_per_layer_input`): a table of
+    # vocab × (layers × this width) looked up per token, then projected into each layer
+    # (llama.cpp's per_layer_token_embd, per_layer_model_proj, per_layer_inp_gate/proj).
+    per_layer_input_size: int | None = _check(default=None, gt=0)
     # Mixture of experts.
     num_experts: int | None = _check(default=None, gt=0)
     num_experts_active: int | None = _check(default=None, gt=0)

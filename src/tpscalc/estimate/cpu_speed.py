@@ -46,7 +46,7 @@ class CpuFit:
 
 # Fitted by benchmarks/rig_accuracy.py (each the median, over the CPU rows where its term binds,
 # of the value that makes the row exact); leave-one-device-out error printed there.
-CPU_FIT = CpuFit(core_gb_s_quantized=7.15, core_gb_s_float=13.32, prefill_share=0.731,
+CPU_FIT = CpuFit(core_gb_s_quantized=7.17, core_gb_s_float=13.32, prefill_share=0.753,
                  moe_decode_factor=1.46)
 
 

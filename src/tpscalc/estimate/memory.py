@@ -314,7 +314,7 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
                      context_tokens: int, kv_type: str = "f16", backend: str = "cuda",
                      n_ubatch: int = 512, flash_attn: bool = True) -> MemoryBreakdown:
     """Weights, KV cache, runtime and total, GiB; approximated when `arch` is None."""
-    from tpscalc.estimate.weights import approx_weights_bytes, weights_bytes
+    from tpscalc.estimate.weights import approx_weights_bytes, resident_weights_bytes
 
     approximated = arch is None or arch.approximated
     if arch is None:
@@ -323,7 +323,7 @@ def memory_breakdown(arch: Architecture | None, parameters: float, ftype: str | 
     else:
         shape = arch
         name = ftype if isinstance(ftype, str) else ftype.name
-        weights = float(weights_bytes(arch, name))
+        weights = float(resident_weights_bytes(arch, name))
     kv = kv_cache_bytes(shape, context_tokens, kv_type, n_ubatch)
     runtime = runtime_bytes(shape, backend, context_tokens, n_ubatch, flash_attn)
     return breakdown(weights, kv, runtime, 0.0, approximated)

@@ -222,7 +222,7 @@ class LlamaCpp:
         with the tensor inventories, loads here: a catalog model's sizes are in the table)."""
         from tpscalc.estimate.weights import (
             approx_weights_bytes,
-            weights_bytes,
+            resident_weights_bytes,
             weights_read_per_token_bytes,
         )
 
@@ -234,7 +234,7 @@ class LlamaCpp:
                 total = approx_weights_bytes(total_params, fmt)
                 out.append((total, total * active_params / total_params))
             else:
-                out.append((float(weights_bytes(arch, fmt)),
+                out.append((float(resident_weights_bytes(arch, fmt)),
                             weights_read_per_token_bytes(arch, fmt)))
         return out
 

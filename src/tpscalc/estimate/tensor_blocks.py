@@ -68,10 +68,14 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
         k_eq_v = arch.global_k_eq_v
     q_dim, kv_dim = n_q * d, n_kv * d
     q_rows = 2 * q_dim if arch.attn_output_gate else q_dim
+    # A KV-shared layer reads an earlier layer's cache: no K or V projection of its own
+    # (Gemma 4: llama.cpp's gemma4 loader makes them optional where !has_kv(i), and the
+    # checkpoints have none; Gemma 3n's keep unused ones, a model not built here)
+    own_kv = not arch.kv_shared_layers or i < arch.num_layers - arch.kv_shared_layers
     out = [
         TensorSpec("attn_q", i, h, q_rows),
-        TensorSpec("attn_k", i, h, kv_dim),
-        *([] if k_eq_v else [TensorSpec("attn_v", i, h, kv_dim)]),
+        *([TensorSpec("attn_k", i, h, kv_dim)] if own_kv else []),
+        *([] if k_eq_v or not own_kv else [TensorSpec("attn_v", i, h, kv_dim)]),
         TensorSpec("attn_output", i, q_dim, h),
     ]
     if arch.attention_bias or arch.linear_bias:
@@ -80,7 +84,7 @@ def attention(arch: Architecture, i: int, full: bool = False) -> list[TensorSpec
     if arch.linear_bias:
         out.append(vec("attn_output.bias", i, h))
     if arch.qk_norm:
-        out += [vec("attn_q_norm", i, d), vec("attn_k_norm", i, d)]
+        out += [vec("attn_q_norm", i, d), *([vec("attn_k_norm", i, d)] if own_kv else [])]
     return out
 
 

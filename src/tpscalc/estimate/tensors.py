@@ -22,8 +22,13 @@ from tpscalc.estimate.tensor_blocks import (
     vec,
 )
 
-__all__ = ["TensorSpec", "active_fraction", "is_linear_attention_layer", "layer_heads",
-           "parameter_counts", "tensor_inventory"]
+# Tensors llama.cpp reads row by row from the mapped file, never loading them whole (Gemma 4's
+# per-layer embeddings: TENSOR_READ_LAZY in src/models/gemma4.cpp; a GTX 1650 Ti holds E2B at
+# -ngl 99 -c 8192 in 1,618 MiB with its 3.35 GB file, 1.93 GB of it this table).
+LAZY_TENSORS = frozenset({"per_layer_token_embd"})
+
+__all__ = ["LAZY_TENSORS", "TensorSpec", "active_fraction", "is_linear_attention_layer",
+           "layer_heads", "parameter_counts", "tensor_inventory"]
 
 
 def _mixer(arch: Architecture, i: int) -> list[TensorSpec]:
@@ -148,7 +153,23 @@ def _transformer_layer(arch: Architecture, i: int) -> list[TensorSpec]:
     out += ffn
     if arch.post_norms:  # Gemma 2/3: post_feedforward_layernorm
         out += norm(arch, "post_ffw_norm", i, h)
+    if arch.per_layer_input_size:  # Gemma 4: the layer's gate on its per-layer embedding
+        p = arch.per_layer_input_size
+        out += [TensorSpec("per_layer_inp_gate", i, h, p), TensorSpec("per_layer_proj", i, p, h),
+                vec("per_layer_post_norm", i, h)]
     return out
+
+
+def _per_layer_embeddings(arch: Architecture) -> list[TensorSpec]:
+    """Gemma 4's per-layer embedding table and its projection from the token embedding
+    (llama.cpp src/models/gemma4.cpp: per_layer_token_embd {layers × width, n_vocab},
+    per_layer_model_proj {n_embd, layers × width}, per_layer_proj_norm {width})."""
+    if not arch.per_layer_input_size:
+        return []
+    p, n = arch.per_layer_input_size, arch.per_layer_input_size * arch.num_layers
+    return [TensorSpec("per_layer_token_embd", None, n, arch.vocab_size),
+            TensorSpec("per_layer_model_proj", None, arch.hidden_size, n),
+            vec("per_layer_proj_norm", None, p)]
 
 
 @functools.lru_cache(maxsize=16)  # a report asks for one model's several times in a row
@@ -157,7 +178,7 @@ def tensor_inventory(arch: Architecture) -> tuple[TensorSpec, ...]:
     if arch.kind != "decoder" or arch.rwkv_version:
         return nd.inventory(arch)
     h = arch.hidden_size
-    out = [TensorSpec("token_embd", None, h, arch.vocab_size)]
+    out = [TensorSpec("token_embd", None, h, arch.vocab_size), *_per_layer_embeddings(arch)]
     for i in range(arch.num_layers):
         out += _layer(arch, i)
     out += norm(arch, "output_norm", None, h)
@@ -187,7 +208,10 @@ def parameter_counts(arch: Architecture) -> tuple[int, int]:
 
 
 def active_fraction(arch: Architecture, t: TensorSpec) -> float:
-    """Fraction of tensor `t` read per generated token (token_embd reads one row: ~0)."""
+    """Fraction of tensor `t` read per generated token (token_embd reads one row: ~0, as
+    does the per-layer embedding table, one row of it per token)."""
     if t.name == "token_embd":
         return 1.0 if arch.tied_embeddings else 0.0
+    if t.name in LAZY_TENSORS:
+        return 0.0
     return _expert_share(arch, t)

@@ -15,7 +15,7 @@ from functools import cache, lru_cache
 
 from tpscalc.catalog.schema import Architecture, Quantization
 from tpscalc.catalog.store import ggml_block_sizes
-from tpscalc.estimate.tensors import TensorSpec, active_fraction, tensor_inventory
+from tpscalc.estimate.tensors import LAZY_TENSORS, TensorSpec, active_fraction, tensor_inventory
 from tpscalc.estimate.types import UNQUANTIZED
 
 # llama_ftype_get_default_type() in src/llama-quant.cpp: the ggml type a file type starts from.
@@ -44,6 +44,7 @@ _FALLBACK = {
     "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0",
 }
 _NOT_QUANTIZED = ("ffn_gate_inp", "ssm_conv1d", "shortconv", "pos_embd", "token_types",
+                  "per_layer_model_proj", "altup", "laurel",  # small (Gemma 3n and 4)
                   # BERT's learned positions (LLM_TENSOR_POS_EMBD), T5's relative position bias
                   # and RWKV's small 2-D weights: tensor_allows_quantization in llama-quant.cpp
                   "position_embd", "attn_rel_b", "cross_attn_rel_b",
@@ -110,6 +111,8 @@ def _category(name: str) -> str:
     name = name.removeprefix("cross_")
     if name in ("output", "token_embd"):
         return name
+    if name == "per_layer_token_embd":  # tensor_name_match_token_embd() names both tables
+        return "token_embd"
     if name in ("attn_qkv", "attn_kv_b", "attn_v", "attn_k", "attn_q", "attn_output"):
         return name
     for prefix in ("ffn_up", "ffn_gate", "ffn_down"):
@@ -341,6 +344,13 @@ def weights_bytes(arch: Architecture, ftype: str, imatrix: bool | None = None) -
     return round(sum(tensor_bytes(t, g) for t, g in _typed_tensors(arch, ftype, imatrix)))
 
 
+def resident_weights_bytes(arch: Architecture, ftype: str, imatrix: bool | None = None) -> int:
+    """`weights_bytes` less the tensors llama.cpp reads row by row from the mapped file
+    (`tensors.LAZY_TENSORS`): the weights a runtime holds in memory, VRAM or RAM."""
+    return round(sum(tensor_bytes(t, g) for t, g in _typed_tensors(arch, ftype, imatrix)
+                     if t.name not in LAZY_TENSORS))
+
+
 def weights_read_per_token_bytes(arch: Architecture, ftype: str,
                                  imatrix: bool | None = None) -> float:
     """Weight bytes one decode step reads: active experts only, one embedding row (≈ 0)."""
@@ -409,6 +419,8 @@ def _placed_apart(arch: Architecture) -> tuple[tuple[str, TensorSpec], ...]:
     at a time, and the whole inventory is kept for the last few models only."""
     out = []
     for t in tensor_inventory(arch):
+        if t.name in LAZY_TENSORS:  # neither held nor placed: read from the mapped file
+            continue
         if t.layer is None:
             out.append(("embedding" if t.name == "token_embd" else "output", t))
         elif t.name.endswith("_exps"):

@@ -27,6 +27,7 @@ SHAPE_BOUNDS: dict[str, int] = {
     "num_experts_active": 2**16,
     "num_shared_experts": 2**16,
     "moe_latent_size": 2**17,
+    "per_layer_input_size": 2**14,
     "kv_lora_rank": 2**16,
     "q_lora_rank": 2**16,
     "qk_rope_head_dim": 2**12,

@@ -30,6 +30,9 @@ ATTENTION_ARCHS = frozenset({
 # Where llama.cpp alternates sliding-window and global layers without a pattern key:
 # layers per global layer (src/llama-model.cpp, set_swa_pattern).
 SWA_PERIOD = {"gemma2": 2, "gemma3": 6, "cohere2": 4, "gpt-oss": 2}
+# Tables llama.cpp reads row by row from the mapped file, never holding them whole
+# (estimate.tensors.LAZY_TENSORS, by their GGUF names).
+LAZY_GGUF_TENSORS = frozenset({"per_layer_token_embd.weight"})
 EXPERT_MARK = "_exps"  # ffn_{gate,up,down}_exps: every expert of a layer in one tensor
 
 
@@ -151,7 +154,7 @@ def _read_per_token(header: GgufHeader, arch: Architecture | None) -> float:
         share = arch.num_experts_active / arch.num_experts
     tied, total = arch_tied(header), 0.0
     for t in header.tensors:
-        if t.name == "token_embd.weight" and not tied:
+        if (t.name == "token_embd.weight" and not tied) or t.name in LAZY_GGUF_TENSORS:
             continue  # one row per token is read, not the table
         total += t.n_bytes * (share if EXPERT_MARK in t.name else 1.0)
     return total
@@ -177,7 +180,9 @@ def model_from_header(header: GgufHeader) -> SourcedModel:
     name = str(header.metadata.get("general.name") or header.path.stem)
     fname = header.path.name + (f" (+{header.shards - 1} shards)" if header.shards > 1 else "")
     weights = FileWeights.model_validate({
-        "format": _format(header), "bytes_stored": sum(t.n_bytes for t in header.tensors),
+        "format": _format(header),
+        "bytes_stored": sum(t.n_bytes for t in header.tensors
+                            if t.name not in LAZY_GGUF_TENSORS),
         "bytes_read_per_token": max(1.0, _read_per_token(header, arch)),
         "source": header.path.name})
     model = Model.model_validate({"name": name, "slug": slugify(name) or "gguf-file",

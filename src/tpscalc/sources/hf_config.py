@@ -29,8 +29,10 @@ LAYERNORM_TYPES = frozenset({"gpt2", "gpt_bigcode", "starcoder2", "phi", "falcon
 # Families with per-head q/k RMSNorm (transformers modeling_qwen3.py, gemma3, olmo2).
 QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "qwen3_next",
                            "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text",
-                           "qwen3_vl_text", "qwen3_vl_moe_text", "olmo3", "mimo"})
-POST_NORM_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "olmo2", "olmo3"})
+                           "qwen3_vl_text", "qwen3_vl_moe_text", "olmo3", "mimo", "gemma4",
+                           "gemma4_text"})
+POST_NORM_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "olmo2", "olmo3", "gemma4",
+                             "gemma4_text"})
 # Families with a bias on q, k and v only (transformers modeling_qwen2.py: qkv bias=True).
 QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
 # Families whose HF config class keeps PretrainedConfig's tie_word_embeddings=True default.
@@ -147,6 +149,20 @@ def global_fields(c: dict[str, Any], head_dim: int, kv_heads: int) -> dict[str, 
     return out
 
 
+def per_layer_fields(c: dict[str, Any], n_layers: int) -> dict[str, Any]:
+    """Gemma 4's per-layer embeddings (`hidden_size_per_layer_input`, 0 or null in the 26B and
+    31B) and its double-wide FFN (`use_double_wide_mlp`: the KV-shared layers have twice the
+    FFN width, transformers' Gemma4TextMLP and llama.cpp's per-layer n_ff)."""
+    out: dict[str, Any] = {}
+    if c.get("hidden_size_per_layer_input"):
+        out["per_layer_input_size"] = int(c["hidden_size_per_layer_input"])
+    shared, inter = int(c.get("num_kv_shared_layers") or 0), c.get("intermediate_size")
+    if c.get("use_double_wide_mlp") and shared and inter:
+        own = n_layers - shared
+        out["layer_intermediate_sizes"] = (int(inter),) * own + (2 * int(inter),) * shared
+    return out
+
+
 REQUIRED_KEYS = ("num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size")
 # The usual config.json name of the Architecture fields whose names differ (for messages).
 CONFIG_NAMES = {"num_layers": "num_hidden_layers", "num_kv_heads": "num_key_value_heads",
@@ -193,7 +209,7 @@ def shape_fields(cfg: dict[str, Any], source: str) -> dict[str, Any] | list[str]
         "sliding_window": window, "sliding_window_layers": n_slide,
         "linear_attention_layers": n_lin, "source": source,
         **moe_fields(c), **mla_fields(c), **linear_fields(c),
-        **global_fields(c, head_dim, int(kv)),
+        **global_fields(c, head_dim, int(kv)), **per_layer_fields(c, int(n_layers)),
     }
 
 
