@@ -5,7 +5,8 @@
 Decode is fitted in its time-per-token form, which is linear in the unknowns once written with
 u = 1/η: t = x·(u_backend + δ_class + δ_family + δ_device) + (a + b·layers)·1e-6 + c_q·weights/S +
 c_att·attention FLOPs/S + era terms, where x = bytes read per token ÷ card bandwidth, S the
-card's shader rate, c_q the decode kernels' work per weight of the quant, counted from
+card's shader rate (for a driver with a kernel rate R of its own, kernel_rates, x carries
+1/bandwidth + 1/R per byte), c_q the decode kernels' work per weight of the quant, counted from
 llama.cpp's source and not fitted (speed_terms.KERNEL_DEQUANT_OPS; plus three times Q4_0's on
 NVIDIA chips without DP4A: a known time each row carries, so the bandwidth term has no work
 term to trade against) and δ_class the memory class (HBM,
@@ -125,6 +126,10 @@ BAND_MIN_DEVICES = 3  # devices a class's (or `./main` rows') prompt pool needs 
 # the Apple table was held out). Below it, other cards get the measured drivers' pooled level
 # and the range of a driver never measured (calibration.unmeasured_backend, novelty.driver_band).
 DRIVER_MIN_DEVICES = 2
+# kernel_rates: a driver's own decode kernel rate is looked for over at least this many of its
+# devices (two points draw any line)
+KERNEL_RATE_MIN_DEVICES = 3
+KERNEL_RATE_ROUNDS = 6  # kernel_rates: fits with the rates found, at most
 # Floor on u = 1/η (η ≤ 2): η above 1 can be fitted where caches (Infinity Cache, large L2)
 # serve part of the reads or where the overhead term takes time from the bandwidth term.
 U_MIN = 0.5
@@ -203,17 +208,20 @@ def _is_old(o: Obs, newest: dict[str, int]) -> bool:
 
 
 def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
-                 fixed_zero: set[str],
+                 fixed_zero: set[str], rates: dict[str, float] | None = None,
                  ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray, np.ndarray]:
     """The design rows, time per token, row weights, and each row's known time (the
-    dequantization work counted from the kernels), s."""
+    dequantization work counted from the kernels), s. rates: the drivers' own decode kernel
+    rates (kernel_rates), GB/s."""
     rows, target, weight, known = [], [], [], []
     for o in obs:
-        # the weights at the kernels' own rate (sycl_kernels.read_factors: SYCL's unreordered
-        # types on an Intel GPU; 1 elsewhere)
-        x = (o.read_bytes * o.read_factor + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
-        r: dict[int, float] = defaultdict(float)
         ven = vendor_key(o.card, o.backend)
+        # the weights at the kernels' own rate (sycl_kernels.read_factors: SYCL's unreordered
+        # types on an Intel GPU; 1 elsewhere), and the driver's own per-byte time where it
+        # has one: 1/bandwidth + 1/R (speed.kernel_rate_share)
+        x = (o.read_bytes * o.read_factor + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
+        x /= speed.kernel_rate_share(o.card.bandwidth_gb_s, (rates or {}).get(ven))
+        r: dict[int, float] = defaultdict(float)
         r[cols(f"u|{o.backend}")] += x
         r[cols(f"v|{ven}")] += x  # the vendor's driver (calibration.vendor_key)
         r[cols(f"f|{family_key(o.card, o.backend)}")] += x
@@ -293,13 +301,15 @@ def _ridge_solve(rows: list[dict[int, float]], target: np.ndarray, weight: np.nd
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
-def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
-    """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts."""
+def fit_decode(obs: Sequence[Obs], rates: dict[str, float] | None = None,
+               ) -> tuple[dict[str, float], dict[str, int]]:
+    """Decode coefficients by name ("u|cuda", "f|cuda:ampere", "b|cuda", ...), and row counts;
+    rates: the drivers' own kernel rates (kernel_rates), GB/s."""
     obs = [o for o in obs if o.kind == "decode"]
     newest, fixed_zero = _newest_era(obs), set()
     while True:
         cols = _Columns()
-        rows, target, weight, known = _decode_rows(obs, cols, newest, fixed_zero)
+        rows, target, weight, known = _decode_rows(obs, cols, newest, fixed_zero, rates)
         ridge = {j: (LAMBDA_FAMILY if n.startswith("f|") else
                      LAMBDA_CLASS if n.startswith(("c|", "v|")) else LAMBDA_DEVICE)
                  for n, j in cols.index.items() if n[:2] in ("f|", "v|", "d|", "c|")}
@@ -314,6 +324,80 @@ def fit_decode(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, int]]:
         counts[f"f|{family_key(o.card, o.backend)}"] += 1
         counts[f"d|{device_key(o.card.name, o.backend)}"] += 1
     return named, dict(counts)
+
+
+def _device_read_times(obs: Sequence[Obs], dec: dict[str, float], rates: dict[str, float],
+                       ) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per driver (vendor_key), each device's (bandwidth GB/s, fitted time per GB read, s):
+    the u + offsets of its decode level ÷ its bandwidth and the share its driver's kernel
+    rate leaves (the rates `dec` was fitted with)."""
+    out: dict[str, dict[str, tuple[float, float]]] = defaultdict(dict)
+    for o in obs:
+        ven, dev = vendor_key(o.card, o.backend), device_key(o.card.name, o.backend)
+        u = (dec.get(f"u|{o.backend}", 0.0) + dec.get(f"v|{ven}", 0.0)
+             + dec.get(f"f|{family_key(o.card, o.backend)}", 0.0) + dec.get(f"d|{dev}", 0.0)
+             + dec.get(f"c|{efficiency_class(o.card)}", 0.0))
+        bw = o.card.bandwidth_gb_s
+        if u > 0:
+            out[ven][dev] = (bw, u / bw / speed.kernel_rate_share(bw, rates.get(ven)))
+    return out
+
+
+def _read_time_line(points: Sequence[tuple[float, float]], with_rate: bool) -> tuple[float, float]:
+    """(α, β) of time per GB = α/bandwidth + β (β = 0 without a rate), least squares on the
+    relative error."""
+    x = np.array([1.0 / b for b, _ in points])
+    y = np.array([t for _, t in points])
+    a = np.column_stack([x, np.ones_like(x)]) if with_rate else x[:, None]
+    coef = np.linalg.lstsq(a / y[:, None], np.ones_like(y), rcond=None)[0]
+    return float(coef[0]), float(coef[1]) if with_rate else 0.0
+
+
+def _device_out_error(points: Sequence[tuple[float, float]], with_rate: bool) -> float:
+    """Median relative error of each device's time per GB from the line through the others."""
+    errs = []
+    for i, (bw, t) in enumerate(points):
+        alpha, beta = _read_time_line([p for j, p in enumerate(points) if j != i], with_rate)
+        errs.append(abs((alpha / bw + beta) / t - 1.0))
+    return float(np.median(errs))
+
+
+def kernel_rates(obs: Sequence[Obs]) -> dict[str, float]:
+    """The drivers' own decode kernel rates (_rates_from_levels), GB/s, refitted until they
+    hold: a fit without a rate lends part of a driver's time per byte to the overheads per
+    token and per layer, so the rates are read again from the fit made with them."""
+    rates: dict[str, float] = {}
+    dec = fit_decode(obs)[0]
+    for _ in range(KERNEL_RATE_ROUNDS):
+        found = _rates_from_levels(obs, dec, rates)
+        if found == rates:
+            break
+        rates = found
+        dec = fit_decode(obs, rates)[0]
+    return rates
+
+
+def _rates_from_levels(obs: Sequence[Obs], dec: dict[str, float],
+                       rates: dict[str, float]) -> dict[str, float]:
+    """The drivers whose decode kernels read at a rate of their own, GB/s (speed.
+    kernel_rate_share). For each driver measured on KERNEL_RATE_MIN_DEVICES devices, its
+    devices' fitted time per GB read against 1/bandwidth: a line through the origin (the
+    bandwidth sets the time) or with an intercept β (a time per byte no bandwidth sets,
+    R = α/β). The rate is kept where it binds (R below the bandwidth of the driver's fastest
+    measured card) and the line with it predicts each device from the others better than the
+    line through the origin: on the 2026 data only Intel's Arc cards under Vulkan (224-608
+    GB/s, read at 160-310 GB/s)."""
+    out = {}
+    for ven, devices in sorted(_device_read_times(obs, dec, rates).items()):
+        points = sorted(devices.values())
+        if len(points) < KERNEL_RATE_MIN_DEVICES:
+            continue
+        alpha, beta = _read_time_line(points, True)
+        if beta <= 0 or alpha <= 0 or alpha / beta >= max(bw for bw, _ in points):
+            continue
+        if _device_out_error(points, True) < _device_out_error(points, False):
+            out[ven] = float(f"{alpha / beta:.3g}")
+    return out
 
 
 # ---- prefill ---------------------------------------------------------------------------------
@@ -599,13 +683,26 @@ def _prefill_shapes(obs: Sequence[Obs], shapes: Sequence[tuple[float, ...]],
 
 # ---- assemble --------------------------------------------------------------------------------
 
+def _u_floor(o: Obs, rates: dict[str, float]) -> float:
+    """The least 1/η a level of `o`'s card may take: U_MIN, times the share its driver's kernel
+    rate leaves (speed.kernel_rate_share: η is then a level on the slower of the two reads,
+    and the spec-bandwidth cap, speed.ETA_MAX, applies to η × that share)."""
+    return U_MIN * speed.kernel_rate_share(o.card.bandwidth_gb_s,
+                                           rates.get(vendor_key(o.card, o.backend)))
+
+
 def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
-            prefix: str) -> dict[str, LevelParams]:
+            prefix: str, rates: dict[str, float] | None = None) -> dict[str, LevelParams]:
     """Family ("f") or device ("d") efficiencies:
     η = 1/(u + δ_f [+ δ_d]), ε = exp(e + δ_f [+ δ_d]) (a prompt row's family: its prefill
     family, prefill_family_key)."""
     out: dict[str, LevelParams] = {}
     counts: dict[str, int] = defaultdict(int)
+    floors: dict[str, float] = {}
+    for o in obs:
+        fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
+        key = fam if prefix == "f" else device_key(o.card.name, o.backend)
+        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates or {}))
     for o in obs:
         fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
         dev = device_key(o.card.name, o.backend)
@@ -615,7 +712,7 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
         if f"{prefix}|{key}" in dec:
             u = (dec[f"u|{o.backend}"] + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0)
                  + dec[f"f|{fam}"] + (dec[f"d|{dev}"] if prefix == "d" else 0))
-            eta = round(1.0 / max(u, U_MIN), 4)
+            eta = round(1.0 / max(u, floors[key]), 4)
         if f"{prefix}|{key}" in pre:
             e = pre[f"e|{o.backend}"] + pre[f"f|{fam}"] + (pre[f"d|{dev}"] if prefix == "d" else 0)
             eps = round(float(np.exp(e)), 4)
@@ -628,22 +725,26 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
     return dict(sorted(out.items()))
 
 
-def _pooled_u(obs: Sequence[Obs], dec: dict[str, float], backend: str) -> float | None:
+def _pooled_u(obs: Sequence[Obs], dec: dict[str, float], backend: str,
+              rates: dict[str, float] | None = None) -> float | None:
     """1/η of `backend`'s measured drivers pooled: the row-weighted mean of u + δ_v over its
     vendors' decode rows (None without any). The bare u is not any driver's level once the
     vendors split it (Vulkan: 1/η 1.32 between Radeon's 0.92 and Arc's 1.97)."""
     u = dec.get(f"u|{backend}")
-    per_row = [max(u + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0), U_MIN)
+    # each row's level on its card's bandwidth alone (its driver's kernel-rate share taken in)
+    per_row = [max((u + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0))
+                   * U_MIN / _u_floor(o, rates or {}), U_MIN)
                for o in obs if o.kind == "decode" and o.backend == backend] if u else []
     return float(np.mean(per_row)) if per_row else None
 
 
 def _backends(
-    obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float]
+    obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
+    rates: dict[str, float] | None = None,
 ) -> dict[str, BackendParams]:
     out = {}
     for be in sorted({o.backend for o in obs}):
-        u = _pooled_u(obs, dec, be)
+        u = _pooled_u(obs, dec, be, rates)
         eta = 1.0 / u if u else 0.5
         out[be] = BackendParams(
             decode_efficiency=round(eta, 4),
@@ -660,22 +761,25 @@ def _backends(
     return out
 
 
-def _vendors(obs: Sequence[Obs], dec: dict[str, float]) -> dict[str, LevelParams]:
+def _vendors(obs: Sequence[Obs], dec: dict[str, float],
+             rates: dict[str, float] | None = None) -> dict[str, LevelParams]:
     """Decode level of each vendor's driver under a backend: η = 1/(u + δ_v)
     (calibration.vendor_key: "backend:vendor"), where its rows come from DRIVER_MIN_DEVICES
     devices or more. MoE rows' extra cost is per chip maker (moe_matrix_mb)."""
     counts: dict[str, int] = defaultdict(int)
     devices: dict[str, set[str]] = defaultdict(set)
+    floors: dict[str, float] = {}
     for o in obs:
         key = vendor_key(o.card, o.backend)
         counts[key] += 1
         devices[key].add(o.card.name)
+        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates or {}))
     out: dict[str, LevelParams] = {}
     for key, n in counts.items():
         u = dec.get(f"u|{key.partition(':')[0]}")
         if not u or f"v|{key}" not in dec or len(devices[key]) < DRIVER_MIN_DEVICES:
             continue
-        out[key] = LevelParams(round(1.0 / max(u + dec[f"v|{key}"], U_MIN), 4), None, n)
+        out[key] = LevelParams(round(1.0 / max(u + dec[f"v|{key}"], floors[key]), 4), None, n)
     return dict(sorted(out.items()))
 
 
@@ -691,17 +795,18 @@ def _moe_decode_families(obs: Sequence[Obs]) -> dict[str, int]:
 
 def fit(obs: Sequence[Obs]) -> Calibration:
     """Parameters fitted on `obs` (no bands, no measured table)."""
-    dec, _ = fit_decode(obs)
-    pre, _ = fit_prefill(obs)
     dec_obs = [o for o in obs if o.kind == "decode"]
+    rates = kernel_rates(dec_obs)
+    dec, _ = fit_decode(obs, rates)
+    pre, _ = fit_prefill(obs)
     pre_obs = [o for o in obs if o.kind == "prefill"]
-    fams = _levels(dec_obs, dec, {}, "f")
+    fams = _levels(dec_obs, dec, {}, "f", rates)
     for k, v in _levels(pre_obs, {}, pre, "f").items():
         d = fams.get(k, LevelParams(None, None))
         fams[k] = LevelParams(
             d.decode_efficiency, v.prefill_efficiency, d.n_measurements + v.n_measurements
         )
-    devs = _levels(dec_obs, dec, {}, "d")
+    devs = _levels(dec_obs, dec, {}, "d", rates)
     for k, v in _levels(pre_obs, {}, pre, "d").items():
         d = devs.get(k, LevelParams(None, None))
         devs[k] = LevelParams(
@@ -714,10 +819,10 @@ def fit(obs: Sequence[Obs]) -> Calibration:
     eras |= {f"prefill|main|{k[5:]}": round(v, 4) for k, v in pre.items() if k.startswith("main|")}
     eras |= {f"prefill|main_ms|{k[8:]}": v for k, v in pre.items() if k.startswith("main_ms|")}
     cal = Calibration(
-        backends=_backends(obs, dec, pre),
+        backends=_backends(obs, dec, pre, rates),
         families=dict(sorted(fams.items())),
         devices=dict(sorted(devs.items())),
-        vendors=_vendors(dec_obs, dec),
+        vendors=_vendors(dec_obs, dec, rates),
         backend_aliases=BACKEND_ALIASES,
         era_terms=dict(sorted(eras.items())),
         class_offsets={k[2:]: round(v, 4) for k, v in sorted(dec.items()) if k.startswith("c|")},
@@ -729,6 +834,7 @@ def fit(obs: Sequence[Obs]) -> Calibration:
                        for v in moe_families},
         moe_matrix_families=moe_families,
         decode_expert_gemm_factor=round(max(dec.get("xg", 0.0), 0.0), 3),
+        decode_kernel_rate_gb_s=rates,
         prefill_power_w_per_tflops=pre.get("power_w", 0.0),
         prefill_power_exponent=pre.get("power_exp", 0.0),
     )

@@ -449,3 +449,12 @@ def test_dequantization_work_is_counted_from_the_kernels() -> None:
     assert dequant_flops(own, "cuda", "Q4_K_M") == 6.0  # a calibration's class figure first
     assert dequant_flops(own, "cuda", "IQ4_XS") == 9.0
     assert dequant_flops(own, "metal", "IQ4_XS") == 2 * 72 / 32
+
+
+def test_kernel_rate_share_adds_a_time_per_byte() -> None:
+    from tpscalc.estimate.speed import kernel_rate_share
+
+    assert kernel_rate_share(600.0, None) == 1.0
+    # 1/600 + 1/200 per GB: a quarter of the bandwidth's rate
+    assert kernel_rate_share(600.0, 200.0) == pytest.approx(0.25)
+    assert effective_eta(1.6, 0.0, 0.25) == pytest.approx(0.4)  # the cap applies after it

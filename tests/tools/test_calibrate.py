@@ -668,3 +668,37 @@ def test_rocms_attention_on_the_matrix_units_gets_an_efficiency_of_its_own() -> 
     assert (pre["k|rocm"], pre["km|rocm"]) == (0.7, 0.35)
     tile_only = [o for o in obs if not o.wmma_shape]
     assert "km|rocm" not in calibrate.fit_prefill(tile_only)[0]
+
+
+def _with_kernel_rate(rate_gb_s: float) -> list[Obs]:
+    """synthetic()'s CUDA rows read at 1/bandwidth + 1/R per byte (each × 1/η): a driver whose
+    kernels cap the read rate (Intel's Arc under Vulkan, speed.kernel_rate_share)."""
+    eta, per_token = TRUE["cuda"]
+    out = [o for o in synthetic() if o.backend != "cuda" or o.kind != "decode"]
+    for backend, c in CARDS:
+        if backend != "cuda":
+            continue
+        for read, layers in MODELS:
+            t = (read / (eta * 1e9) * (1 / c.bandwidth_gb_s + 1 / rate_gb_s)
+                 + (per_token + layers * PER_LAYER_US) * 1e-6)
+            out.append(_obs(c, backend, "decode", 1 / t, read, layers))
+    return out
+
+
+def test_a_driver_kernel_rate_is_found_where_the_devices_show_one() -> None:
+    obs = _with_kernel_rate(250.0)
+    dec_obs = [o for o in obs if o.kind == "decode"]
+    rates = calibrate.kernel_rates(dec_obs)
+    assert rates["cuda:nvidia"] == pytest.approx(250.0, rel=0.1)
+    # and a device held out is predicted from the others through it
+    held = "G0"  # 900 GB/s, read at ~195 GB/s
+    cal = calibrate.fit([o for o in obs if o.card.name != held])
+    assert cal.decode_kernel_rate_gb_s
+    errs = [calibrate.predict(cal, o)[0] / o.tokens_per_s - 1
+            for o in dec_obs if o.card.name == held]
+    assert max(abs(e) for e in errs) < 0.05
+
+
+def test_no_kernel_rate_where_the_bandwidth_sets_the_time() -> None:
+    obs = [o for o in synthetic() if o.kind == "decode"]
+    assert calibrate.kernel_rates(obs) == {}

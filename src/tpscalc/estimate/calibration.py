@@ -123,6 +123,12 @@ class Calibration(FrozenValue):
     # measurement of another's: the range of such a maker's MoE decode says so
     # (speed.moe_cost_general). Empty: a calibration without the count (every cost general).
     moe_matrix_families: dict[str, int] = field(default_factory=dict)
+    # A driver's decode kernels' own rate, GB/s (vendor_key: "vulkan:intel"): where the
+    # bytes a token reads take a time per byte that no card's bandwidth sets on top of the
+    # bandwidth's, a read of B bytes costs B/(η·bandwidth) + B/(η·R), i.e. η × R/(R+bandwidth)
+    # (speed.kernel_rate_share). Fitted only where the drivers' devices show it
+    # (tools/calibrate.py kernel_rates); absent elsewhere (bandwidth alone).
+    decode_kernel_rate_gb_s: dict[str, float] = field(default_factory=dict)
     # MoE decode where the backend multiplies the routed experts in a matrix-matrix kernel
     # (speed_terms.decode_expert_gemm_flops: Vulkan, BF16 experts): 1 / the share of the card's
     # shader rate those tile FLOPs reach (0: none measured; speed.CardTerms.expert_tile_factor
@@ -300,6 +306,8 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         moe_expert_gemm_efficiency=float(d.get("moe_expert_gemm_efficiency", 1.0)),
         moe_matrix_mb=dict(d.get("moe_matrix_mb", {})),
         moe_matrix_families={k: int(v) for k, v in d.get("moe_matrix_families", {}).items()},
+        decode_kernel_rate_gb_s={k: float(v)
+                                 for k, v in d.get("decode_kernel_rate_gb_s", {}).items()},
         decode_expert_gemm_factor=float(d.get("decode_expert_gemm_factor", 0.0)),
         prefill_power_w_per_tflops=float(d.get("prefill_power_w_per_tflops", 0.0)),
         prefill_power_exponent=float(d.get("prefill_power_exponent", 0.0)),

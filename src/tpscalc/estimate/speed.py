@@ -494,7 +494,9 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
             eta, eta_conf = dec_level.decode_efficiency, conf
         if pre_level is not None and pre_level.prefill_efficiency is not None:
             eps, eps_conf = pre_level.prefill_efficiency, conf
-    eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0))
+    eta = effective_eta(eta, cal.class_offsets.get(efficiency_class(card), 0.0),
+                        kernel_rate_share(card.bandwidth_gb_s,
+                                          cal.decode_kernel_rate_gb_s.get(vendor_key(card, asked))))
     k = be.prefill_attention_efficiency or cal.prefill_attention_efficiency
     return CardParams(
         eta,
@@ -529,9 +531,20 @@ def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
     return kernel_dequant_flops(quant)
 
 
-def effective_eta(eta: float, class_offset: float) -> float:
-    """η with the memory class's offset on 1/η, never above 1 (the spec bandwidth)."""
-    return min(ETA_MAX, 1.0 / max(1.0 / eta + class_offset, 1e-9))
+def kernel_rate_share(bandwidth_gb_s: float, rate_gb_s: float | None) -> float:
+    """The share of a card's decode level left where its driver's kernels read at their own
+    rate R on top of the bandwidth (Calibration.decode_kernel_rate_gb_s): R/(R + bandwidth),
+    1 without one. Intel's Arc cards under Vulkan read ~150-200 GB/s whatever their
+    bandwidth (224 to 608 GB/s): the time per byte is 1/bandwidth + 1/R, not 1/bandwidth."""
+    if not rate_gb_s or rate_gb_s <= 0 or bandwidth_gb_s <= 0:
+        return 1.0
+    return rate_gb_s / (rate_gb_s + bandwidth_gb_s)
+
+
+def effective_eta(eta: float, class_offset: float, rate_share: float = 1.0) -> float:
+    """η with the memory class's offset on 1/η, times the driver's kernel-rate share
+    (kernel_rate_share), never above 1 (the spec bandwidth)."""
+    return min(ETA_MAX, rate_share / max(1.0 / eta + class_offset, 1e-9))
 
 
 def compute_seconds(work: Value, tflops: Value) -> Value:
