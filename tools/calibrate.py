@@ -207,6 +207,13 @@ def _is_old(o: Obs, newest: dict[str, int]) -> bool:
     return o.backend in ERA_BACKENDS and o.era < newest[o.backend]
 
 
+def _rate_share(o: Obs, rates: dict[str, float] | None) -> float:
+    """The share of `o`'s card's decode level its driver's kernel rate leaves (speed.
+    kernel_rate_share; 1 for a driver without one)."""
+    return speed.kernel_rate_share(o.card.bandwidth_gb_s,
+                                   (rates or {}).get(vendor_key(o.card, o.backend)))
+
+
 def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
                  fixed_zero: set[str], rates: dict[str, float] | None = None,
                  ) -> tuple[list[dict[int, float]], np.ndarray, np.ndarray, np.ndarray]:
@@ -220,7 +227,7 @@ def _decode_rows(obs: Sequence[Obs], cols: _Columns, newest: dict[str, int],
         # types on an Intel GPU; 1 elsewhere), and the driver's own per-byte time where it
         # has one: 1/bandwidth + 1/R (speed.kernel_rate_share)
         x = (o.read_bytes * o.read_factor + o.kv_bytes) / (o.card.bandwidth_gb_s * 1e9)
-        x /= speed.kernel_rate_share(o.card.bandwidth_gb_s, (rates or {}).get(ven))
+        x /= _rate_share(o, rates)
         r: dict[int, float] = defaultdict(float)
         r[cols(f"u|{o.backend}")] += x
         r[cols(f"v|{ven}")] += x  # the vendor's driver (calibration.vendor_key)
@@ -339,7 +346,7 @@ def _device_read_times(obs: Sequence[Obs], dec: dict[str, float], rates: dict[st
              + dec.get(f"c|{efficiency_class(o.card)}", 0.0))
         bw = o.card.bandwidth_gb_s
         if u > 0:
-            out[ven][dev] = (bw, u / bw / speed.kernel_rate_share(bw, rates.get(ven)))
+            out[ven][dev] = (bw, u / bw / _rate_share(o, rates))
     return out
 
 
@@ -362,10 +369,11 @@ def _device_out_error(points: Sequence[tuple[float, float]], with_rate: bool) ->
     return float(np.median(errs))
 
 
-def kernel_rates(obs: Sequence[Obs]) -> dict[str, float]:
+def kernel_rates(obs: Sequence[Obs]) -> tuple[dict[str, float], dict[str, float]]:
     """The drivers' own decode kernel rates (_rates_from_levels), GB/s, refitted until they
-    hold: a fit without a rate lends part of a driver's time per byte to the overheads per
-    token and per layer, so the rates are read again from the fit made with them."""
+    hold, and the decode fit made with them (fit_decode's coefficients): a fit without a rate
+    lends part of a driver's time per byte to the overheads per token and per layer, so the
+    rates are read again from the fit made with them."""
     rates: dict[str, float] = {}
     dec = fit_decode(obs)[0]
     for _ in range(KERNEL_RATE_ROUNDS):
@@ -374,7 +382,7 @@ def kernel_rates(obs: Sequence[Obs]) -> dict[str, float]:
             break
         rates = found
         dec = fit_decode(obs, rates)[0]
-    return rates
+    return rates, dec
 
 
 def _rates_from_levels(obs: Sequence[Obs], dec: dict[str, float],
@@ -687,8 +695,7 @@ def _u_floor(o: Obs, rates: dict[str, float]) -> float:
     """The least 1/η a level of `o`'s card may take: U_MIN, times the share its driver's kernel
     rate leaves (speed.kernel_rate_share: η is then a level on the slower of the two reads,
     and the spec-bandwidth cap, speed.ETA_MAX, applies to η × that share)."""
-    return U_MIN * speed.kernel_rate_share(o.card.bandwidth_gb_s,
-                                           rates.get(vendor_key(o.card, o.backend)))
+    return U_MIN * _rate_share(o, rates)
 
 
 def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
@@ -733,7 +740,7 @@ def _pooled_u(obs: Sequence[Obs], dec: dict[str, float], backend: str,
     u = dec.get(f"u|{backend}")
     # each row's level on its card's bandwidth alone (its driver's kernel-rate share taken in)
     per_row = [max((u + dec.get(f"v|{vendor_key(o.card, o.backend)}", 0.0))
-                   * U_MIN / _u_floor(o, rates or {}), U_MIN)
+                   / _rate_share(o, rates), U_MIN)
                for o in obs if o.kind == "decode" and o.backend == backend] if u else []
     return float(np.mean(per_row)) if per_row else None
 
@@ -796,8 +803,7 @@ def _moe_decode_families(obs: Sequence[Obs]) -> dict[str, int]:
 def fit(obs: Sequence[Obs]) -> Calibration:
     """Parameters fitted on `obs` (no bands, no measured table)."""
     dec_obs = [o for o in obs if o.kind == "decode"]
-    rates = kernel_rates(dec_obs)
-    dec, _ = fit_decode(obs, rates)
+    rates, dec = kernel_rates(dec_obs)
     pre, _ = fit_prefill(obs)
     pre_obs = [o for o in obs if o.kind == "prefill"]
     fams = _levels(dec_obs, dec, {}, "f", rates)

@@ -534,7 +534,7 @@ def dequant_flops(cal: Calibration, backend: str, quant: str) -> float:
 def kernel_rate_share(bandwidth_gb_s: float, rate_gb_s: float | None) -> float:
     """The share of a card's decode level left where its driver's kernels read at their own
     rate R on top of the bandwidth (Calibration.decode_kernel_rate_gb_s): R/(R + bandwidth),
-    1 without one. Intel's Arc cards under Vulkan read ~150-200 GB/s whatever their
+    1 without one. Intel's Arc cards under Vulkan read 160-310 GB/s whatever their
     bandwidth (224 to 608 GB/s): the time per byte is 1/bandwidth + 1/R, not 1/bandwidth."""
     if not rate_gb_s or rate_gb_s <= 0 or bandwidth_gb_s <= 0:
         return 1.0

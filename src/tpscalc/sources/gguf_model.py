@@ -14,6 +14,7 @@ from typing import Any
 from tpscalc.catalog.schema import Architecture, FileWeights, Model
 from tpscalc.catalog.slug import slugify
 from tpscalc.catalog.validate import ValidationError
+from tpscalc.estimate.tensors import LAZY_TENSORS
 from tpscalc.sources.bounds import check_shape
 from tpscalc.sources.gguf_header import GgufHeader, LongArray, TensorInfo, read_header
 from tpscalc.sources.types import SourcedModel, SourceError
@@ -30,9 +31,9 @@ ATTENTION_ARCHS = frozenset({
 # Where llama.cpp alternates sliding-window and global layers without a pattern key:
 # layers per global layer (src/llama-model.cpp, set_swa_pattern).
 SWA_PERIOD = {"gemma2": 2, "gemma3": 6, "cohere2": 4, "gpt-oss": 2}
-# Tables llama.cpp reads row by row from the mapped file, never holding them whole
-# (estimate.tensors.LAZY_TENSORS, by their GGUF names).
-LAZY_GGUF_TENSORS = frozenset({"per_layer_token_embd.weight"})
+# Tables llama.cpp reads row by row from the mapped file, never holding them whole, by their
+# GGUF names
+LAZY_GGUF_TENSORS = frozenset(f"{name}.weight" for name in LAZY_TENSORS)
 EXPERT_MARK = "_exps"  # ffn_{gate,up,down}_exps: every expert of a layer in one tensor
 
 
