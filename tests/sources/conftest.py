@@ -31,10 +31,12 @@ def _tensors() -> list[tuple[str, tuple[int, ...], bool]]:
 
 
 def write_tiny_llama(path: Path, arch: str = "llama", *, sliding_window: int | None = None,
-                     split: int = 0, per_layer: int = 0) -> int:
+                     split: int = 0, per_layer: int = 0,
+                     keys: dict[str, int | list[int] | list[bool]] | None = None) -> int:
     """Write a 2-layer llama GGUF (Q8_0 matrices, F32 norms); return its tensor bytes.
     per_layer: also a per-layer embedding table of that width per layer (Gemma 4's
-    per_layer_token_embd, which llama.cpp reads row by row)."""
+    per_layer_token_embd, which llama.cpp reads row by row); keys: more `{arch}.` metadata
+    (ints as uint32, lists as arrays)."""
     rng = np.random.default_rng(0)
     writer = GGUFWriter(path, arch, split_max_tensors=split)
     writer.add_name("Tiny Llama")
@@ -47,6 +49,11 @@ def write_tiny_llama(path: Path, arch: str = "llama", *, sliding_window: int | N
     writer.add_vocab_size(VOCAB)
     if sliding_window:
         writer.add_sliding_window(sliding_window)
+    for key, value in (keys or {}).items():
+        if isinstance(value, list):
+            writer.add_array(f"{arch}.{key}", value)
+        else:
+            writer.add_uint32(f"{arch}.{key}", value)
     total = 0
     tensors = _tensors()
     if per_layer:

@@ -2,8 +2,9 @@
 
 Metadata keys are llama.cpp's (`{arch}.block_count`, `{arch}.attention.head_count_kv`, ...:
 https://github.com/ggml-org/llama.cpp/blob/master/src/llama-arch.cpp). Architectures whose
-layers are all attention (the list below) map onto `Architecture`, so their KV cache is
-computed; any other still gets its exact weights, and its KV cache is flagged approximated.
+layers are all attention (the list below), and the 2026 layouts gguf_layouts reads (Gemma 4,
+Qwen3-Next / 3.5, Nemotron-H), map onto `Architecture`, so their KV cache is computed; any
+other still gets its exact weights, and its KV cache is flagged approximated.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tpscalc.catalog.validate import ValidationError
 from tpscalc.estimate.tensors import LAZY_TENSORS
 from tpscalc.sources.bounds import check_shape
 from tpscalc.sources.gguf_header import GgufHeader, LongArray, TensorInfo, read_header
+from tpscalc.sources.gguf_layouts import LAYOUTS
 from tpscalc.sources.types import SourcedModel, SourceError
 
 # GGUF architectures whose every layer is (full or sliding-window) attention + an FFN.
@@ -92,7 +94,7 @@ def architecture(header: GgufHeader) -> tuple[Architecture | None, str]:
     """The catalog shape of the file's model, or None and why (then the KV is approximated)."""
     meta = header.metadata
     arch = str(meta.get("general.architecture") or "")
-    if arch not in ATTENTION_ARCHS:
+    if arch not in ATTENTION_ARCHS and arch not in LAYOUTS:
         return None, f"architecture {arch or '(none)'!r} is not one tpscalc models"
 
     def g(key: str) -> Any:
@@ -118,7 +120,12 @@ def architecture(header: GgufHeader) -> tuple[Architecture | None, str]:
         "source": f"gguf:{header.path.name}",
         **_moe(g), **_mla(g),
     }
-    if layer_kv and 0 in layer_kv:
+    if arch in LAYOUTS:  # 2026 layouts: global heads, shared caches, linear/Mamba layers
+        layout = LAYOUTS[arch](g, n_layers, layer_kv, {t.name for t in header.tensors})
+        if isinstance(layout, str):
+            return None, layout
+        fields.update(layout)
+    if fields["layer_num_kv_heads"] and 0 in fields["layer_num_kv_heads"]:
         return None, "some layers have no attention (a hybrid stack)"
     check_shape(fields, header.path.name, {
         "num_layers": f"{arch}.block_count", "hidden_size": f"{arch}.embedding_length",
