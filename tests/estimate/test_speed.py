@@ -323,8 +323,10 @@ def test_fp32_share_only_for_in_kernel_dequantisation() -> None:
 
 def test_prefill_power_limit_and_attention_rate() -> None:
     # Power: 100 W for 100 TFLOPS with the knee at 4 W/TFLOPS, exponent 0.5: half the rate
+    # (WMMA matrix units: the 100 TFLOPS are a matrix rate on every backend's kernels)
     hot = Card(name="Hot GPU", slug="hot-gpu", vendor="AMD", memory_gib=24, bandwidth_gb_s=1000.0,
-               architecture="RDNA 2", tflops_fp16_dense=100.0, tflops_fp32=25.0, tdp_w=100.0)
+               architecture="CDNA 2", tflops_fp16_dense=100.0, tflops_fp32=25.0, tdp_w=100.0,
+               tflops_fp16_derived=True)
     base = Calibration(backends=CAL.backends)
     limited = Calibration(backends=CAL.backends, prefill_power_w_per_tflops=4.0,
                           prefill_power_exponent=0.5)

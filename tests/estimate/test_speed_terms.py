@@ -219,7 +219,10 @@ def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> No
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("GeForce RTX 4090", 165.15),  # cooperative matrices on tensor cores, FP32 accumulate
+    # cooperative matrices on tensor cores, FP16 accumulate (f16acc pipelines): GeForce's full
+    # rate, twice the catalog's FP32-accumulate figure; a workstation card's is not halved
+    ("GeForce RTX 4090", 330.3),
+    ("RTX A6000", 154.83),
     ("GeForce GTX 1070", 6.463),  # Pascal: no matrix units, FP16 at 1/64: the FP32 rate
     ("Arc B580", 13.67),  # Intel Arc: the shader ALUs, not the XMX engines
     ("Radeon RX 7900 XTX", 122.78),  # AMD: WMMA, the catalog's dense FP16 rate
@@ -458,3 +461,18 @@ def test_kernel_rate_share_adds_a_time_per_byte() -> None:
     # 1/600 + 1/200 per GB: a quarter of the bandwidth's rate
     assert kernel_rate_share(600.0, 200.0) == pytest.approx(0.25)
     assert effective_eta(1.6, 0.0, 0.25) == pytest.approx(0.4)  # the cap applies after it
+
+
+@pytest.mark.parametrize("name, quantized_rate, float_rate", [
+    ("Radeon RX 5700 XT", 9.754, 9.754),  # Navi 10: no int8 dot, no WMMA: the FP32 rate
+    ("Radeon RX 480", 5.834, 5.834),  # GCN 4: likewise
+    ("Radeon RX 6800 XT", 41.47, 20.74),  # RDNA 2: int8 dot (mul_mmq) for quantized weights
+    ("Radeon RX 7900 XTX", 122.78, 122.78),  # RDNA 3: WMMA either way
+])
+def test_vulkan_float_shaders_on_amd_without_matrix_units(name: str, quantized_rate: float,
+                                                           float_rate: float) -> None:
+    card = get_card(name)
+    assert st.prompt_matrix_tflops(card, True, backend="vulkan") == pytest.approx(
+        quantized_rate, rel=1e-3)
+    assert st.prompt_matrix_tflops(card, False, backend="vulkan") == pytest.approx(
+        float_rate, rel=1e-3)

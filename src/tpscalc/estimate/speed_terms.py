@@ -98,14 +98,13 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
     there. `bf16`: the weights are BF16 (vulkan_matrix_tflops; elsewhere as F16).
     """
     if backend == "vulkan":
-        return vulkan_matrix_tflops(card, bf16=bf16 and not quantized)
+        return vulkan_matrix_tflops(card, bf16=bf16 and not quantized, quantized=quantized)
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
         return tensor
     arch = card.architecture or ""
     has_tensor = card.tflops_fp16_derived  # derived from a tensor-core rate (card_rules.py)
-    if has_tensor and card.name.startswith("GeForce") and arch.startswith(_GEFORCE_HALVED):
-        tensor *= 2.0  # the full FP16-accumulate rate
+    tensor = fp16_accumulate_tflops(card) or tensor
     if not quantized:
         return tensor
     if has_tensor and arch.startswith(_INT8_MMA):
@@ -119,19 +118,35 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
     return tensor
 
 
+def fp16_accumulate_tflops(card: Card) -> float | None:
+    """An NVIDIA card's dense FP16 tensor rate with FP16 accumulation, TFLOPS: the catalog's
+    figure, doubled on the GeForce parts whose FP32-accumulate rate it is (_GEFORCE_HALVED);
+    None without tensor cores."""
+    if card.vendor != "NVIDIA" or not (card.tflops_fp16_derived and card.tflops_fp16_dense):
+        return None
+    halved = card.name.startswith("GeForce") and (card.architecture or "").startswith(
+        _GEFORCE_HALVED)
+    return card.tflops_fp16_dense * (2.0 if halved else 1.0)
+
+
 # Architectures whose matrix units take BF16 (NVIDIA tensor cores from Ampere on; Ampere GA100
 # whitepaper), on which a Vulkan driver can offer BF16 cooperative matrices.
 _BF16_TENSOR = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell")
 
 
-def vulkan_matrix_tflops(card: Card, bf16: bool = False) -> float | None:
+def vulkan_matrix_tflops(card: Card, bf16: bool = False, quantized: bool = True) -> float | None:
     """Peak rate of llama.cpp's Vulkan prompt GEMMs on the card, TFLOPS; None if unknown.
 
-    Its matrix shaders use cooperative matrices where the driver offers them on matrix units
-    with FP32 accumulation: NVIDIA's tensor cores from Turing on (the catalog's FP16 tensor
-    figure, FP32-accumulate: halved on GeForce) and AMD's WMMA (the catalog's dense FP16
-    rate). Elsewhere they run on the shader ALUs at the FP32 rate: NVIDIA without tensor
-    cores (Pascal, GTX 16xx; Pascal's FP16 runs at 1/64) and Intel Arc: the measured Arc A750,
+    Its matrix shaders use cooperative matrices where the driver offers them on matrix units:
+    NVIDIA's tensor cores from Turing on and AMD's WMMA (the catalog's dense FP16 rate). At the
+    default precision ggml-vulkan picks its FP16-accumulating pipelines
+    (`ggml_vk_get_mul_mat_mat_pipeline`: `f16acc` under coopmat2 always, under coopmat1 where
+    the driver offers FP16-accumulating cooperative matrices, as NVIDIA's does), so a GeForce
+    card runs at its full FP16-accumulate rate (fp16_accumulate_tflops), not the halved
+    FP32-accumulate figure the catalog holds: an RTX 3090 reaches 76 TFLOPS on Llama 3.1 8B
+    Q4_0 (2026 rows), above its 71 TFLOPS FP32-accumulate peak. Elsewhere they run on the
+    shader ALUs at the FP32 rate: NVIDIA without tensor cores (Pascal, GTX 16xx; Pascal's FP16
+    runs at 1/64) and Intel Arc: the measured Arc A750,
     A770M and B580 reach 61-84 % of their FP32 rate, 8-10 % of their XMX peak. ggml-vulkan
     leaves Alchemist's XMX engines idle and has run Xe2's since llama.cpp PR #14001 (June
     2025; `ggml_vk_khr_cooperative_matrix_support`), but at an efficiency one card measured
@@ -144,15 +159,28 @@ def vulkan_matrix_tflops(card: Card, bf16: bool = False) -> float | None:
     the honest shader rate (shader_tflops) except on NVIDIA tensor cores that take BF16. The
     Strix Halo's BF16 prompts on RADV run at that rate (dense 8 of its 14.9 TFLOPS; on ROCm,
     whose rocBLAS/hipBLASLt GEMMs use WMMA, 3× faster).
+
+    AMD chips without matrix units (GCN, RDNA 1 and 2: no WMMA) run the same float shaders at
+    the FP32 rate where the weights are not quantized, or are quantized on a chip without an
+    accelerated int8 dot product (has_int8_dot: GCN up to 5.0, Navi 10), for which ggml-vulkan
+    builds no int8 (mul_mmq) shaders: their packed-FP16 figure is not what those shaders reach.
+    The Radeon RX 5700 XT (Navi 10) reaches 0.64 of its FP32 rate on Llama 2 7B Q4_0 (PR #13324's
+    rows), as the GTX 1070 (0.66) and the Arc A750 (0.84) do on their shader paths, where its
+    packed-FP16 figure gave 0.32. Quantized weights on an RDNA 2 chip (int8 dot, mul_mmq) keep the
+    packed-FP16 figure: no row measures that path.
     """
     arch = card.architecture or ""
     if bf16 and not (card.vendor == "NVIDIA" and card.tflops_fp16_derived
                      and arch.startswith(_BF16_TENSOR)):
         return shader_tflops(card)
     if card.vendor in ("NVIDIA", "Intel"):
-        if card.vendor == "NVIDIA" and card.tflops_fp16_derived and card.tflops_fp16_dense:
-            return card.tflops_fp16_dense
+        full = fp16_accumulate_tflops(card)
+        if full is not None:  # BF16 accumulates in FP32: the catalog's (halved) figure
+            return card.tflops_fp16_dense if bf16 else full
         return card.tflops_fp32 or card.tflops_fp16_shader
+    if (card.vendor == "AMD" and not card.tflops_fp16_derived
+            and not (quantized and has_int8_dot(card, "vulkan"))):
+        return shader_tflops(card)  # the float shaders on the shader ALUs (no WMMA)
     return card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
 
 
