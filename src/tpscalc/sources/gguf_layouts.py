@@ -93,33 +93,47 @@ def gated_deltanet(g: Getter, n_layers: int, layer_kv: tuple[int, ...] | None,
     return out
 
 
+def _mamba2_stack(g: Getter, mixers: str, ffns: str,
+                  layer_kv: tuple[int, ...] | None) -> dict[str, Any] | None:
+    """The fields of a Nemotron-H stack of `mixers` and `ffns` (Architecture.layer_mixers,
+    layer_ffns), its Mamba-2 mixer from the `ssm.*` keys (inner_size, state_size, group_count,
+    time_step_rank: its heads, conv_kernel); None where those keys are missing."""
+    inner, state = _int(g("ssm.inner_size")), _int(g("ssm.state_size"))
+    heads = _int(g("ssm.time_step_rank"))
+    if not (inner and state and heads):
+        return None
+    out: dict[str, Any] = {
+        "layer_mixers": mixers, "layer_ffns": ffns,
+        "linear_attention_layers": len(mixers) - mixers.count("A"),
+        "layer_num_kv_heads": None, "layer_num_heads": None, "ssm_inner_size": inner,
+        "ssm_state_size": state, "ssm_num_heads": heads,
+        "ssm_groups": _int(g("ssm.group_count")) or 1,
+        "linear_conv_kernel": _int(g("ssm.conv_kernel")) or 4,
+    }
+    if layer_kv:  # the attention layers' count (0 on the others)
+        out["num_kv_heads"] = max(layer_kv)
+    return out
+
+
 def nemotron_h(g: Getter, n_layers: int, layer_kv: tuple[int, ...] | None,
                tensors: Collection[str]) -> Layout:
     """Nemotron-H: each layer is attention (its `head_count_kv` entry > 0), an MLP (its
-    `feed_forward_length` entry > 0) or Mamba-2 (both 0); the Mamba-2 mixer from the `ssm.*`
-    keys (inner_size, state_size, group_count, time_step_rank: its heads, conv_kernel)."""
+    `feed_forward_length` entry > 0) or Mamba-2 (both 0) (_mamba2_stack)."""
     ffn = _ints(g("feed_forward_length"), n_layers)
-    inner, state = _int(g("ssm.inner_size")), _int(g("ssm.state_size"))
-    heads = _int(g("ssm.time_step_rank"))
-    if not (layer_kv and ffn and inner and state and heads):
+    mixers = "".join("A" if kv else ("-" if ff else "M")
+                     for kv, ff in zip(layer_kv or (), ffn or ()))
+    stack = _mamba2_stack(g, mixers, "".join("D" if ff else "-" for ff in ffn or ()), layer_kv)
+    if not (layer_kv and ffn and stack):
         return "its Nemotron-H metadata (per-layer head_count_kv and feed_forward_length, " \
                "ssm.* keys) is incomplete"
-    mixers = "".join("A" if kv else ("-" if ff else "M") for kv, ff in zip(layer_kv, ffn))
-    return {
-        "layer_mixers": mixers, "layer_ffns": "".join("D" if ff else "-" for ff in ffn),
-        "linear_attention_layers": n_layers - mixers.count("A"),
-        "num_kv_heads": max(layer_kv), "layer_num_kv_heads": None, "layer_num_heads": None,
-        "intermediate_size": max(ffn), "ssm_inner_size": inner, "ssm_state_size": state,
-        "ssm_num_heads": heads, "ssm_groups": _int(g("ssm.group_count")) or 1,
-        "linear_conv_kernel": _int(g("ssm.conv_kernel")) or 4,
-    }
+    return {**stack, "intermediate_size": max(ffn)}
 
 
 def nemotron_h_moe(g: Getter, n_layers: int, layer_kv: tuple[int, ...] | None,
                    tensors: Collection[str]) -> Layout:
     """Nemotron 3 (Nemotron-H with MoE layers): each layer's role from its tensors, as llama.cpp
     names them: attention (attn_q), Mamba-2 (ssm_in), routed experts (ffn_up_exps) or a dense
-    MLP (ffn_up); the Mamba-2 mixer from the `ssm.*` keys as nemotron_h."""
+    MLP (ffn_up) (_mamba2_stack)."""
     def has(i: int, name: str) -> bool:
         return f"blk.{i}.{name}.weight" in tensors
 
@@ -127,19 +141,10 @@ def nemotron_h_moe(g: Getter, n_layers: int, layer_kv: tuple[int, ...] | None,
                      for i in range(n_layers))
     ffns = "".join("E" if has(i, "ffn_up_exps") else "D" if has(i, "ffn_up") else "-"
                    for i in range(n_layers))
-    inner, state = _int(g("ssm.inner_size")), _int(g("ssm.state_size"))
-    heads = _int(g("ssm.time_step_rank"))
-    if "A" not in mixers or not (inner and state and heads):
+    stack = _mamba2_stack(g, mixers, ffns, layer_kv)
+    if "A" not in mixers or stack is None:
         return "its Nemotron-H layers (attn_q / ssm_in tensors) or ssm.* keys are missing"
-    return {
-        "layer_mixers": mixers, "layer_ffns": ffns,
-        "linear_attention_layers": n_layers - mixers.count("A"),
-        "num_kv_heads": max(layer_kv) if layer_kv else _int(g("attention.head_count_kv")),
-        "layer_num_kv_heads": None, "layer_num_heads": None, "ssm_inner_size": inner,
-        "ssm_state_size": state, "ssm_num_heads": heads,
-        "ssm_groups": _int(g("ssm.group_count")) or 1,
-        "linear_conv_kernel": _int(g("ssm.conv_kernel")) or 4,
-    }
+    return stack
 
 
 # GGUF architecture -> its layout reader
