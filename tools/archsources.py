@@ -168,6 +168,26 @@ def arch_from_litgpt(cfg: dict[str, Any]) -> Architecture | str:
     return _validated(fields)
 
 
+def tie_from_count(arch: Architecture, count: float | None,
+                   tolerance: float = 0.005) -> Architecture | None:
+    """`arch` tied where only the tied shape reproduces `count` (an exact safetensors count,
+    llmfit's `parameters_raw`) within `tolerance`; else None. litgpt's configs carry no tie
+    flag (arch_from_litgpt ties Gemma by name only), so Llama 3.2 3B and Qwen3-4B came out
+    with a separate output head: 3.61 B and 4.41 B against 3.21 B and 4.02 B. Never the other
+    way: a tied model's repository may still store a copy of the head (C2S-Scale, a Gemma 2
+    27B), which llama.cpp's converter drops."""
+    if not count or not arch.params_total or arch.tied_embeddings:
+        return None
+    fields = dict(arch.model_dump(exclude={"params_total", "params_active"}),
+                  tied_embeddings=True)
+    other = _validated(fields)
+    if isinstance(other, str) or not other.params_total:
+        return None
+    if abs(other.params_total / count - 1) <= tolerance < abs(arch.params_total / count - 1):
+        return other
+    return None
+
+
 # Hand-map override names (Architecture fields) → llmfit's keys, so that a map row can supply
 # the layer facts an llmfit entry lacks and still be checked against llmfit's exact count.
 _LLMFIT_KEYS = {"num_layers": "num_hidden_layers", "hidden_size": "hidden_size",

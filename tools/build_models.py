@@ -174,11 +174,20 @@ def _model(rec: dict[str, Any], slug: str, join: Join, row: MapRow | None = None
         record["architecture_basis"] = f"base:{join.base}"
     repo = _hf_repo(rec, join, row)
     raw = (llmfit or {}).get((repo or "").lower())  # llmfit's entries by lower-case id
+    arch = join.arch
+    if arch is not None and arch.source.startswith("litgpt:") and raw:
+        count = raw.get("parameters_raw")
+        tied = archsources.tie_from_count(arch, count)
+        if tied is not None:
+            arch = tied
+            record["tied_embeddings_source"] = (
+                f"llmfit parameters_raw {int(count):,} of {raw['name']} (litgpt's configs "
+                "carry no tie flag)")
     return Model.model_validate(_with_active({
         "name": rec["model"], "slug": slug, "parameters": float(rec["parameters"]),
         "organization": tuple(rec.get("organization") or ()),
         "publication_date": rec.get("publication_date"), "hf_repo": repo,
-        "architecture": join.arch, "record": record}, raw))
+        "architecture": arch, "record": record}, raw))
 
 
 # "Qwen3-30B-A3B", "LFM2.5-8B-A1B": the active size a name states, in billions.

@@ -68,3 +68,34 @@ def test_readme_states_how_many_models_are_flagged_for_unexpressed_facts() -> No
     n = sum(1 for m in store.models() if m.architecture and m.architecture.unexpressed)
     readme = (crosscheck.ROOT / "README.md").read_text(encoding="utf-8")
     assert f"So are {n} models whose only source cannot express" in readme
+
+
+def _validated(**fields: object) -> Architecture:
+    arch = archsources._validated(dict(BASE, source="litgpt:org/m", **fields))
+    assert isinstance(arch, Architecture)
+    return arch
+
+
+def test_an_untied_litgpt_shape_is_tied_where_only_the_tied_count_is_the_repositorys() -> None:
+    untied = _validated(tied_embeddings=False)
+    tied = _validated(tied_embeddings=True)
+    assert untied.params_total and tied.params_total
+    assert untied.params_total - tied.params_total == BASE["vocab_size"] * BASE["hidden_size"]
+    got = archsources.tie_from_count(untied, tied.params_total)
+    assert got is not None and got.tied_embeddings and got.params_total == tied.params_total
+    # the untied count, no count, or a count neither shape gives: kept as it is
+    assert archsources.tie_from_count(untied, untied.params_total) is None
+    assert archsources.tie_from_count(untied, None) is None
+    assert archsources.tie_from_count(untied, 2 * untied.params_total) is None
+    # never untied: a tied model's repository may store a copy of the head llama.cpp drops
+    assert archsources.tie_from_count(tied, untied.params_total) is None
+
+
+@pytest.mark.parametrize(("name", "params_b"), [("Llama 3.2 3B", 3.213), ("Qwen3-4B", 4.022),
+                                                ("Qwen2.5-3B", 3.086)])
+def test_small_models_with_a_tied_head_are_counted_with_one_embedding_table(
+        name: str, params_b: float) -> None:
+    from tpscalc.catalog import get_model
+    arch = get_model(name).architecture
+    assert arch is not None and arch.tied_embeddings
+    assert arch.params_total == pytest.approx(params_b * 1e9, rel=1e-3)
