@@ -3,7 +3,9 @@
 Each row gets its card from the catalog and the bytes, layers and FLOPs of its model from the
 architecture (estimate/weights.py), so the calibration and the accuracy benchmark run the same
 pipeline as the engine. Where a model has no architecture in the catalog, bytes fall back to the
-file size llama-bench printed (`size_gib`), and the observation says so (`bytes_source`).
+file size llama-bench printed (`size_gib`), and the observation says so (`bytes_source`); where
+the printed size is more than MIX_TOLERANCE off the architecture's, the file holds another mix
+than llama.cpp's own and its bytes are scaled to the file's.
 """
 from __future__ import annotations
 
@@ -200,6 +202,11 @@ def normalise_quant(quant: str) -> str:
     return QUANT_ALIASES.get(q, q)
 
 
+# The weights model's largest error on llama.cpp's own mixes (every file of
+# llamacpp_calibration.csv is within 1.5 % of its size): a file further off holds another mix.
+MIX_TOLERANCE = 0.02
+
+
 def _kv_per_token(arch: Architecture) -> float:
     """F16 KV cache bytes per token (K and V, every attention layer), B."""
     return float(kv_cache_bytes(arch, 2) - kv_cache_bytes(arch, 1))
@@ -220,6 +227,12 @@ def model_facts(
     try:
         read = float(weights_read_per_token_bytes(arch, quant))
         full, source = float(weights_bytes(arch, quant)), "architecture"
+        if size_gib and abs(size_gib * GIB / full - 1) > MIX_TOLERANCE:
+            # A mix other than llama.cpp's own for the file type (Unsloth's UD-*_XL keep some
+            # tensors at 16 bits): the measured file's bytes, spread over its tensors as the
+            # architecture's are, are what the run read.
+            scale = size_gib * GIB / full
+            read, full, source = read * scale, full * scale, "architecture scaled to the file"
     except (KeyError, ValueError):  # a file type weights.py has no rule for
         if size_gib is None:
             return None

@@ -105,3 +105,17 @@ def test_the_dgx_spark_runs_are_at_their_printed_micro_batch_of_2048() -> None:
     assert obs and {o.ubatch for o in obs if o.kind == "prefill"} == {2048}
     oss = [o for o in obs if o.kind == "prefill" and o.model == "gpt-oss-120b"]
     assert oss and all(o.expert_batch == pytest.approx(2048 * 4 / 128) for o in oss)
+
+
+def test_a_file_of_another_mix_than_llama_cpps_own_is_read_at_its_printed_size() -> None:
+    from calibration_data import GIB, MIX_TOLERANCE, model_facts
+    own = model_facts("Qwen3.6-27B", "Q8_0", None, get_model)
+    assert own is not None and own.bytes_source == "architecture"
+    near = model_facts("Qwen3.6-27B", "Q8_0", own.weights_bytes / GIB * (1 + MIX_TOLERANCE / 2),
+                       get_model)
+    assert near is not None and near.read_bytes == own.read_bytes
+    # Unsloth's UD-Q8_K_XL as kyuz0's Strix Halo rows ran it: 33.31 GiB, 25 % over a Q8_0
+    ud = model_facts("Qwen3.6-27B", "Q8_0", 33.31, get_model)
+    assert ud is not None and ud.bytes_source == "architecture scaled to the file"
+    assert ud.weights_bytes == pytest.approx(33.31 * GIB)
+    assert ud.read_bytes / own.read_bytes == pytest.approx(33.31 * GIB / own.weights_bytes)
