@@ -112,3 +112,16 @@ def test_ladder_name_against_another_ladder() -> None:
     with pytest.raises(UnknownQuantizationError) as err:
         ladder_name("IQ4_XS", ladder)
     assert "Q4_K_M" in err.value.suggestions and "not on the ladder" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["UD-Q4_K_XL", "ud_q8_k_xl", "Q4_K_XL", "Q2_K_L"])
+def test_a_file_makers_own_mix_points_to_the_file_reader(name: str) -> None:
+    with pytest.raises(UnknownQuantizationError, match="own mix .* estimated from its tensors"):
+        get_quant(name)
+
+
+@pytest.mark.parametrize("name", ["Q9_X", "Q4_KX", "IQ9_NL"])
+def test_an_unknown_name_that_is_no_makers_mix_gets_no_such_pointer(name: str) -> None:
+    with pytest.raises(UnknownQuantizationError) as err:
+        get_quant(name)
+    assert "own mix" not in str(err.value)

@@ -108,7 +108,22 @@ def _resolve(name: str) -> Quantization:
     hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
     valid = ", ".join(q.name for q in quantizations())
     raise UnknownQuantizationError(
-        f"unknown quantization {name!r}{hint} (the ladder: {valid})", suggestions)
+        f"unknown quantization {name!r}{hint} (the ladder: {valid}){_mix_hint(name)}",
+        suggestions)
+
+
+# A file maker's own mix (Unsloth's UD-Q4_K_XL, bartowski's Q4_K_L): its types per tensor
+# differ from llama.cpp's file type of the same stem, and from one model to the next.
+_OWN_MIX = re.compile(r"(?i)^ud[-_]|_(xl|l)$")
+
+
+def _mix_hint(name: str) -> str:
+    """A pointer to the file reader for a name that is a file maker's own mix."""
+    if not _OWN_MIX.search(name.strip()):
+        return ""
+    return ("; a file maker's own mix (Unsloth's UD-*, *_XL, *_L) keeps other types per tensor "
+            "than llama.cpp's file type and differs by model: the file itself or its Hugging "
+            "Face repository (the CLI's --gguf / --hf) is estimated from its tensors")
 
 
 def ladder_index(name: str) -> int:
