@@ -119,3 +119,14 @@ def test_a_file_of_another_mix_than_llama_cpps_own_is_read_at_its_printed_size()
     assert ud is not None and ud.bytes_source == "architecture scaled to the file"
     assert ud.weights_bytes == pytest.approx(33.31 * GIB)
     assert ud.read_bytes / own.read_bytes == pytest.approx(33.31 * GIB / own.weights_bytes)
+
+
+def test_every_file_of_the_main_table_is_llama_cpps_own_mix_within_the_tolerance() -> None:
+    """MIX_TOLERANCE's premise: the weights model gives each llamacpp_calibration.csv file's
+    printed size within it, so no row of that table is scaled to its file."""
+    from calibration_data import GIB, MIX_TOLERANCE, main_rows
+
+    sized = [o for o in main_rows(get_card, get_model) if o.size_gib]
+    assert len(sized) > 100
+    assert all(o.bytes_source == "architecture" for o in sized)
+    assert max(abs(o.weights_bytes / GIB / o.size_gib - 1) for o in sized) < MIX_TOLERANCE
