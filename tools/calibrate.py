@@ -691,11 +691,19 @@ def _prefill_shapes(obs: Sequence[Obs], shapes: Sequence[tuple[float, ...]],
 
 # ---- assemble --------------------------------------------------------------------------------
 
-def _u_floor(o: Obs, rates: dict[str, float]) -> float:
+def _u_floor(o: Obs, rates: dict[str, float] | None) -> float:
     """The least 1/η a level of `o`'s card may take: U_MIN, times the share its driver's kernel
     rate leaves (speed.kernel_rate_share: η is then a level on the slower of the two reads,
     and the spec-bandwidth cap, speed.ETA_MAX, applies to η × that share)."""
     return U_MIN * _rate_share(o, rates)
+
+
+def _level_keys(o: Obs, prefix: str) -> tuple[str, str, str]:
+    """(family, device, the level's own key) of `o` for _levels: a prompt row's family is its
+    prefill family (prefill_family_key); the key is the family's ("f") or the device's ("d")."""
+    fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
+    dev = device_key(o.card.name, o.backend)
+    return fam, dev, fam if prefix == "f" else dev
 
 
 def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
@@ -707,13 +715,10 @@ def _levels(obs: Sequence[Obs], dec: dict[str, float], pre: dict[str, float],
     counts: dict[str, int] = defaultdict(int)
     floors: dict[str, float] = {}
     for o in obs:
-        fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
-        key = fam if prefix == "f" else device_key(o.card.name, o.backend)
-        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates or {}))
+        key = _level_keys(o, prefix)[2]
+        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates))
     for o in obs:
-        fam = (prefill_family_key if o.kind == "prefill" else family_key)(o.card, o.backend)
-        dev = device_key(o.card.name, o.backend)
-        key = fam if prefix == "f" else dev
+        fam, dev, key = _level_keys(o, prefix)
         counts[key] += 1
         eta = eps = None
         if f"{prefix}|{key}" in dec:
@@ -780,7 +785,7 @@ def _vendors(obs: Sequence[Obs], dec: dict[str, float],
         key = vendor_key(o.card, o.backend)
         counts[key] += 1
         devices[key].add(o.card.name)
-        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates or {}))
+        floors[key] = min(floors.get(key, U_MIN), _u_floor(o, rates))
     out: dict[str, LevelParams] = {}
     for key, n in counts.items():
         u = dec.get(f"u|{key.partition(':')[0]}")
