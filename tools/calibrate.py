@@ -100,6 +100,7 @@ from tpscalc.estimate.speed_terms import (
     power_factor,
     shader_tflops,
     splits_attention,
+    xe2_coopmat,
 )
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
@@ -446,7 +447,7 @@ def _mmq(o: Obs) -> bool:
 def _peak_tflops(o: Obs, tensor_share: float) -> float:
     """The card's combined prompt rate, TFLOPS, for the row's weights and build."""
     return speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend,
-                                     _bf16(o))
+                                     _bf16(o), o.date)
 
 
 def _on_matrix(o: Obs) -> bool:
@@ -521,6 +522,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
         if o.quantized and o.backend in mixed:
             r[cols(f"q|{o.backend}")] = 1.0
+        if xe2_coopmat(o.card, o.backend, o.date, _bf16(o)):  # Xe2's XMX engines: their own level
+            r[cols(f"x|{o.backend}")] = 1.0
         if _is_old(o, newest):
             r[cols(f"era|{o.backend}|{o.era}")] = 1.0
         if o.main_test:
@@ -543,7 +546,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     gemm = {phi: np.array([_gemm_work(o, phi) for o in obs]) for phi in {sh[4] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
     split = np.array([_split_attention(o) for o in obs])  # rows that take km (shape's 6th)
-    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
+    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o), o.date)
+                  for o in obs]
              for pw in {sh[1:3] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(gemm[sh[4]][:, None]
@@ -769,6 +773,7 @@ def _backends(
             prefill_attention_efficiency=pre.get(f"k|{be}"),
             prefill_matrix_attention_efficiency=pre.get(f"km|{be}"),
             prefill_expert_gemm_efficiency=pre.get(f"phi|{be}"),
+            prefill_xe2_coopmat_factor=round(float(np.exp(pre.get(f"x|{be}", 0.0))), 4),
         )
     return out
 

@@ -46,6 +46,9 @@ class BackendParams(FrozenValue):
     prefill_matrix_attention_efficiency: float | None = None
     # φ of this backend's MoE expert GEMMs (None: the calibration-wide φ)
     prefill_expert_gemm_efficiency: float | None = None
+    # ε multiplier of its prompt GEMMs on Intel Xe2's XMX engines (speed_terms.xe2_coopmat:
+    # Vulkan builds with PR #18178's tiles), on their XMX peak; 1.0 where unmeasured
+    prefill_xe2_coopmat_factor: float = 1.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)

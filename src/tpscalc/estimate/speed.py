@@ -71,6 +71,7 @@ from tpscalc.estimate.elementwise import Num as Value
 from tpscalc.estimate.elementwise import where
 from tpscalc.estimate.novelty import driver_band, widened_by
 from tpscalc.estimate.speed_terms import (
+    UNDATED_BUILD,
     attention_tflops,
     decode_expert_gemm_flops,
     dequant_class,
@@ -86,6 +87,7 @@ from tpscalc.estimate.speed_terms import (
     prompt_matrix_tflops,
     shader_tflops,
     splits_attention,
+    xe2_coopmat,
 )
 from tpscalc.estimate.sycl_kernels import runs_reordered
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
@@ -265,6 +267,12 @@ class CardParams(FrozenValue):
     # (speed_terms.splits_attention), and whether deep prompts of its own fitted it
     matrix_attention_efficiency: float = 1.0
     matrix_attention_measured: bool = True
+    # ε multiplier of the prompt GEMMs on an Intel Xe2 card's XMX engines under ggml-vulkan's
+    # tuned tiles (speed_terms.xe2_coopmat), on their XMX peak
+    xe2_coopmat_factor: float = 1.0
+    # False where the asked backend borrows another's parameters (an unfitted SYCL: Vulkan's):
+    # it borrows their levels, not the other's kernel-specific rules (xe2_coopmat's tiles)
+    own_kernels: bool = True
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -315,7 +323,7 @@ class CardTerms:
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
         # (quantized, bf16, int8_mmq, attention on the matrix units) -> (sustained GEMM rate,
         # attention slowdown)
-        self.rates: dict[tuple[bool, bool, bool, bool], tuple[float, float]] = {}
+        self.rates: dict[tuple[bool, bool, bool, bool, str | None], tuple[float, float]] = {}
         # attention_terms' answers per (quantized, bf16, int8_mmq, wmma_shape, flash_attn,
         # build_date)
         self.attention: dict[tuple[bool, bool, bool, bool, bool, str | None],
@@ -365,11 +373,12 @@ class CardTerms:
         if found is not None:
             return found
         p = self.params
-        matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
+        matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn,
+                                  kernel_date(p, build_date))
         split = matrix and splits_attention(p.backend)
-        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, matrix)
+        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, matrix, build_date)
         if split and not p.matrix_attention_measured:
-            _, shader = self.prompt_rate(quantized, bf16, int8_mmq)
+            _, shader = self.prompt_rate(quantized, bf16, int8_mmq, build_date=build_date)
             k = p.prefill_attention_efficiency
             found = (tf, shader, k, max(k * shader / slower, attention_top(p)))
         else:
@@ -391,11 +400,12 @@ class CardTerms:
         return c_q
 
     def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool,
-                    on_matrix: bool = False) -> tuple[float, float]:
+                    on_matrix: bool = False, build_date: str | None = None,
+                    ) -> tuple[float, float]:
         """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown, on the matrix
-        units with `on_matrix`: speed_terms.matrix_attention) of this card
-        (speed._prompt_rate), kept."""
-        kind = (quantized, bf16, int8_mmq, on_matrix)
+        units with `on_matrix`: speed_terms.matrix_attention) of this card in a build of
+        `build_date` (None: a current one; speed._prompt_rate), kept."""
+        kind = (quantized, bf16, int8_mmq, on_matrix, build_date)
         rate = self.rates.get(kind)
         if rate is None:
             rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
@@ -462,16 +472,41 @@ def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> floa
 
 
 def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, bf16: bool,
-                 int8_mmq: bool, on_matrix: bool = False) -> tuple[float, float]:
+                 int8_mmq: bool, on_matrix: bool = False, build_date: str | None = None,
+                 ) -> tuple[float, float]:
     """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it);
-    `on_matrix`: the attention runs on the matrix units (attention_slowdown)."""
+    `on_matrix`: the attention runs on the matrix units (attention_slowdown); `build_date`:
+    the build's (None: a current one). On Xe2's XMX engines the rate takes their fitted factor
+    (gemm_tflops), which the attention, on the same engines (speed_terms.matrix_attention),
+    takes too: the whole prompt's time scales as an ε factor's does."""
+    build_date = kernel_date(p, build_date)
     peak = card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq, p.backend,
-                               bf16)
+                               bf16, build_date)
     power = power_factor(card, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
-                         quantized, int8_mmq, p.backend, bf16)
+                         quantized, int8_mmq, p.backend, bf16, build_date)
     # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
     # the attention kernels' peak
-    return peak * power, attention_slowdown(card, p.backend, peak, on_matrix)
+    return (gemm_tflops(card, p, quantized, int8_mmq, bf16, build_date) * power,
+            attention_slowdown(card, p.backend, peak, on_matrix))
+
+
+def kernel_date(p: CardParams, build_date: str | None) -> str | None:
+    """The build date the kernel rules take (speed_terms' dated rules): the row's, but an
+    undated (older) one where the backend borrows another's parameters (an unfitted SYCL takes
+    Vulkan's levels, not ggml-vulkan's Xe2 tiles)."""
+    return build_date if p.own_kernels else UNDATED_BUILD
+
+
+def gemm_tflops(card: Card, p: CardParams, quantized: bool, int8_mmq: bool = True,
+                bf16: bool = False, build_date: str | None = None) -> float:
+    """The card's prompt GEMM rate under its parameters' backend, TFLOPS (card_prefill_tflops;
+    NaN if unknown), × the fitted factor of Xe2's XMX engines where they run it
+    (speed_terms.xe2_coopmat, in a build of `build_date`, None: a current one; kernel_date)."""
+    build_date = kernel_date(p, build_date)
+    bf16 = bf16 and not quantized
+    factor = p.xe2_coopmat_factor if xe2_coopmat(card, p.backend, build_date, bf16) else 1.0
+    return factor * card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq,
+                                         p.backend, bf16, build_date)
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
@@ -515,6 +550,8 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         be.prefill_attention_efficiency is not None,
         be.prefill_matrix_attention_efficiency or k,
         be.prefill_matrix_attention_efficiency is not None,
+        be.prefill_xe2_coopmat_factor,
+        _backend_name(asked, cal) == asked,
     )
 
 
@@ -820,13 +857,15 @@ def card_tflops(card: Card) -> float | None:
 
 
 def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
-                        int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False) -> float:
+                        int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False,
+                        build_date: str | None = None) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
     NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
     `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
     estimates are for current builds); `backend`: the fitted backend whose kernels run it;
-    `bf16`: BF16 weights (speed_terms.vulkan_matrix_tflops)."""
-    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16)
+    `bf16`: BF16 weights (speed_terms.vulkan_matrix_tflops); `build_date`: the build's
+    (None: a current one)."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16, build_date)
     if tensor is None:
         return float("nan")
     if not (quantized and int8_mmq):
