@@ -458,16 +458,20 @@ def test_a_moe_cost_fitted_on_one_model_family_leaves_every_moe_on_that_maker_un
     assert uncounted.low == pytest.approx(0.9 * uncounted.tokens_per_s)
 
 
+def _xe2_card_and_calibration() -> tuple[Card, Calibration]:
+    """An Intel Xe2 card (XMX 160 TFLOPS, FP32 20) and CAL with Vulkan's XMX factor at 0.2."""
+    xe2 = Card(name="Xe2 test card", slug="xe2-test-card", vendor="Intel", memory_gib=24,
+               bandwidth_gb_s=500.0, architecture="Xe2-HPG", tflops_fp16_dense=160.0,
+               tflops_fp32=20.0)
+    vulkan = replace(CAL.backends["vulkan"], prefill_xe2_coopmat_factor=0.2)
+    return xe2, replace(CAL, backends={**CAL.backends, "vulkan": vulkan})
+
+
 def test_xe2_xmx_factor_scales_the_prompt_of_a_tuned_build_only() -> None:
     # An Xe2 card on Vulkan: a current build's prompt GEMMs and attention on the XMX engines at
     # their peak × the fitted factor; a build before PR #18178's tiles at the FP32 rate,
     # without the factor
-    xe2 = Card(name="Xe2 test card", slug="xe2-test-card", vendor="Intel", memory_gib=24,
-               bandwidth_gb_s=500.0, architecture="Xe2-HPG", tflops_fp16_dense=160.0,
-               tflops_fp32=20.0)
-    vulkan = CAL.backends["vulkan"]
-    cal = replace(CAL, backends={**CAL.backends,
-                                 "vulkan": replace(vulkan, prefill_xe2_coopmat_factor=0.2)})
+    xe2, cal = _xe2_card_and_calibration()
 
     def seconds(c: Calibration, date: str | None, attention: float = 0.0,
                 bf16: bool = False) -> float:
@@ -493,12 +497,7 @@ def test_xe2_xmx_factor_scales_the_prompt_of_a_tuned_build_only() -> None:
 def test_a_backend_borrowing_vulkans_parameters_gets_no_xe2_tiles() -> None:
     # An unfitted SYCL borrows Vulkan's levels (_backend_name), not ggml-vulkan's own Xe2 tile
     # rule: its GEMMs at the FP32 rule's rate, the XMX factor unused
-    xe2 = Card(name="Xe2 alias card", slug="xe2-alias-card", vendor="Intel", memory_gib=24,
-               bandwidth_gb_s=500.0, architecture="Xe2-HPG", tflops_fp16_dense=160.0,
-               tflops_fp32=20.0)
-    vulkan = CAL.backends["vulkan"]
-    cal = replace(CAL, backends={**CAL.backends,
-                                 "vulkan": replace(vulkan, prefill_xe2_coopmat_factor=0.2)})
+    xe2, cal = _xe2_card_and_calibration()
     sycl, own = speed.card_params(xe2, "sycl", cal), speed.card_params(xe2, "vulkan", cal)
     assert sycl.backend == own.backend == "vulkan" and own.own_kernels and not sycl.own_kernels
     assert speed.gemm_tflops(xe2, own, True) == pytest.approx(0.2 * 160.0)
