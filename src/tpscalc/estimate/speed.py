@@ -321,8 +321,8 @@ class CardTerms:
                                                 p.driver_measured)
                               for moe in (False, True)}
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
-        # (quantized, bf16, int8_mmq, attention on the matrix units) -> (sustained GEMM rate,
-        # attention slowdown)
+        # (quantized, bf16, int8_mmq, attention on the matrix units, build date) -> (sustained
+        # GEMM rate, attention slowdown)
         self.rates: dict[tuple[bool, bool, bool, bool, str | None], tuple[float, float]] = {}
         # attention_terms' answers per (quantized, bf16, int8_mmq, wmma_shape, flash_attn,
         # build_date)
@@ -486,7 +486,7 @@ def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, b
                          quantized, int8_mmq, p.backend, bf16, build_date)
     # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
     # the attention kernels' peak
-    return (gemm_tflops(card, p, quantized, int8_mmq, bf16, build_date) * power,
+    return (peak * _xe2_factor(card, p, quantized, bf16, build_date) * power,
             attention_slowdown(card, p.backend, peak, on_matrix))
 
 
@@ -503,10 +503,17 @@ def gemm_tflops(card: Card, p: CardParams, quantized: bool, int8_mmq: bool = Tru
     NaN if unknown), × the fitted factor of Xe2's XMX engines where they run it
     (speed_terms.xe2_coopmat, in a build of `build_date`, None: a current one; kernel_date)."""
     build_date = kernel_date(p, build_date)
-    bf16 = bf16 and not quantized
-    factor = p.xe2_coopmat_factor if xe2_coopmat(card, p.backend, build_date, bf16) else 1.0
-    return factor * card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq,
-                                         p.backend, bf16, build_date)
+    return _xe2_factor(card, p, quantized, bf16, build_date) * card_prefill_tflops(
+        card, p.prefill_tensor_share, quantized, int8_mmq, p.backend, bf16, build_date)
+
+
+def _xe2_factor(card: Card, p: CardParams, quantized: bool, bf16: bool,
+                build_date: str | None) -> float:
+    """The fitted factor of Xe2's XMX engines where they run the prompt's GEMMs
+    (speed_terms.xe2_coopmat at `build_date`, already kernel_date's; not for BF16 weights),
+    else 1."""
+    on_xmx = xe2_coopmat(card, p.backend, build_date, bf16 and not quantized)
+    return p.xe2_coopmat_factor if on_xmx else 1.0
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
