@@ -54,12 +54,12 @@ from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
     CONDITION_OUT,
-    DECODE_CONDITIONS,
-    DEEP_DECODE_TOKENS,
+    CONDITIONS,
+    DEEP_TOKENS,
     BackendParams,
     Band,
     Calibration,
-    decode_conditions_of,
+    conditions_of,
     device_key,
     family_key,
     inherited_prefill_efficiency,
@@ -301,7 +301,8 @@ class CardTerms:
 
     __slots__ = ("attention", "cal", "card", "condition_bands", "condition_operands",
                  "decode_band", "decode_operands", "dequant", "matrix_mb", "operands", "params",
-                 "prefill_bands", "rates", "reorders", "shader", "tile_factor", "tiles")
+                 "prefill_bands", "prefill_condition_bands", "prefill_condition_operands",
+                 "rates", "reorders", "shader", "tile_factor", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -311,12 +312,11 @@ class CardTerms:
         self.reorders = runs_reordered(card.vendor)
         self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                        card)
-        self.condition_bands = condition_bands(cal, card, backend or default_backend(card), p)
-        # (low, high) ratio of each DECODE_CONDITIONS' band, 1 where it does not widen
-        self.condition_operands = tuple(
-            r for cond in DECODE_CONDITIONS for r in (
-                (self.condition_bands[cond].low_ratio, self.condition_bands[cond].high_ratio)
-                if cond in self.condition_bands else (1.0, 1.0)))
+        asked = backend or default_backend(card)
+        self.condition_bands = condition_bands(cal, card, asked, p)
+        self.condition_operands = condition_operands(self.condition_bands)
+        self.prefill_condition_bands = condition_bands(cal, card, asked, p, prefill=True)
+        self.prefill_condition_operands = condition_operands(self.prefill_condition_bands)
         self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe,
                                                 p.driver_measured)
                               for moe in (False, True)}
@@ -616,28 +616,42 @@ def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
 
 
 def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
-                    ) -> dict[str, Band]:
+                    prefill: bool = False) -> dict[str, Band]:
     """The condition-out band (the backend's, "condition-out|moe|cuda", else the pool's,
-    "condition-out|moe"; "...|deep") of each decode condition that a
-    device with a level of its own ("high") was never measured in: its η was fitted on rows
-    without it, and misses as the held-out conditions of the measured devices did
-    (tools/calibrate.py, condition_ratios). Devices without a level of their own take their
-    family's or backend's band, fitted with whole devices held out, conditions and all; but a
-    MoE on a chip maker whose MoE cost was never measured (moe_cost_measured) takes the MoE
-    band at any level: no held-out device of that maker stood for it. So does a MoE on a maker
-    whose cost rests on one model family's rows (moe_cost_general), the card's own MoE rows
-    included: they measured that family."""
-    general = moe_cost_general(card, cal)
-    if p.decode_confidence == "high":
-        held = cal.decode_conditions.get(device_key(card.name, backend), ())
-        conditions: tuple[str, ...] = tuple(
-            c for c in DECODE_CONDITIONS if c not in held or (c == "moe" and not general))
+    "condition-out|moe"; "...|deep") of each decode condition, or with `prefill` each prompt
+    condition, that a device with a level of its own ("high") was never measured in: its
+    level was fitted on rows without it, and misses as the held-out conditions of the measured
+    devices did (tools/calibrate.py, condition_ratios). Devices without a level of their own
+    take their family's or backend's band, fitted with whole devices held out, conditions and
+    all (a MoE's prompt: the MoE band, prefill_band). But a decode of a MoE on a chip maker
+    whose MoE cost was never measured (moe_cost_measured) takes the MoE band at any level: no
+    held-out device of that maker stood for it. So does one on a maker whose cost rests on one
+    model family's rows (moe_cost_general), the card's own MoE rows included: they measured
+    that family."""
+    key = device_key(card.name, backend)
+    if prefill:
+        bands = cal.prefill_bands
+        conditions: tuple[str, ...] = () if p.prefill_confidence != "high" else tuple(
+            c for c in CONDITIONS if c not in cal.prefill_conditions.get(key, ()))
     else:
-        conditions = () if general else ("moe",)
+        bands, general = cal.decode_bands, moe_cost_general(card, cal)
+        if p.decode_confidence == "high":
+            held = cal.decode_conditions.get(key, ())
+            conditions = tuple(
+                c for c in CONDITIONS if c not in held or (c == "moe" and not general))
+        else:
+            conditions = () if general else ("moe",)
     return {cond: band for cond in conditions
-            for band in [cal.decode_bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
-                         or cal.decode_bands.get(f"{CONDITION_OUT}|{cond}")]
+            for band in [bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
+                         or bands.get(f"{CONDITION_OUT}|{cond}")]
             if band is not None}
+
+
+def condition_operands(bands: dict[str, Band]) -> tuple[float, ...]:
+    """condition_widened's operands: the (low, high) ratio of each CONDITIONS' band in
+    `bands`, 1 where it does not widen."""
+    return tuple(r for cond in CONDITIONS for r in (
+        (bands[cond].low_ratio, bands[cond].high_ratio) if cond in bands else (1.0, 1.0)))
 
 
 def moe_cost_measured(card: Card, cal: Calibration) -> bool:
@@ -662,17 +676,18 @@ def moe_cost_general(card: Card, cal: Calibration) -> bool:
     return cal.moe_matrix_families.get(card.vendor or "", 0) >= MOE_COST_MIN_FAMILIES
 
 
-def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> list[str]:
-    """The conditions of a decode of a MoE or not (`moe`) at `depth_tokens` that the card's
-    measured rows never held and a band widens its range for (CardTerms.condition_bands)."""
-    return [c for c in decode_conditions_of(moe, depth_tokens) if c in terms.condition_bands]
+def unmeasured_conditions(bands: dict[str, Band], moe: bool, depth_tokens: float) -> list[str]:
+    """The conditions of a decode (a prompt) of a MoE or not (`moe`) at `depth_tokens` (a mean
+    context) that the card's measured rows never held and a band of `bands` widens its range
+    for (CardTerms.condition_bands, CardTerms.prefill_condition_bands)."""
+    return [c for c in conditions_of(moe, depth_tokens) if c in bands]
 
 
 def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Confidence:
     """The card's decode confidence, at most "medium" where a condition band widens its range
     (a measured device asked for a condition none of its rows hold)."""
     level = terms.params.decode_confidence
-    if unmeasured_conditions(terms, moe, depth_tokens) and level == "high":
+    if unmeasured_conditions(terms.condition_bands, moe, depth_tokens) and level == "high":
         return "medium"
     return level
 
@@ -680,10 +695,11 @@ def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Co
 def condition_widened(tokens_per_s: Value, low: Value, high: Value, moe: Value,
                       depth_tokens: Value, operands: Sequence[Value]) -> tuple[Value, Value]:
     """(low, high) widened by the condition bands (CardTerms.condition_operands: MoE low and
-    high ratio, deep low and high) that apply to a decode of a MoE or not (`moe`) at
-    `depth_tokens`, on one row's floats or on columns of rows."""
+    high ratio, deep low and high; prefill_condition_operands) that apply to a decode (a
+    prompt) of a MoE or not (`moe`) at `depth_tokens` (a mean context), on one row's floats or
+    on columns of rows."""
     moe_lo, moe_hi, deep_lo, deep_hi = operands
-    deep = depth_tokens >= DEEP_DECODE_TOKENS
+    deep = depth_tokens >= DEEP_TOKENS
     low, high = widened_by(tokens_per_s, low, high, where(moe, moe_lo, 1.0),
                            where(moe, moe_hi, 1.0))
     return widened_by(tokens_per_s, low, high, where(deep, deep_lo, 1.0),
@@ -909,6 +925,7 @@ def prefill_estimates(
     bf16: bool | Sequence[bool] = False,
     wmma_attention: bool | Sequence[bool] = False,
     build_date: str | None = None,
+    context_tokens: Num = 0.0,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -924,10 +941,13 @@ def prefill_estimates(
     `wmma_attention`: the model's attention heads are of the shape ROCm's WMMA flash-attention
     kernel takes (speed_terms.wmma_attention_shape), which runs them on RDNA's matrix units in
     builds from `build_date` on (speed_terms.matrix_attention; None: a current build,
-    calibration replays a row's).
+    calibration replays a row's). `context_tokens`: the mean context a prompt token sees
+    (prompt_mean_context), which widens the range of a device never measured that deep
+    (condition_bands).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
+    contexts = _per_row(context_tokens, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
     gemms = _per_row(expert_gemms, n)
@@ -962,6 +982,9 @@ def prefill_estimates(
                 cal.moe_expert_gemm_us)
             high = max(high, prefill_rate(prompt_tokens, top, floor, band.low_ratio,
                                           band.high_ratio)[2])
+        if k.prefill_condition_bands:
+            low, high = condition_widened(tps, low, high, experts[i] > 0, contexts[i],
+                                          k.prefill_condition_operands)
         out.append(PrefillEstimate(tps, low, high, total,
                                    "compute" if by_compute else "bandwidth"))
     return out
