@@ -1052,7 +1052,9 @@ def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
     prediction reported; for decode also the level and backend ("low|vulkan": Vulkan's
     held-out devices miss by tens of %, across drivers and builds, CUDA's by a few, and one
     pooled band held 58-67 % of Vulkan's rows under three protocols); for prompts the level and
-    the device class ("low|Apple") and the
+    the device class ("low|Apple"), the level and backend ("high|vulkan": where a class
+    and backend pool has too few devices, the Strix Halo's Vulkan prompts scatter by build as
+    Vulkan's GDDR cards do, not as the CUDA and Metal rows of the level's pool) and the
     level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
     to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
     Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
@@ -1086,6 +1088,7 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
         else:
             cls = device_class(o.card)
             ratios[(o.kind, f"{conf}|{cls}")].append(r)
+            ratios[(o.kind, f"{conf}|{o.backend}")].append(r)
             ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(r)
     return ratios
 
@@ -1219,8 +1222,11 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
               or speed.card_params(o.card, o.backend, cal).driver_measured)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
-    return with_conditions(speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver),
-                           speed.card_terms(o.card, o.backend, cal).prefill_condition_bands, o)
+    band = speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)
+    if not any(key.startswith(CONDITION_OUT) for key in cal.prefill_bands):
+        return band  # no condition band to widen by (nor card_params to ask, as above)
+    return with_conditions(band, speed.card_terms(o.card, o.backend, cal).prefill_condition_bands,
+                           o)
 
 
 def with_conditions(band: Band, conditions: dict[str, Band], o: Obs) -> Band:

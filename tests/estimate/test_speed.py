@@ -267,6 +267,12 @@ def test_prefill_band_by_class_and_backend() -> None:
         "low|consumer GDDR|cuda": Band(0.9, 1.1)})
     assert speed.prefill_band(cal, "low", card(), "cuda") == Band(0.9, 1.1)
     assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.8, 1.3)
+    # where the class has no band under the backend, the backend's own comes before the
+    # class's: a Vulkan iGPU scatters as Vulkan's other devices do
+    cal = replace(cal, prefill_bands={**cal.prefill_bands, "low|vulkan": Band(0.4, 1.9)})
+    assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.4, 1.9)
+    assert speed.prefill_band(cal, "low", card(), "cuda") == Band(0.9, 1.1)
+    assert speed.prefill_band(cal, "low", card(), "rocm") == Band(0.8, 1.3)
 
 
 def test_expert_gemms_fixed_time_adds_to_prompts_whose_experts_run_one_gemm_each() -> None:

@@ -292,6 +292,7 @@ def test_moe_prompts_pool_apart_and_take_the_moe_band() -> None:
     assert pools[("prefill", "medium")] == [(dense.card.name, 1.0), (dense.card.name, 2.0)]
     cls = next(k for _, k in pools if k.count("|") == 2)
     assert pools[("prefill", cls)] == [(dense.card.name, 1.0)]  # the class pools: dense only
+    assert pools[("prefill", "medium|cuda")] == [(dense.card.name, 1.0)]  # the backend's too
     cal = replace(calibrate.calibrate(synthetic(), with_bands=False), prefill_bands={
         "low": calibrate.Band(0.8, 1.2), "high": calibrate.Band(0.9, 1.1),
         "medium": calibrate.Band(0.85, 1.15), "high|moe": calibrate.Band(0.5, 2.0)})

@@ -710,11 +710,13 @@ def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
                  moe: bool = False, driver_measured: bool = True) -> Band:
     """The prefill range at a confidence level: a MoE's prompt the MoE band where the
     calibration has one ("medium|moe"), else the band of the card's device class under the
-    backend ("medium|consumer GDDR|cuda"), else its class's ("low|Apple"), else the level's;
-    widened for an unmeasured driver (novelty.driver_band)."""
+    backend ("medium|consumer GDDR|cuda"), else the backend's ("high|vulkan": as decode's,
+    its drivers and builds scatter a class's devices), else its class's ("low|Apple"), else
+    the level's; widened for an unmeasured driver (novelty.driver_band)."""
     cls = device_class(card)
     band = (cal.prefill_bands.get(f"{level}|moe") if moe else None) or (
         cal.prefill_bands.get(f"{level}|{cls}|{backend}")
+        or cal.prefill_bands.get(f"{level}|{backend}")
         or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
     return driver_band(cal.prefill_bands, band, driver_measured)
 
