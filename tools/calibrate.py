@@ -73,14 +73,14 @@ from calibration_data import Obs, load_observations
 from tpscalc.estimate import speed
 from tpscalc.estimate.calibration import (
     CONDITION_OUT,
-    DECODE_CONDITIONS,
+    CONDITIONS,
     LEVELS,
     BackendParams,
     Band,
     Calibration,
     LevelParams,
     MeasuredSpeed,
-    decode_conditions_of,
+    conditions_of,
     device_key,
     family_key,
     measured_key,
@@ -100,6 +100,7 @@ from tpscalc.estimate.speed_terms import (
     power_factor,
     shader_tflops,
     splits_attention,
+    xe2_coopmat,
 )
 
 OUT = ROOT / "src" / "tpscalc" / "catalog" / "data" / "calibration.json"
@@ -446,7 +447,7 @@ def _mmq(o: Obs) -> bool:
 def _peak_tflops(o: Obs, tensor_share: float) -> float:
     """The card's combined prompt rate, TFLOPS, for the row's weights and build."""
     return speed.card_prefill_tflops(o.card, tensor_share, o.quantized, _mmq(o), o.backend,
-                                     _bf16(o))
+                                     _bf16(o), o.date)
 
 
 def _on_matrix(o: Obs) -> bool:
@@ -521,6 +522,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
              cols(f"d|{device_key(o.card.name, o.backend)}"): 1.0}
         if o.quantized and o.backend in mixed:
             r[cols(f"q|{o.backend}")] = 1.0
+        if xe2_coopmat(o.card, o.backend, o.date, _bf16(o)):  # Xe2's XMX engines: their own level
+            r[cols(f"x|{o.backend}")] = 1.0
         if _is_old(o, newest):
             r[cols(f"era|{o.backend}|{o.era}")] = 1.0
         if o.main_test:
@@ -543,7 +546,8 @@ def _prefill_solve(obs: Sequence[Obs], shares: Sequence[float], newest: dict[str
     gemm = {phi: np.array([_gemm_work(o, phi) for o in obs]) for phi in {sh[4] for sh in shapes}}
     att = np.array([o.attn_flops for o in obs])
     split = np.array([_split_attention(o) for o in obs])  # rows that take km (shape's 6th)
-    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o)) for o in obs]
+    power = {pw: [power_factor(o.card, *pw, o.quantized, _mmq(o), o.backend, _bf16(o), o.date)
+                  for o in obs]
              for pw in {sh[1:3] for sh in shapes}}
     ratio = np.array([[_attention_ratio(o, w) for w in shares] for o in obs])  # (n, nw)
     work = np.stack([(gemm[sh[4]][:, None]
@@ -769,6 +773,7 @@ def _backends(
             prefill_attention_efficiency=pre.get(f"k|{be}"),
             prefill_matrix_attention_efficiency=pre.get(f"km|{be}"),
             prefill_expert_gemm_efficiency=pre.get(f"phi|{be}"),
+            prefill_xe2_coopmat_factor=round(float(np.exp(pre.get(f"x|{be}", 0.0))), 4),
         )
     return out
 
@@ -929,7 +934,16 @@ def _prefill_estimate(cal: Calibration, o: Obs) -> speed.PrefillEstimate | None:
         bf16=_bf16(o),
         wmma_attention=o.wmma_shape,
         build_date=o.date,
+        context_tokens=_context(o),
     )[0]
+
+
+def _context(o: Obs) -> float:
+    """The depth that sets a row's conditions (conditions_of): a decode's, a prompt token's
+    mean context (speed.prompt_mean_context)."""
+    if o.kind == "decode":
+        return float(o.depth)
+    return speed.prompt_mean_context(o.prompt_tokens, o.depth)
 
 
 def attention_top_ratio(cal: Calibration, o: Obs) -> float:
@@ -942,7 +956,8 @@ def attention_top_ratio(cal: Calibration, o: Obs) -> float:
     if terms.params.attention_measured and terms.params.matrix_attention_measured:
         return 1.0
     est = _prefill_estimate(cal, o)
-    band = terms.prefill_bands[o.expert_params > 0]
+    band = with_conditions(terms.prefill_bands[o.expert_params > 0],
+                           terms.prefill_condition_bands, o)
     if est is None or not est.tokens_per_s > 0:
         return 1.0
     return max(1.0, est.high / (est.tokens_per_s * band.high_ratio))
@@ -1037,7 +1052,9 @@ def band_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, flo
     prediction reported; for decode also the level and backend ("low|vulkan": Vulkan's
     held-out devices miss by tens of %, across drivers and builds, CUDA's by a few, and one
     pooled band held 58-67 % of Vulkan's rows under three protocols); for prompts the level and
-    the device class ("low|Apple") and the
+    the device class ("low|Apple"), the level and backend ("high|vulkan": where a class
+    and backend pool has too few devices, the Strix Halo's Vulkan prompts scatter by build as
+    Vulkan's GDDR cards do, not as the CUDA and Metal rows of the level's pool) and the
     level, class and backend ("medium|consumer GDDR|cuda"). One pooled prompt band would have
     to cover Apple (prompt speeds within a few % of the fit), CUDA cards (~10 %) and ROCm,
     Vulkan and HBM cards (tens of %) at once, so it would be honest only by being wide
@@ -1071,6 +1088,7 @@ def pool_ratios(rows: Sequence[tuple[Obs, float, str]],
         else:
             cls = device_class(o.card)
             ratios[(o.kind, f"{conf}|{cls}")].append(r)
+            ratios[(o.kind, f"{conf}|{o.backend}")].append(r)
             ratios[(o.kind, f"{conf}|{cls}|{o.backend}")].append(r)
     return ratios
 
@@ -1086,36 +1104,40 @@ def driver_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, f
     return ratios
 
 
-def decode_conditions(obs: Sequence[Obs]) -> dict[str, tuple[str, ...]]:
-    """The DECODE_CONDITIONS each device's decode rows hold, by device_key."""
+def held_conditions(obs: Sequence[Obs], kind: str) -> dict[str, tuple[str, ...]]:
+    """The CONDITIONS each device's rows of `kind` ("decode", "prefill") hold, by device_key
+    (the `./main` prompt rows, a test no estimate is made for, left out)."""
     held: dict[str, set[str]] = defaultdict(set)
     for o in obs:
-        if o.kind == "decode":
-            held[device_key(o.card.name, o.backend)].update(
-                decode_conditions_of(o.is_moe, o.depth))
-    return {k: tuple(c for c in DECODE_CONDITIONS if c in v) for k, v in sorted(held.items())}
+        if o.kind == kind and not (kind == "prefill" and o.main_test):
+            held[device_key(o.card.name, o.backend)].update(conditions_of(o.is_moe, _context(o)))
+    return {k: tuple(c for c in CONDITIONS if c in v) for k, v in sorted(held.items())}
 
 
 def condition_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str, float]]]:
-    """(device, measured ÷ predicted) of each device's decode rows of one condition (a MoE's,
-    or at depth >= 16k), predicted by a fit without them while its other decode rows stay, pooled
-    under "condition-out|<condition>" and "condition-out|<condition>|<backend>" (a backend's
-    own band where BAND_MIN_DEVICES devices stand behind it: CUDA's MoE kernels miss by tens
-    of %, ROCm's and Vulkan's by up to 2.8x), where the device kept a level of its own: the
-    range of a measured device asked for a condition none of its rows hold
-    (speed.condition_bands). A device's level is fitted on what its rows ran; a MoE's routed
-    expert kernels and a deep cache's attention are what a dense shallow row does not tell."""
+    """(device, measured ÷ predicted) of each device's decode rows, and apart its prompt rows,
+    of one condition (a MoE's, or at depth >= 16k: a prompt's mean context), predicted by a fit
+    without them while its other rows of that kind stay, pooled by kind under
+    "condition-out|<condition>" and "condition-out|<condition>|<backend>" (a backend's own
+    band where BAND_MIN_DEVICES devices stand behind it: CUDA's MoE kernels miss by tens of %,
+    ROCm's and Vulkan's by up to 2.8x), where the device kept a level of its own: the range of
+    a measured device asked for a condition none of its rows hold (speed.condition_bands). A
+    device's level is fitted on what its rows ran; a MoE's routed expert kernels and a deep
+    cache's attention are what a dense shallow row does not tell. The `./main` prompt rows
+    stay out."""
     ratios: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    rows_of: dict[str, int] = defaultdict(int)  # decode rows per device
-    groups: dict[tuple[str, str], list[Obs]] = defaultdict(list)  # (condition, device) -> rows
+    rows_of: dict[tuple[str, str], int] = defaultdict(int)  # rows per (kind, device)
+    # (kind, condition, device) -> rows
+    groups: dict[tuple[str, str, str], list[Obs]] = defaultdict(list)
     for o in obs:
-        if o.kind == "decode":
-            dev = device_key(o.card.name, o.backend)
-            rows_of[dev] += 1
-            for cond in decode_conditions_of(o.is_moe, o.depth):
-                groups[(cond, dev)].append(o)
-    for (cond, dev), held in sorted(groups.items()):
-        if len(held) == rows_of[dev]:  # no row of the device without it: nothing stays
+        if o.kind == "prefill" and o.main_test:
+            continue
+        dev = device_key(o.card.name, o.backend)
+        rows_of[(o.kind, dev)] += 1
+        for cond in conditions_of(o.is_moe, _context(o)):
+            groups[(o.kind, cond, dev)].append(o)
+    for (kind, cond, dev), held in sorted(groups.items()):
+        if len(held) == rows_of[(kind, dev)]:  # no row of the device without it
             continue
         out = {id(o) for o in held}
         cal = fit([o for o in obs if id(o) not in out])
@@ -1123,8 +1145,8 @@ def condition_ratios(obs: Sequence[Obs]) -> dict[tuple[str, str], list[tuple[str
             pred, conf = predict(cal, o)
             if conf == "high" and np.isfinite(pred) and pred > 0:
                 r = (o.card.name, o.tokens_per_s / pred)
-                ratios[("decode", f"{CONDITION_OUT}|{cond}")].append(r)
-                ratios[("decode", f"{CONDITION_OUT}|{cond}|{o.backend}")].append(r)
+                ratios[(kind, f"{CONDITION_OUT}|{cond}")].append(r)
+                ratios[(kind, f"{CONDITION_OUT}|{cond}|{o.backend}")].append(r)
     return ratios
 
 
@@ -1191,9 +1213,7 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
         if o.read_factor_slowest > o.read_factor:  # a SYCL row on an Intel GPU
             # the low end at the slowest unreordered kernels (speed.decode_figures' slow_read)
             band = Band(band.low_ratio * slowest_ratio(cal, o), band.high_ratio, band.n)
-        for cond in speed.unmeasured_conditions(k, o.is_moe, o.depth):
-            band = union(band, k.condition_bands[cond])
-        return band
+        return with_conditions(band, k.condition_bands, o)
     # the driver matters only where a band for unmeasured drivers was fitted; asked first, this
     # also keeps a calibration with no backends (the synthetic ones of the tests) from asking
     # card_params for a backend it does not have (novelty.driver_band ignores a missing band,
@@ -1202,7 +1222,20 @@ def row_band(cal: Calibration, o: Obs, conf: str) -> Band:
               or speed.card_params(o.card, o.backend, cal).driver_measured)
     if o.main_test and f"{conf}|main|{o.backend}" in cal.prefill_bands:
         return cal.prefill_bands[f"{conf}|main|{o.backend}"]
-    return speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)
+    band = speed.prefill_band(cal, conf, o.card, o.backend, o.is_moe, driver)
+    if not any(key.startswith(CONDITION_OUT) for key in cal.prefill_bands):
+        return band  # no condition band to widen by (nor card_params to ask, as above)
+    return with_conditions(band, speed.card_terms(o.card, o.backend, cal).prefill_condition_bands,
+                           o)
+
+
+def with_conditions(band: Band, conditions: dict[str, Band], o: Obs) -> Band:
+    """`band` joined with the band of each of row `o`'s conditions in `conditions` (a card's
+    CardTerms.condition_bands or prefill_condition_bands: those its device was never measured
+    in), as the engine widens (speed.condition_widened)."""
+    for cond in speed.unmeasured_conditions(conditions, o.is_moe, _context(o)):
+        band = union(band, conditions[cond])
+    return band
 
 
 def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
@@ -1248,7 +1281,8 @@ def calibrate(obs: Sequence[Obs], with_bands: bool = True) -> Calibration:
     return replace(cal, measured=measured_table(obs),
                    measured_models=tuple(sorted({o.model for o in obs})),
                    measured_kinds=measured_kinds(obs),
-                   decode_conditions=decode_conditions(obs),
+                   decode_conditions=held_conditions(obs, "decode"),
+                   prefill_conditions=held_conditions(obs, "prefill"),
                    notes=__doc__.split("\n\n")[1].strip())
 
 

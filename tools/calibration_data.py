@@ -50,7 +50,7 @@ EXTRA_MODELS = {
     # two Qwen3.5 / Qwen3.6 models of a size share one architecture in the catalog.
     "gemma4 26B.A4B": "gemma-4-26B-A4B", "gemma4 31B": "gemma-4-31B",
     "qwen35moe 35B.A3B": "Qwen3.6-35B-A3B", "qwen35moe 122B.A10B": "Qwen3.5-122B-A10B",
-    "qwen35 27B": "Qwen3.6-27B", "deepseek2 30B.A3B": "GLM-4.7-Flash",
+    "qwen35 27B": "Qwen3.6-27B", "qwen35 9B": "Qwen3.5-9B", "deepseek2 30B.A3B": "GLM-4.7-Flash",
     "minimax-m2 230B.A10B": "MiniMax-M2.7",
     "nemotron_h_moe 31B.A3.5B": "NVIDIA-Nemotron-3-Nano-30B-A3B",
     # visorcraft/strix-halo-llm-perf names its models in words, not llama-bench labels.
@@ -90,6 +90,7 @@ EXTRA_GPUS = {"AMD Radeon AI PRO R9700": "Radeon AI PRO R9700",
               # 8 and 16 GB boards share the chip, clocks and 322 GB/s.
               "AMD Radeon RX 9060 XT": "Radeon RX 9060 XT 16 GB",
               "Intel Arc Pro B70": "Arc Pro B70",
+              "Intel Arc Pro B60": "Arc Pro B60",
               # kyuz0's V100 / P100 toolboxes: the name the CUDA driver prints (PCIe, 16 GB).
               "Tesla V100-PCIE-16GB": "Tesla V100 PCIe 16 GB",
               "Tesla P100-PCIE-16GB": "Tesla P100 PCIe 16 GB",

@@ -267,6 +267,12 @@ def test_prefill_band_by_class_and_backend() -> None:
         "low|consumer GDDR|cuda": Band(0.9, 1.1)})
     assert speed.prefill_band(cal, "low", card(), "cuda") == Band(0.9, 1.1)
     assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.8, 1.3)
+    # where the class has no band under the backend, the backend's own comes before the
+    # class's: a Vulkan iGPU scatters as Vulkan's other devices do
+    cal = replace(cal, prefill_bands={**cal.prefill_bands, "low|vulkan": Band(0.4, 1.9)})
+    assert speed.prefill_band(cal, "low", card(), "vulkan") == Band(0.4, 1.9)
+    assert speed.prefill_band(cal, "low", card(), "cuda") == Band(0.9, 1.1)
+    assert speed.prefill_band(cal, "low", card(), "rocm") == Band(0.8, 1.3)
 
 
 def test_expert_gemms_fixed_time_adds_to_prompts_whose_experts_run_one_gemm_each() -> None:
@@ -456,3 +462,50 @@ def test_a_moe_cost_fitted_on_one_model_family_leaves_every_moe_on_that_maker_un
     # a calibration that does not count the families widens nothing
     uncounted = one(known, replace(cal, moe_matrix_families={}), 200.0)
     assert uncounted.low == pytest.approx(0.9 * uncounted.tokens_per_s)
+
+
+def _xe2_card_and_calibration() -> tuple[Card, Calibration]:
+    """An Intel Xe2 card (XMX 160 TFLOPS, FP32 20) and CAL with Vulkan's XMX factor at 0.2."""
+    xe2 = Card(name="Xe2 test card", slug="xe2-test-card", vendor="Intel", memory_gib=24,
+               bandwidth_gb_s=500.0, architecture="Xe2-HPG", tflops_fp16_dense=160.0,
+               tflops_fp32=20.0)
+    vulkan = replace(CAL.backends["vulkan"], prefill_xe2_coopmat_factor=0.2)
+    return xe2, replace(CAL, backends={**CAL.backends, "vulkan": vulkan})
+
+
+def test_xe2_xmx_factor_scales_the_prompt_of_a_tuned_build_only() -> None:
+    # An Xe2 card on Vulkan: a current build's prompt GEMMs and attention on the XMX engines at
+    # their peak × the fitted factor; a build before PR #18178's tiles at the FP32 rate,
+    # without the factor
+    xe2, cal = _xe2_card_and_calibration()
+
+    def seconds(c: Calibration, date: str | None, attention: float = 0.0,
+                bf16: bool = False) -> float:
+        est = speed.prefill_estimates(2e10 + attention, 512, [xe2], "vulkan", c,
+                                      quantized=not bf16, attention_flops_per_token=attention,
+                                      bf16=bf16, build_date=date)[0]
+        assert est is not None
+        return 1.0 / est.tokens_per_s
+
+    assert seconds(cal, None) == pytest.approx(seconds(CAL, None) / 0.2)
+    assert seconds(cal, "2025-06-04") == pytest.approx(seconds(CAL, "2025-06-04"))
+    assert seconds(cal, None, bf16=True) == pytest.approx(seconds(CAL, None, bf16=True))
+    # the tuned build's GEMMs: 0.2 × 160 TFLOPS = 32 against the old build's 20
+    assert seconds(cal, "2025-06-04") / seconds(cal, None) == pytest.approx(32 / 20)
+    assert seconds(cal, None, 2e9) == pytest.approx(seconds(CAL, None, 2e9) / 0.2)
+    # the tuned build's attention on the XMX engines (×0.2: 32 TFLOPS), the old build's on the
+    # shader ALUs (20): 2e9 attention FLOPs a token cost less than the GEMMs' 2e10 in both
+    tuned_att = seconds(cal, None, 2e9) - seconds(cal, None)
+    old_att = seconds(cal, "2025-06-04", 2e9) - seconds(cal, "2025-06-04")
+    assert tuned_att / old_att == pytest.approx(20 / 32, rel=0.05)
+
+
+def test_a_backend_borrowing_vulkans_parameters_gets_no_xe2_tiles() -> None:
+    # An unfitted SYCL borrows Vulkan's levels (_backend_name), not ggml-vulkan's own Xe2 tile
+    # rule: its GEMMs at the FP32 rule's rate, the XMX factor unused
+    xe2, cal = _xe2_card_and_calibration()
+    sycl, own = speed.card_params(xe2, "sycl", cal), speed.card_params(xe2, "vulkan", cal)
+    assert sycl.backend == own.backend == "vulkan" and own.own_kernels and not sycl.own_kernels
+    assert speed.gemm_tflops(xe2, own, True) == pytest.approx(0.2 * 160.0)
+    assert speed.gemm_tflops(xe2, sycl, True) == pytest.approx(20.0)
+    assert speed.gemm_tflops(xe2, own, True, build_date="2025-06-04") == pytest.approx(20.0)

@@ -224,9 +224,11 @@ def test_prompt_matrix_tflops(name: str, quantized: bool, expected: float) -> No
     ("GeForce RTX 4090", 330.3),
     ("RTX A6000", 154.83),
     ("GeForce GTX 1070", 6.463),  # Pascal: no matrix units, FP16 at 1/64: the FP32 rate
-    ("Arc B580", 13.67),  # Intel Arc: the shader ALUs, not the XMX engines
+    # Intel Xe2 in a current build: the XMX engines (PR #18178's tiles, xe2_coopmat)
+    ("Arc B580", 109.36),
     ("Radeon RX 7900 XTX", 122.78),  # AMD: WMMA, the catalog's dense FP16 rate
-    ("Arc Pro B70", 22.94),  # its FP32 rate, Intel's published Arc Pro figure
+    ("Arc Pro B70", 183.5),  # 8x its FP32 rate, Intel's published Arc Pro figure
+    ("Arc A770", 19.66),  # Alchemist: ggml-vulkan leaves its XMX engines idle, the shader ALUs
 ])
 def test_vulkan_matrix_rate_by_architecture(name: str, expected: float) -> None:
     card = get_card(name)
@@ -234,6 +236,33 @@ def test_vulkan_matrix_rate_by_architecture(name: str, expected: float) -> None:
                                                                                   rel=1e-3)
     assert st.vulkan_matrix_tflops(card) == st.prompt_matrix_tflops(card, False,
                                                                      backend="vulkan")
+
+
+@pytest.mark.parametrize("date, tuned", [
+    (None, True),  # a current build
+    ("2026-07-17", True), ("2026-01", True),  # from PR #18178's tiles on
+    ("2025-06-04", False), ("2025-12", False),  # PR #14001's untuned tiles
+    ("", False),  # an undated row: taken as older
+])
+def test_xe2_runs_its_xmx_engines_from_the_tile_tuning_on(date: str | None, tuned: bool) -> None:
+    b70, b580 = get_card("Arc Pro B70"), get_card("Arc B580")
+    assert st.xe2_coopmat(b70, "vulkan", date) is tuned
+    rate = st.prompt_matrix_tflops(b580, True, backend="vulkan", build_date=date)
+    assert rate == pytest.approx(109.36 if tuned else 13.67, rel=1e-3)
+    # the power term reads the same peak: 190 W is under 2 W a TFLOPS of XMX, not of FP32
+    low = st.power_factor(b580, 2.0, 1.0, backend="vulkan", build_date=date)
+    assert (low < 1.0) is tuned
+
+
+@pytest.mark.parametrize("name, backend, bf16", [
+    ("Arc Pro B70", "sycl", False),  # SYCL's oneDNN/oneMKL GEMMs: not ggml-vulkan's tiles
+    ("Arc Pro B70", "vulkan", True),  # BF16: the shader ALUs without BF16 cooperative matrices
+    ("Arc A770", "vulkan", False),  # Alchemist (Xe-HPG): XMX left idle
+    ("Radeon RX 7900 XTX", "vulkan", False),  # not Intel
+])
+def test_xe2_xmx_rule_is_intel_xe2_vulkan_and_not_bf16(name: str, backend: str,
+                                                         bf16: bool) -> None:
+    assert not st.xe2_coopmat(get_card(name), backend, None, bf16)
 
 
 @pytest.mark.parametrize("name, rate", [
@@ -347,7 +376,7 @@ def test_rocm_attention_runs_on_wmma_for_its_shapes_in_builds_that_have_it() -> 
     """ROCm's flash attention on RDNA: the MMA (WMMA) kernel for its head shapes in a build from
     the architecture's date on (the Strix Halo's kyuz0 logs: 2.0-2.3x at pp2048 @ d32768 from
     build 9112 to 9187, May 2026), the tile kernel on the shader ALUs otherwise; without flash
-    attention the batched GEMMs on the matrix units; never on Vulkan."""
+    attention the batched GEMMs on the matrix units; never on Vulkan on AMD."""
     strix, r9700 = get_card("Ryzen AI Max+ 395 (Radeon 8060S)"), get_card("Radeon AI PRO R9700")
     assert st.matrix_attention(strix, "rocm", True)  # a current build
     assert not st.matrix_attention(strix, "rocm", True, build_date="2026-05-12")
@@ -360,6 +389,19 @@ def test_rocm_attention_runs_on_wmma_for_its_shapes_in_builds_that_have_it() -> 
     assert not st.matrix_attention(strix, "vulkan", True)
     assert not st.matrix_attention(get_card("Radeon RX 6900 XT"), "rocm", True)  # no WMMA
     assert st.matrix_attention(get_card("GeForce RTX 4090"), "cuda", False)
+
+
+def test_vulkan_attention_runs_on_xe2s_xmx_engines_with_the_tuned_tiles() -> None:
+    """ggml-vulkan's coopmat1 flash attention (or, without flash attention, its coopmat GEMMs)
+    on Intel Xe2 in the builds that run its GEMMs there (xe2_coopmat); the shader ALUs before,
+    and on Alchemist."""
+    b70 = get_card("Arc Pro B70")
+    assert st.matrix_attention(b70, "vulkan", False)
+    assert st.matrix_attention(b70, "vulkan", False, flash_attn=False)
+    assert not st.matrix_attention(b70, "vulkan", False, build_date="2025-06-04")
+    assert not st.matrix_attention(b70, "vulkan", False, build_date="")
+    assert not st.matrix_attention(get_card("Arc A770"), "vulkan", False)
+    assert st.attention_tflops(b70, "vulkan", matrix=True) == pytest.approx(183.5)
 
 
 def test_a_deep_rocm_prompt_is_faster_where_its_attention_runs_on_wmma() -> None:

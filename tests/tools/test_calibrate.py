@@ -292,6 +292,7 @@ def test_moe_prompts_pool_apart_and_take_the_moe_band() -> None:
     assert pools[("prefill", "medium")] == [(dense.card.name, 1.0), (dense.card.name, 2.0)]
     cls = next(k for _, k in pools if k.count("|") == 2)
     assert pools[("prefill", cls)] == [(dense.card.name, 1.0)]  # the class pools: dense only
+    assert pools[("prefill", "medium|cuda")] == [(dense.card.name, 1.0)]  # the backend's too
     cal = replace(calibrate.calibrate(synthetic(), with_bands=False), prefill_bands={
         "low": calibrate.Band(0.8, 1.2), "high": calibrate.Band(0.9, 1.1),
         "medium": calibrate.Band(0.85, 1.15), "high|moe": calibrate.Band(0.5, 2.0)})
@@ -606,7 +607,7 @@ def test_a_measured_devices_range_widens_for_a_condition_none_of_its_rows_hold()
     assert ("decode", "condition-out|moe") not in ratios  # no device has MoE decode rows
     band = calibrate.bands_from_ratios(ratios)[0]["condition-out|deep"]
     assert band.low_ratio < DEEP_SLOWDOWN * 1.05
-    cal = replace(calibrate.fit(obs), decode_conditions=calibrate.decode_conditions(obs),
+    cal = replace(calibrate.fit(obs), decode_conditions=calibrate.held_conditions(obs, "decode"),
                   decode_bands={"high": Band(0.9, 1.1), "condition-out|deep": band})
     assert cal.decode_conditions["cuda:G0"] == ("deep",)
     assert cal.decode_conditions["cuda:G3"] == ()
@@ -624,6 +625,48 @@ def test_a_measured_devices_range_widens_for_a_condition_none_of_its_rows_hold()
     assert wide.low == pytest.approx(wide.tokens_per_s * band.low_ratio)
     assert narrow.low == pytest.approx(narrow.tokens_per_s * plain.low_ratio)
     assert (wide.confidence, narrow.confidence) == ("medium", "high")  # the label follows
+
+
+def test_a_measured_devices_prompt_range_widens_for_a_condition_none_of_its_prompts_hold(
+        ) -> None:
+    # Three cards with prompts at depth 32k as well as shallow ones, each deep prompt running at
+    # its own share of the shallow rate: held out while its shallow prompts stay, each misses by
+    # that share, and the spread is the prompt "condition-out|deep" band. A measured card with
+    # no deep prompt takes it for a prompt whose mean context is >= 16k, not for a shallow one
+    # (nor for a deep decode: a decode band is the decode's), and its estimate is unchanged.
+    obs = synthetic()
+    shares = {"G0": 0.5, "G1": 0.8, "G2": 1.1}
+    for o in list(obs):
+        if o.kind == "prefill" and o.card.name in shares:
+            obs.append(replace(o, test="pp512@d32768", depth=32768,
+                               tokens_per_s=o.tokens_per_s * shares[o.card.name]))
+    ratios = calibrate.condition_ratios(obs)
+    held = ratios[("prefill", "condition-out|deep")]
+    assert {d for d, _ in held} == set(shares)
+    assert ("decode", "condition-out|deep") not in ratios  # no decode row is deep
+    band = calibrate.bands_from_ratios(ratios)[1]["condition-out|deep"]
+    assert band.low_ratio < 0.8 and band.high_ratio > 1.1  # the shares about their mean
+    cal = replace(calibrate.fit(obs), prefill_conditions=calibrate.held_conditions(obs, "prefill"),
+                  prefill_bands={"high": Band(0.9, 1.1), "condition-out|deep": band})
+    assert cal.prefill_conditions["cuda:G0"] == ("deep",)
+    assert cal.prefill_conditions["cuda:G3"] == ()
+    shallow = next(o for o in obs if o.card.name == "G3" and o.kind == "prefill")
+    assert calibrate.predict(cal, shallow)[1] == "high"
+    deep = replace(shallow, depth=32768)
+    plain = calibrate.row_band(cal, shallow, "high")
+    assert plain == Band(0.9, 1.1)
+    assert calibrate.row_band(cal, deep, "high") == calibrate.union(plain, band)
+    measured_deep = next(o for o in obs if o.card.name == "G0" and o.depth)
+    assert calibrate.row_band(cal, measured_deep, "high") == plain
+    # the engine: the range of G3's prompt at a mean context of 16k or more holds the band
+    wide, narrow = (calibrate.speed.prefill_estimates(
+        shallow.flops_per_token, 512, [shallow.card], "cuda", cal,
+        context_tokens=context)[0] for context in (calibrate.speed.DEEP_TOKENS, 16000))
+    assert wide is not None and narrow is not None
+    assert wide.tokens_per_s == narrow.tokens_per_s
+    assert wide.low == pytest.approx(wide.tokens_per_s * band.low_ratio)
+    assert wide.high == pytest.approx(wide.tokens_per_s * band.high_ratio)
+    assert narrow.low == pytest.approx(narrow.tokens_per_s * 0.9)
 
 
 def test_measured_table_holds_every_tables_default_tests_on_an_empty_cache() -> None:

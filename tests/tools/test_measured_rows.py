@@ -130,3 +130,19 @@ def test_every_file_of_the_main_table_is_llama_cpps_own_mix_within_the_tolerance
     assert len(sized) > 100
     assert all(o.bytes_source == "architecture" for o in sized)
     assert max(abs(o.weights_bytes / GIB / o.size_gib - 1) for o in sized) < MIX_TOLERANCE
+
+
+def test_the_xe2_rows_load_on_the_xmx_engines_by_their_build_date() -> None:
+    """PR #21431's Arc Pro B60 rows (April 2026) and the B70's (July 2026) ran builds with PR
+    #18178's Xe2 tiles, on the XMX engines; PR #14001's B580 rows (June 2025) and the
+    main table's undated scoreboard rows did not. BF16 stays on the shader ALUs."""
+    from tpscalc.estimate.speed_terms import xe2_coopmat
+
+    obs = [o for o in extra_rows(get_card, get_model)
+           if o.card.name in ("Arc Pro B60", "Arc Pro B70", "Arc B580") and o.backend == "vulkan"]
+    b60 = [o for o in obs if o.card.name == "Arc Pro B60"]
+    assert len(b60) == 8 and {o.date for o in b60} == {"2026-04-04"}
+    on_xmx = {(o.card.name, o.quant == "BF16"): xe2_coopmat(o.card, o.backend, o.date,
+                                                            o.quant == "BF16") for o in obs}
+    assert on_xmx == {("Arc Pro B60", False): True, ("Arc Pro B60", True): False,
+                      ("Arc Pro B70", False): True, ("Arc B580", False): False}

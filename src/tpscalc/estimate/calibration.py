@@ -46,6 +46,9 @@ class BackendParams(FrozenValue):
     prefill_matrix_attention_efficiency: float | None = None
     # φ of this backend's MoE expert GEMMs (None: the calibration-wide φ)
     prefill_expert_gemm_efficiency: float | None = None
+    # ε multiplier of its prompt GEMMs on Intel Xe2's XMX engines (speed_terms.xe2_coopmat:
+    # Vulkan builds with PR #18178's tiles), on their XMX peak; 1.0 where unmeasured
+    prefill_xe2_coopmat_factor: float = 1.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -142,10 +145,12 @@ class Calibration(FrozenValue):
     measured_models: tuple[str, ...] = ()
     # Their layer kinds (novelty.kind_of: "dense|full", "moe|swa", ...).
     measured_kinds: tuple[str, ...] = ()
-    # The decode conditions (DECODE_CONDITIONS) each measured device's fitted rows hold, by
+    # The conditions (CONDITIONS) each measured device's fitted decode rows hold, by
     # device_key(): a device's range widens for a condition it was never measured in
     # (speed.condition_bands).
     decode_conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The same of each measured device's fitted prompt rows.
+    prefill_conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     notes: str = ""
 
 
@@ -237,17 +242,19 @@ def unmeasured_backend(cal: Calibration, nearest: BackendParams) -> BackendParam
                    overhead_per_token_us=round(per_token, 1))
 
 
-# A decode row's conditions that a device's other rows do not tell: a MoE's decode (routed
-# expert matrices, their kernels) and a deep cache (attention reading >= 16k tokens of KV).
-# Band keys "condition-out|moe" and "condition-out|deep" (tools/calibrate.py, condition_ratios).
-DEEP_DECODE_TOKENS = 16384
+# A row's conditions that a device's other rows do not tell: a MoE's (routed expert matrices,
+# their kernels) and a deep cache's (attention reading >= 16k tokens of KV: a decode's depth, a
+# prompt token's mean context, speed.prompt_mean_context). Band keys "condition-out|moe" and
+# "condition-out|deep", of decode and of prompts (tools/calibrate.py, condition_ratios).
+DEEP_TOKENS = 16384
 CONDITION_OUT = "condition-out"
-DECODE_CONDITIONS = ("moe", "deep")
+CONDITIONS = ("moe", "deep")
 
 
-def decode_conditions_of(moe: bool, depth_tokens: float) -> tuple[str, ...]:
-    """The DECODE_CONDITIONS of a decode: of a MoE, at a depth of `depth_tokens`."""
-    return (("moe",) if moe else ()) + (("deep",) if depth_tokens >= DEEP_DECODE_TOKENS else ())
+def conditions_of(moe: bool, depth_tokens: float) -> tuple[str, ...]:
+    """The CONDITIONS of a decode or a prompt: of a MoE, at a depth (a prompt: a mean context)
+    of `depth_tokens`."""
+    return (("moe",) if moe else ()) + (("deep",) if depth_tokens >= DEEP_TOKENS else ())
 
 
 def device_key(card_name: str, backend: str) -> str:
@@ -314,5 +321,6 @@ def from_dict(d: dict[str, Any]) -> Calibration:
         measured_models=tuple(d.get("measured_models", ())),
         measured_kinds=tuple(d.get("measured_kinds", ())),
         decode_conditions={k: tuple(v) for k, v in d.get("decode_conditions", {}).items()},
+        prefill_conditions={k: tuple(v) for k, v in d.get("prefill_conditions", {}).items()},
         notes=d.get("notes", ""),
     )

@@ -189,6 +189,7 @@ def _model_terms(model: Model, quants: Sequence[str], query: Query) -> _ModelTer
         expert_batch=expert_batch(arch, test.n_prompt, test.n_ubatch),
         expert_gemms=moe_expert_gemms_per_token(arch, test.n_prompt, test.n_ubatch),
         expert_matrices=moe_expert_matrices_per_token(arch), decode_depth=float(test.depth),
+        prefill_context=prefill_ctx,
         wmma_attention=wmma_attention_shape(arch),
     )
 
@@ -256,7 +257,8 @@ def _evaluate(models: Sequence[Model], terms: Sequence[_ModelTerms], rigs: Seque
         expert_params=[t.expert_params for t in fit_terms],
         expert_batch=[t.expert_batch for t in fit_terms],
         expert_gemms=[t.expert_gemms for t in fit_terms], flash_attn=test.flash_attn,
-        wmma_attention=[t.wmma_attention for t in fit_terms])
+        wmma_attention=[t.wmma_attention for t in fit_terms],
+        context_tokens=[t.prefill_context for t in fit_terms])
     found = {i: (j, d, p) for i, j, d, p in zip(rows, q, decode, prefill)}
     out = []
     for i, (model, t, card) in enumerate(zip(models, terms, cards)):

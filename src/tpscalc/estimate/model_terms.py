@@ -38,6 +38,7 @@ class ModelTerms(FrozenValue):
     expert_gemms: float = 0.0  # expert GEMMs per prompt token
     expert_matrices: float = 0.0  # routed expert matrices multiplied per generated token
     decode_depth: float = 0.0  # tokens in the cache before the generated ones (test.depth)
+    prefill_context: float = 0.0  # the mean context of a prompt token (prompt_mean_context)
     # attention heads that ROCm's WMMA flash-attention kernel takes
     # (speed_terms.wmma_attention_shape)
     wmma_attention: bool = False

@@ -424,7 +424,8 @@ def _device_speeds(placed: Sequence[tuple[ModelTerms, str, _Layout, Placement, R
         col(1, "flops_per_token"), test.n_prompt, cards[1], query.backend, calibration(),
         col(1, "weights_bytes"), flags(1, "quantized"), test.n_ubatch,
         col(1, "attention_flops_per_token"), col(1, "expert_params"), col(1, "expert_batch"),
-        col(1, "expert_gemms"), test.flash_attn, flags(1, "bf16"), flags(1, "wmma_attention"))
+        col(1, "expert_gemms"), test.flash_attn, flags(1, "bf16"), flags(1, "wmma_attention"),
+        col(1, "context_tokens"))
     return decode, prefill, spans
 
 

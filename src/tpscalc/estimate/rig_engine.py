@@ -302,7 +302,8 @@ def _shares(t: ModelTerms, q: str, lay: _Layout, p: Placement, backend: str | No
                                 "expert_params": t.expert_params * s,
                                 "expert_batch": t.expert_batch,
                                 "expert_gemms": t.expert_gemms * s, "quantized": quantized,
-                                "bf16": q == "BF16", "wmma_attention": t.wmma_attention}))
+                                "bf16": q == "BF16", "wmma_attention": t.wmma_attention,
+                                "context_tokens": t.prefill_context}))
     return decode, prefill
 
 

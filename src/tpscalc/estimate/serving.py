@@ -71,7 +71,7 @@ def decode_parts(card: Card, backend: str | None, cal: Calibration, t: ModelTerm
                  + speed.moe_matrix_seconds(t.expert_matrices, own.matrix_mb, card.bandwidth_gb_s))
     kv_s = speed.memory_seconds(t.kv_decode, card.bandwidth_gb_s, p.decode_efficiency)
     quantized = quant not in UNQUANTIZED
-    rate = speed.card_prefill_tflops(card, p.prefill_tensor_share, quantized, True, p.backend)
+    rate = speed.gemm_tflops(card, p, quantized)
     eps = speed.prefill_efficiency(p, quantized, True)
     gemm_s = (2.0 * t.params_active / (eps * rate * 1e12)
               if math.isfinite(rate) and rate > 0 else 0.0)

@@ -54,12 +54,12 @@ from tpscalc.catalog.frozen import FrozenValue
 from tpscalc.catalog.schema import Card
 from tpscalc.estimate.calibration import (
     CONDITION_OUT,
-    DECODE_CONDITIONS,
-    DEEP_DECODE_TOKENS,
+    CONDITIONS,
+    DEEP_TOKENS,
     BackendParams,
     Band,
     Calibration,
-    decode_conditions_of,
+    conditions_of,
     device_key,
     family_key,
     inherited_prefill_efficiency,
@@ -71,6 +71,7 @@ from tpscalc.estimate.elementwise import Num as Value
 from tpscalc.estimate.elementwise import where
 from tpscalc.estimate.novelty import driver_band, widened_by
 from tpscalc.estimate.speed_terms import (
+    UNDATED_BUILD,
     attention_tflops,
     decode_expert_gemm_flops,
     dequant_class,
@@ -86,6 +87,7 @@ from tpscalc.estimate.speed_terms import (
     prompt_matrix_tflops,
     shader_tflops,
     splits_attention,
+    xe2_coopmat,
 )
 from tpscalc.estimate.sycl_kernels import runs_reordered
 from tpscalc.estimate.types import Bound, Confidence, DecodeEstimate, PrefillEstimate
@@ -265,6 +267,12 @@ class CardParams(FrozenValue):
     # (speed_terms.splits_attention), and whether deep prompts of its own fitted it
     matrix_attention_efficiency: float = 1.0
     matrix_attention_measured: bool = True
+    # ε multiplier of the prompt GEMMs on an Intel Xe2 card's XMX engines under ggml-vulkan's
+    # tuned tiles (speed_terms.xe2_coopmat), on their XMX peak
+    xe2_coopmat_factor: float = 1.0
+    # False where the asked backend borrows another's parameters (an unfitted SYCL: Vulkan's):
+    # it borrows their levels, not the other's kernel-specific rules (xe2_coopmat's tiles)
+    own_kernels: bool = True
 
 
 def _backend_params(backend: str, cal: Calibration) -> BackendParams:
@@ -293,7 +301,8 @@ class CardTerms:
 
     __slots__ = ("attention", "cal", "card", "condition_bands", "condition_operands",
                  "decode_band", "decode_operands", "dequant", "matrix_mb", "operands", "params",
-                 "prefill_bands", "rates", "reorders", "shader", "tile_factor", "tiles")
+                 "prefill_bands", "prefill_condition_bands", "prefill_condition_operands",
+                 "rates", "reorders", "shader", "tile_factor", "tiles")
 
     def __init__(self, card: Card, backend: str | None, cal: Calibration) -> None:
         self.card, self.cal = card, cal  # kept so that their ids are never reused
@@ -303,19 +312,18 @@ class CardTerms:
         self.reorders = runs_reordered(card.vendor)
         self.decode_band = decode_band(cal, p.decode_confidence, p.driver_measured, p.backend,
                                        card)
-        self.condition_bands = condition_bands(cal, card, backend or default_backend(card), p)
-        # (low, high) ratio of each DECODE_CONDITIONS' band, 1 where it does not widen
-        self.condition_operands = tuple(
-            r for cond in DECODE_CONDITIONS for r in (
-                (self.condition_bands[cond].low_ratio, self.condition_bands[cond].high_ratio)
-                if cond in self.condition_bands else (1.0, 1.0)))
+        asked = backend or default_backend(card)
+        self.condition_bands = condition_bands(cal, card, asked, p)
+        self.condition_operands = condition_operands(self.condition_bands)
+        self.prefill_condition_bands = condition_bands(cal, card, asked, p, prefill=True)
+        self.prefill_condition_operands = condition_operands(self.prefill_condition_bands)
         self.prefill_bands = {moe: prefill_band(cal, p.prefill_confidence, card, p.backend, moe,
                                                 p.driver_measured)
                               for moe in (False, True)}
         self.dequant: dict[str, float] = {}  # c_q per format, at the shader rate
-        # (quantized, bf16, int8_mmq, attention on the matrix units) -> (sustained GEMM rate,
-        # attention slowdown)
-        self.rates: dict[tuple[bool, bool, bool, bool], tuple[float, float]] = {}
+        # (quantized, bf16, int8_mmq, attention on the matrix units, build date) -> (sustained
+        # GEMM rate, attention slowdown)
+        self.rates: dict[tuple[bool, bool, bool, bool, str | None], tuple[float, float]] = {}
         # attention_terms' answers per (quantized, bf16, int8_mmq, wmma_shape, flash_attn,
         # build_date)
         self.attention: dict[tuple[bool, bool, bool, bool, bool, str | None],
@@ -365,11 +373,12 @@ class CardTerms:
         if found is not None:
             return found
         p = self.params
-        matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn, build_date)
+        matrix = matrix_attention(self.card, p.backend, wmma_shape, flash_attn,
+                                  kernel_date(p, build_date))
         split = matrix and splits_attention(p.backend)
-        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, matrix)
+        tf, slower = self.prompt_rate(quantized, bf16, int8_mmq, matrix, build_date)
         if split and not p.matrix_attention_measured:
-            _, shader = self.prompt_rate(quantized, bf16, int8_mmq)
+            _, shader = self.prompt_rate(quantized, bf16, int8_mmq, build_date=build_date)
             k = p.prefill_attention_efficiency
             found = (tf, shader, k, max(k * shader / slower, attention_top(p)))
         else:
@@ -391,11 +400,12 @@ class CardTerms:
         return c_q
 
     def prompt_rate(self, quantized: bool, bf16: bool, int8_mmq: bool,
-                    on_matrix: bool = False) -> tuple[float, float]:
+                    on_matrix: bool = False, build_date: str | None = None,
+                    ) -> tuple[float, float]:
         """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown, on the matrix
-        units with `on_matrix`: speed_terms.matrix_attention) of this card
-        (speed._prompt_rate), kept."""
-        kind = (quantized, bf16, int8_mmq, on_matrix)
+        units with `on_matrix`: speed_terms.matrix_attention) of this card in a build of
+        `build_date` (None: a current one; speed._prompt_rate), kept."""
+        kind = (quantized, bf16, int8_mmq, on_matrix, build_date)
         rate = self.rates.get(kind)
         if rate is None:
             rate = self.rates[kind] = _prompt_rate(self.card, self.params, self.cal, *kind)
@@ -462,16 +472,48 @@ def dequant_work(card: Card, backend: str, cal: Calibration, quant: str) -> floa
 
 
 def _prompt_rate(card: Card, p: CardParams, cal: Calibration, quantized: bool, bf16: bool,
-                 int8_mmq: bool, on_matrix: bool = False) -> tuple[float, float]:
+                 int8_mmq: bool, on_matrix: bool = False, build_date: str | None = None,
+                 ) -> tuple[float, float]:
     """(the prompt GEMMs' sustained rate, TFLOPS; attention's slowdown against it);
-    `on_matrix`: the attention runs on the matrix units (attention_slowdown)."""
+    `on_matrix`: the attention runs on the matrix units (attention_slowdown); `build_date`:
+    the build's (None: a current one). On Xe2's XMX engines the rate takes their fitted factor
+    (gemm_tflops), which the attention, on the same engines (speed_terms.matrix_attention),
+    takes too: the whole prompt's time scales as an ε factor's does."""
+    build_date = kernel_date(p, build_date)
     peak = card_prefill_tflops(card, p.prefill_tensor_share, quantized, int8_mmq, p.backend,
-                               bf16)
+                               bf16, build_date)
     power = power_factor(card, cal.prefill_power_w_per_tflops, cal.prefill_power_exponent,
-                         quantized, int8_mmq, p.backend, bf16)
+                         quantized, int8_mmq, p.backend, bf16, build_date)
     # attention runs at k × its own units' rate: charged as GEMM-rate work × the GEMMs' peak ÷
     # the attention kernels' peak
-    return peak * power, attention_slowdown(card, p.backend, peak, on_matrix)
+    return (peak * _xe2_factor(card, p, quantized, bf16, build_date) * power,
+            attention_slowdown(card, p.backend, peak, on_matrix))
+
+
+def kernel_date(p: CardParams, build_date: str | None) -> str | None:
+    """The build date the kernel rules take (speed_terms' dated rules): the row's, but an
+    undated (older) one where the backend borrows another's parameters (an unfitted SYCL takes
+    Vulkan's levels, not ggml-vulkan's Xe2 tiles)."""
+    return build_date if p.own_kernels else UNDATED_BUILD
+
+
+def gemm_tflops(card: Card, p: CardParams, quantized: bool, int8_mmq: bool = True,
+                bf16: bool = False, build_date: str | None = None) -> float:
+    """The card's prompt GEMM rate under its parameters' backend, TFLOPS (card_prefill_tflops;
+    NaN if unknown), × the fitted factor of Xe2's XMX engines where they run it
+    (speed_terms.xe2_coopmat, in a build of `build_date`, None: a current one; kernel_date)."""
+    build_date = kernel_date(p, build_date)
+    return _xe2_factor(card, p, quantized, bf16, build_date) * card_prefill_tflops(
+        card, p.prefill_tensor_share, quantized, int8_mmq, p.backend, bf16, build_date)
+
+
+def _xe2_factor(card: Card, p: CardParams, quantized: bool, bf16: bool,
+                build_date: str | None) -> float:
+    """The fitted factor of Xe2's XMX engines where they run the prompt's GEMMs
+    (speed_terms.xe2_coopmat at `build_date`, already kernel_date's; not for BF16 weights),
+    else 1."""
+    on_xmx = xe2_coopmat(card, p.backend, build_date, bf16 and not quantized)
+    return p.xe2_coopmat_factor if on_xmx else 1.0
 
 
 def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParams:
@@ -515,6 +557,8 @@ def _card_params(card: Card, backend: str | None, cal: Calibration) -> CardParam
         be.prefill_attention_efficiency is not None,
         be.prefill_matrix_attention_efficiency or k,
         be.prefill_matrix_attention_efficiency is not None,
+        be.prefill_xe2_coopmat_factor,
+        _backend_name(asked, cal) == asked,
     )
 
 
@@ -572,28 +616,42 @@ def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
 
 
 def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
-                    ) -> dict[str, Band]:
+                    prefill: bool = False) -> dict[str, Band]:
     """The condition-out band (the backend's, "condition-out|moe|cuda", else the pool's,
-    "condition-out|moe"; "...|deep") of each decode condition that a
-    device with a level of its own ("high") was never measured in: its η was fitted on rows
-    without it, and misses as the held-out conditions of the measured devices did
-    (tools/calibrate.py, condition_ratios). Devices without a level of their own take their
-    family's or backend's band, fitted with whole devices held out, conditions and all; but a
-    MoE on a chip maker whose MoE cost was never measured (moe_cost_measured) takes the MoE
-    band at any level: no held-out device of that maker stood for it. So does a MoE on a maker
-    whose cost rests on one model family's rows (moe_cost_general), the card's own MoE rows
-    included: they measured that family."""
-    general = moe_cost_general(card, cal)
-    if p.decode_confidence == "high":
-        held = cal.decode_conditions.get(device_key(card.name, backend), ())
-        conditions: tuple[str, ...] = tuple(
-            c for c in DECODE_CONDITIONS if c not in held or (c == "moe" and not general))
+    "condition-out|moe"; "...|deep") of each decode condition, or with `prefill` each prompt
+    condition, that a device with a level of its own ("high") was never measured in: its
+    level was fitted on rows without it, and misses as the held-out conditions of the measured
+    devices did (tools/calibrate.py, condition_ratios). Devices without a level of their own
+    take their family's or backend's band, fitted with whole devices held out, conditions and
+    all (a MoE's prompt: the MoE band, prefill_band). But a decode of a MoE on a chip maker
+    whose MoE cost was never measured (moe_cost_measured) takes the MoE band at any level: no
+    held-out device of that maker stood for it. So does one on a maker whose cost rests on one
+    model family's rows (moe_cost_general), the card's own MoE rows included: they measured
+    that family."""
+    key = device_key(card.name, backend)
+    if prefill:
+        bands = cal.prefill_bands
+        conditions: tuple[str, ...] = () if p.prefill_confidence != "high" else tuple(
+            c for c in CONDITIONS if c not in cal.prefill_conditions.get(key, ()))
     else:
-        conditions = () if general else ("moe",)
+        bands, general = cal.decode_bands, moe_cost_general(card, cal)
+        if p.decode_confidence == "high":
+            held = cal.decode_conditions.get(key, ())
+            conditions = tuple(
+                c for c in CONDITIONS if c not in held or (c == "moe" and not general))
+        else:
+            conditions = () if general else ("moe",)
     return {cond: band for cond in conditions
-            for band in [cal.decode_bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
-                         or cal.decode_bands.get(f"{CONDITION_OUT}|{cond}")]
+            for band in [bands.get(f"{CONDITION_OUT}|{cond}|{p.backend}")
+                         or bands.get(f"{CONDITION_OUT}|{cond}")]
             if band is not None}
+
+
+def condition_operands(bands: dict[str, Band]) -> tuple[float, ...]:
+    """condition_widened's operands: the (low, high) ratio of each CONDITIONS' band in
+    `bands`, 1 where it does not widen."""
+    return tuple(r for cond in CONDITIONS for r in (
+        (bands[cond].low_ratio, bands[cond].high_ratio) if cond in bands else (1.0, 1.0)))
 
 
 def moe_cost_measured(card: Card, cal: Calibration) -> bool:
@@ -618,17 +676,18 @@ def moe_cost_general(card: Card, cal: Calibration) -> bool:
     return cal.moe_matrix_families.get(card.vendor or "", 0) >= MOE_COST_MIN_FAMILIES
 
 
-def unmeasured_conditions(terms: CardTerms, moe: bool, depth_tokens: float) -> list[str]:
-    """The conditions of a decode of a MoE or not (`moe`) at `depth_tokens` that the card's
-    measured rows never held and a band widens its range for (CardTerms.condition_bands)."""
-    return [c for c in decode_conditions_of(moe, depth_tokens) if c in terms.condition_bands]
+def unmeasured_conditions(bands: dict[str, Band], moe: bool, depth_tokens: float) -> list[str]:
+    """The conditions of a decode (a prompt) of a MoE or not (`moe`) at `depth_tokens` (a mean
+    context) that the card's measured rows never held and a band of `bands` widens its range
+    for (CardTerms.condition_bands, CardTerms.prefill_condition_bands)."""
+    return [c for c in conditions_of(moe, depth_tokens) if c in bands]
 
 
 def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Confidence:
     """The card's decode confidence, at most "medium" where a condition band widens its range
     (a measured device asked for a condition none of its rows hold)."""
     level = terms.params.decode_confidence
-    if unmeasured_conditions(terms, moe, depth_tokens) and level == "high":
+    if unmeasured_conditions(terms.condition_bands, moe, depth_tokens) and level == "high":
         return "medium"
     return level
 
@@ -636,10 +695,11 @@ def condition_confidence(terms: CardTerms, moe: bool, depth_tokens: float) -> Co
 def condition_widened(tokens_per_s: Value, low: Value, high: Value, moe: Value,
                       depth_tokens: Value, operands: Sequence[Value]) -> tuple[Value, Value]:
     """(low, high) widened by the condition bands (CardTerms.condition_operands: MoE low and
-    high ratio, deep low and high) that apply to a decode of a MoE or not (`moe`) at
-    `depth_tokens`, on one row's floats or on columns of rows."""
+    high ratio, deep low and high; prefill_condition_operands) that apply to a decode (a
+    prompt) of a MoE or not (`moe`) at `depth_tokens` (a mean context), on one row's floats or
+    on columns of rows."""
     moe_lo, moe_hi, deep_lo, deep_hi = operands
-    deep = depth_tokens >= DEEP_DECODE_TOKENS
+    deep = depth_tokens >= DEEP_TOKENS
     low, high = widened_by(tokens_per_s, low, high, where(moe, moe_lo, 1.0),
                            where(moe, moe_hi, 1.0))
     return widened_by(tokens_per_s, low, high, where(deep, deep_lo, 1.0),
@@ -650,11 +710,13 @@ def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
                  moe: bool = False, driver_measured: bool = True) -> Band:
     """The prefill range at a confidence level: a MoE's prompt the MoE band where the
     calibration has one ("medium|moe"), else the band of the card's device class under the
-    backend ("medium|consumer GDDR|cuda"), else its class's ("low|Apple"), else the level's;
-    widened for an unmeasured driver (novelty.driver_band)."""
+    backend ("medium|consumer GDDR|cuda"), else the backend's ("high|vulkan": as decode's,
+    its drivers and builds scatter a class's devices), else its class's ("low|Apple"), else
+    the level's; widened for an unmeasured driver (novelty.driver_band)."""
     cls = device_class(card)
     band = (cal.prefill_bands.get(f"{level}|moe") if moe else None) or (
         cal.prefill_bands.get(f"{level}|{cls}|{backend}")
+        or cal.prefill_bands.get(f"{level}|{backend}")
         or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
     return driver_band(cal.prefill_bands, band, driver_measured)
 
@@ -820,13 +882,15 @@ def card_tflops(card: Card) -> float | None:
 
 
 def card_prefill_tflops(card: Card, tensor_share: float, quantized: bool = True,
-                        int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False) -> float:
+                        int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False,
+                        build_date: str | None = None) -> float:
     """The card's rate for prompt work with `tensor_share` on the matrix units, TFLOPS;
     NaN if unknown. `quantized`: the weights go through llama.cpp's quantized kernels;
     `int8_mmq`: a build that runs them on int8 tensor cores (speed_terms.prompt_matrix_tflops;
     estimates are for current builds); `backend`: the fitted backend whose kernels run it;
-    `bf16`: BF16 weights (speed_terms.vulkan_matrix_tflops)."""
-    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16)
+    `bf16`: BF16 weights (speed_terms.vulkan_matrix_tflops); `build_date`: the build's
+    (None: a current one)."""
+    tensor = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16, build_date)
     if tensor is None:
         return float("nan")
     if not (quantized and int8_mmq):
@@ -863,6 +927,7 @@ def prefill_estimates(
     bf16: bool | Sequence[bool] = False,
     wmma_attention: bool | Sequence[bool] = False,
     build_date: str | None = None,
+    context_tokens: Num = 0.0,
 ) -> list[PrefillEstimate | None]:
     """Prompt speed (tokens/s) and time to first token per row; None where TFLOPS are unknown.
 
@@ -878,10 +943,13 @@ def prefill_estimates(
     `wmma_attention`: the model's attention heads are of the shape ROCm's WMMA flash-attention
     kernel takes (speed_terms.wmma_attention_shape), which runs them on RDNA's matrix units in
     builds from `build_date` on (speed_terms.matrix_attention; None: a current build,
-    calibration replays a row's).
+    calibration replays a row's). `context_tokens`: the mean context a prompt token sees
+    (prompt_mean_context), which widens the range of a device never measured that deep
+    (condition_bands).
     """
     n = len(cards)
     flops, weights = _per_row(flops_per_token, n), _per_row(weights_bytes, n)
+    contexts = _per_row(context_tokens, n)
     attention = _per_row(attention_flops_per_token, n)
     experts, batches = _per_row(expert_params, n), _per_row(expert_batch, n)
     gemms = _per_row(expert_gemms, n)
@@ -916,6 +984,9 @@ def prefill_estimates(
                 cal.moe_expert_gemm_us)
             high = max(high, prefill_rate(prompt_tokens, top, floor, band.low_ratio,
                                           band.high_ratio)[2])
+        if k.prefill_condition_bands:
+            low, high = condition_widened(tps, low, high, experts[i] > 0, contexts[i],
+                                          k.prefill_condition_operands)
         out.append(PrefillEstimate(tps, low, high, total,
                                    "compute" if by_compute else "bandwidth"))
     return out

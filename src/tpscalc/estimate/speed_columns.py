@@ -157,14 +157,15 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
                     quantized: Sequence[bool], ubatch: int, attention_flops_per_token: Floats,
                     expert_params: Floats, expert_batch: Floats, expert_gemms: Floats,
                     flash_attn: bool, bf16: Sequence[bool],
-                    wmma_attention: Sequence[bool]) -> PrefillColumns:
+                    wmma_attention: Sequence[bool],
+                    context_tokens: Floats | float = 0.0) -> PrefillColumns:
     """speed.prefill_estimates of every row (int8_mmq: current builds), as columns."""
     rows = min(prompt_tokens, ubatch)
+    terms = _terms(cards, backend, cal)
     (tflops, slower, eps, attention_efficiency, bandwidth, eta, tile, phi, dense_low,
      dense_high, moe_low, moe_high, gemm_loop, attention_top) = _columns(
         [k.prefill_operands(q, half, True, flash_attn, rows, wmma)
-         for k, q, half, wmma in zip(_terms(cards, backend, cal), quantized, bf16,
-                                     wmma_attention, strict=True)], 14)
+         for k, q, half, wmma in zip(terms, quantized, bf16, wmma_attention, strict=True)], 14)
     # the tiles' extra work per distinct (expert params, batch, tile, φ): a report has few
     keys = list(zip(expert_params.tolist(), expert_batch.tolist(), tile.tolist(), phi.tolist(),
                     strict=True))
@@ -191,5 +192,9 @@ def prefill_columns(flops_per_token: Floats, prompt_tokens: int, cards: Sequence
                 looped_gemms, cal.moe_expert_gemm_us)
             high_top = speed.prefill_rate(prompt_tokens, top, floor, low_ratio, high_ratio)[2]
             high = np.where(widen, np.maximum(high, high_top), high)
+        if any(k.prefill_condition_bands for k in terms):
+            low, high = speed.condition_widened(
+                tps, low, high, moe, np.broadcast_to(context_tokens, tps.shape),
+                list(_columns([k.prefill_condition_operands for k in terms], 4)))
     return PrefillColumns(np.isfinite(compute) & np.isfinite(floor), tps, low, high, seconds,
                           by_compute)

@@ -83,7 +83,8 @@ DP4A_PER_FP32 = 4.0
 
 
 def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
-                         backend: str = "cuda", bf16: bool = False) -> float | None:
+                         backend: str = "cuda", bf16: bool = False,
+                         build_date: str | None = None) -> float | None:
     """Peak rate of the matrix work of a prompt under llama.cpp, T(FL)OPS; None if unknown.
 
     NVIDIA: quantized weights go through MMQ: int8 tensor cores on Turing and later (2 × the
@@ -96,9 +97,11 @@ def prompt_matrix_tflops(card: Card, quantized: bool, int8_mmq: bool = True,
     it is speed.combined_tflops's. `int8_mmq=False`: builds before llama.cpp made MMQ the
     default on tensor-core cards (PR #8075, June 2024), which dequantized to FP16 for cuBLAS
     there. `bf16`: the weights are BF16 (vulkan_matrix_tflops; elsewhere as F16).
+    `build_date`: the build's (xe2_coopmat; None: a current build).
     """
     if backend == "vulkan":
-        return vulkan_matrix_tflops(card, bf16=bf16 and not quantized, quantized=quantized)
+        return vulkan_matrix_tflops(card, bf16=bf16 and not quantized, quantized=quantized,
+                                    build_date=build_date)
     tensor = card.tflops_fp16_dense or card.tflops_fp16_shader or card.tflops_fp32
     if card.vendor != "NVIDIA" or tensor is None:
         return tensor
@@ -134,7 +137,33 @@ def fp16_accumulate_tflops(card: Card) -> float | None:
 _BF16_TENSOR = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell")
 
 
-def vulkan_matrix_tflops(card: Card, bf16: bool = False, quantized: bool = True) -> float | None:
+# Intel architectures whose XMX engines ggml-vulkan runs through cooperative matrices (llama.cpp
+# PR #14001, June 2025: Xe2; `ggml_vk_khr_cooperative_matrix_support`), and the date from which
+# its builds carry the Xe2/Xe3 warp tiles of PR #18178 ("vulkan: Warptile tuning for Intel
+# Xe2/Xe3", opened 2025-12-18, in builds from January 2026): 4x the workgroup size, 2x BM and BN.
+_XE2_COOPMAT_ARCHITECTURES = ("Xe2", "Xe3")
+XE2_COOPMAT_TILES_SINCE = "2026-01"
+# The build date of an undated row: older than every dated rule (xe2_coopmat, matrix_attention).
+UNDATED_BUILD = ""
+
+
+def xe2_coopmat(card: Card, backend: str, build_date: str | None = None,
+                bf16: bool = False) -> bool:
+    """True where llama.cpp's Vulkan prompt GEMMs run on an Intel Xe2 (or later) card's XMX
+    engines with the tuned tiles of PR #18178: builds from XE2_COOPMAT_TILES_SINCE on
+    (`build_date` ISO, maybe only year-month; None: a current build; "" an undated one, taken as
+    older). Not for BF16 weights, whose GEMM runs on the shader ALUs where the driver offers
+    no BF16 cooperative matrices (vulkan_matrix_tflops). Their efficiency on the XMX peak is a
+    fitted factor of its own
+    (calibration.BackendParams.prefill_xe2_coopmat_factor): the Arc Pro B70 (Mesa 26) and B60
+    (Mesa 26.0.3) reach a small share of it (the B70 17 % on Llama 3.1 8B)."""
+    return (backend == "vulkan" and not bf16 and card.vendor == "Intel"
+            and (card.architecture or "").startswith(_XE2_COOPMAT_ARCHITECTURES)
+            and (build_date is None or build_date >= XE2_COOPMAT_TILES_SINCE))
+
+
+def vulkan_matrix_tflops(card: Card, bf16: bool = False, quantized: bool = True,
+                         build_date: str | None = None) -> float | None:
     """Peak rate of llama.cpp's Vulkan prompt GEMMs on the card, TFLOPS; None if unknown.
 
     Its matrix shaders use cooperative matrices where the driver offers them on matrix units:
@@ -149,9 +178,11 @@ def vulkan_matrix_tflops(card: Card, bf16: bool = False, quantized: bool = True)
     runs at 1/64) and Intel Arc: the measured Arc A750,
     A770M and B580 reach 61-84 % of their FP32 rate, 8-10 % of their XMX peak. ggml-vulkan
     leaves Alchemist's XMX engines idle and has run Xe2's since llama.cpp PR #14001 (June
-    2025; `ggml_vk_khr_cooperative_matrix_support`), but at an efficiency one card measured
-    after the tile tuning of PR #18178 (an Arc Pro B70: 1.4x its FP32 rate, 17 % of its XMX
-    peak), so Xe2 keeps the FP32 rate too (README, twenty-seventh session).
+    2025), where the builds before the tile tuning of PR #18178 reached no more than the FP32
+    rate (a B580 at 0.62 of it); from that tuning on (xe2_coopmat, `build_date`) an Xe2 card
+    is rated at its XMX peak (the catalog's dense FP16 rate), at an efficiency of its own:
+    the Arc Pro B70 reaches 1.4x its FP32 rate on Llama 3.1 8B, and the B60's MoE prompts
+    (gpt-oss-20b, qwen35moe 35B-A3B) ran 2.4-2.5x faster than the FP32 rule had them.
 
     `bf16`: BF16 weights. ggml-vulkan builds its BF16 GEMM on cooperative matrices only where
     the device offers BF16 ones (`coopmat_bf16_support`, VK_KHR_shader_bfloat16; ggml-vulkan.cpp
@@ -173,6 +204,8 @@ def vulkan_matrix_tflops(card: Card, bf16: bool = False, quantized: bool = True)
     if bf16 and not (card.vendor == "NVIDIA" and card.tflops_fp16_derived
                      and arch.startswith(_BF16_TENSOR)):
         return shader_tflops(card)
+    if xe2_coopmat(card, "vulkan", build_date) and card.tflops_fp16_dense:
+        return card.tflops_fp16_dense
     if card.vendor in ("NVIDIA", "Intel"):
         full = fp16_accumulate_tflops(card)
         if full is not None:  # BF16 accumulates in FP32: the catalog's (halved) figure
@@ -225,12 +258,17 @@ def wmma_attention_shape(arch: Architecture) -> bool:
 def matrix_attention(card: Card, backend: str, wmma_shape: bool, flash_attn: bool = True,
                      build_date: str | None = None) -> bool:
     """True where a prompt's attention runs on the card's matrix units under the backend:
-    always on CUDA and Metal; on ROCm without flash attention (Q·Kᵀ and P·V are batched
+    always on CUDA and Metal; on Vulkan on Intel Xe2's XMX engines in builds with PR #18178's
+    tiles (xe2_coopmat: ggml-vulkan's flash attention takes its coopmat1 path where the device
+    has cooperative matrices and full subgroups, `coopmat1_fa_support`; without flash attention
+    Q·Kᵀ and P·V are its coopmat GEMMs); on ROCm without flash attention (Q·Kᵀ and P·V are batched
     hipBLAS GEMMs) and, with it, for a wmma_attention_shape model on RDNA from the build date
     on (_ROCM_WMMA_ATTENTION_SINCE; `build_date` ISO, maybe only year-month; None: a current
     build; "" an undated one, taken as older)."""
     if backend in _MATRIX_ATTENTION_BACKENDS:
         return True
+    if backend == "vulkan":  # Xe2's XMX engines: ggml-vulkan's coopmat1 flash attention, or
+        return xe2_coopmat(card, backend, build_date)  # without it the tuned mul_mm GEMMs
     if backend != "rocm":
         return False
     if not flash_attn:
@@ -262,7 +300,8 @@ def attention_tflops(card: Card, backend: str, matrix: bool = False) -> float | 
 
 
 def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized: bool = True,
-                 int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False) -> float:
+                 int8_mmq: bool = True, backend: str = "cuda", bf16: bool = False,
+                 build_date: str | None = None) -> float:
     """Share of its matrix rate a card sustains in a long compute-bound prompt, ≤ 1.
 
     Prompt processing keeps the matrix units busy, and a card whose board power is small for
@@ -274,8 +313,9 @@ def power_factor(card: Card, watts_per_tflops: float, exponent: float, quantized
     draw the same board power for half the operations) the rate falls as
     (TDP ÷ (watts_per_tflops × peak)) ** exponent (dynamic power grows faster than the clock:
     voltage rises with it). 1 where the TDP or the rate is unknown, or the term is off.
+    `build_date`: the build's (prompt_matrix_tflops).
     """
-    peak = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16)
+    peak = prompt_matrix_tflops(card, quantized, int8_mmq, backend, bf16, build_date)
     if not card.tdp_w or not peak or watts_per_tflops <= 0 or exponent <= 0:
         return 1.0
     return float(min(1.0, card.tdp_w / (watts_per_tflops * peak)) ** exponent)

@@ -115,7 +115,8 @@ def _speeds(model: Model, t: ModelTerms, j: int, group: Card, n: int, query: Que
         ubatch=test.n_ubatch,
         attention_flops_per_token=t.attention_prefill, expert_params=t.expert_params,
         expert_batch=t.expert_batch, expert_gemms=t.expert_gemms,
-        flash_attn=test.flash_attn, wmma_attention=t.wmma_attention)[0]
+        flash_attn=test.flash_attn, wmma_attention=t.wmma_attention,
+        context_tokens=t.prefill_context)[0]
     if n > 1:
         d, p = _with_all_reduce(d, p, model, t, group, n, test.n_prompt)
     if t.approximated:
