@@ -76,10 +76,21 @@ def test_prefill_columns_are_prefill_estimates_row_by_row(seed: int, backend: st
         r["flops"], 512, r["cards"], backend, cal, weights_bytes=r["read"], quantized=quantized,
         ubatch=256, attention_flops_per_token=r["attention"], expert_params=r["experts"],
         expert_batch=r["batch"], expert_gemms=r["gemms"], flash_attn=flash_attn, bf16=bf16,
-        wmma_attention=r["wmma"])
+        wmma_attention=r["wmma"], context_tokens=r["depth"])
     cols = prefill_columns(
         np.array(r["flops"]), 512, r["cards"], backend, cal, np.array(r["read"]), quantized,
         256, np.array(r["attention"]), np.array(r["experts"]), np.array(r["batch"]),
-        np.array(r["gemms"]), flash_attn, bf16, r["wmma"])
+        np.array(r["gemms"]), flash_attn, bf16, r["wmma"], np.array(r["depth"]))
     assert [cols.estimate(i) for i in range(len(rows))] == rows
     assert len({"none" if e is None else e.bound for e in rows}) > 1  # more than one kind
+    # a measured device's prompt at a condition its rows never held widens (condition_bands)
+    shallow = speed.prefill_estimates(
+        r["flops"], 512, r["cards"], backend, cal, weights_bytes=r["read"], quantized=quantized,
+        ubatch=256, attention_flops_per_token=r["attention"], expert_params=r["experts"],
+        expert_batch=r["batch"], expert_gemms=r["gemms"], flash_attn=flash_attn, bf16=bf16,
+        wmma_attention=r["wmma"])
+    wider = [i for i, (a, b) in enumerate(zip(rows, shallow, strict=True))
+             if a is not None and b is not None and a.high > b.high]
+    assert all(r["depth"][i] >= speed.DEEP_TOKENS for i in wider)
+    if backend in (None, "cuda"):  # the sample holds measured CUDA cards without deep prompts
+        assert wider
