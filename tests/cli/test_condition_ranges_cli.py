@@ -29,12 +29,15 @@ def _decode(*args: str) -> dict[str, Any]:
     return decode
 
 
-def _cuda_card_without(condition: str) -> str:
-    """A CUDA card with a level of its own whose decode rows never hold `condition`."""
+def _cuda_card_without(condition: str, prefill: bool = False) -> str:
+    """A CUDA card with a level of its own whose decode rows (with `prefill`, prompt rows)
+    never hold `condition`."""
     cal = calibration()
-    return next(key.partition(":")[2] for key, held in cal.decode_conditions.items()
+    conditions = cal.prefill_conditions if prefill else cal.decode_conditions
+    return next(key.partition(":")[2] for key, held in conditions.items()
                 if key.startswith("cuda:") and condition not in held
-                and cal.devices[key].decode_efficiency is not None
+                and (cal.devices[key].prefill_efficiency if prefill
+                     else cal.devices[key].decode_efficiency) is not None
                 and get_card(key.partition(":")[2]).memory_gib >= 24)
 
 
@@ -55,11 +58,7 @@ def test_a_measured_card_asked_for_an_unmeasured_condition_is_medium_and_holds_i
 
 
 def test_a_measured_cards_prompt_at_an_unmeasured_depth_holds_the_prompt_band() -> None:
-    cal = calibration()
-    card = next(key.partition(":")[2] for key, held in cal.prefill_conditions.items()
-                if key.startswith("cuda:") and "deep" not in held
-                and cal.devices[key].prefill_efficiency is not None
-                and get_card(key.partition(":")[2]).memory_gib >= 24)
+    cal, card = calibration(), _cuda_card_without("deep", prefill=True)
     band = (cal.prefill_bands.get("condition-out|deep|cuda")
             or cal.prefill_bands["condition-out|deep"])
     model = ("--model", "Llama 3.1-8B", "--quant", "Q4_K_M", "--gpu", card)
