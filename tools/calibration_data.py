@@ -171,6 +171,12 @@ class Obs:
     read_factor: float = 1.0
     read_factor_slowest: float = 1.0  # the same at the largest slowdown measured (the range)
 
+    @property
+    def main_prompt(self) -> bool:
+        """A 2023 `./main` prompt rate: a test no estimate is made for, so the ranges' pools
+        and the condition and driver cross-validations leave it out (but for its own pool)."""
+        return self.kind == "prefill" and self.main_test
+
 
 @dataclass(frozen=True)
 class ModelFacts:

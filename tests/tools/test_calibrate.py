@@ -284,6 +284,25 @@ def test_a_class_pool_needs_its_devices_for_a_band_of_its_own() -> None:
     assert (pre["medium|Y|cuda"].low_ratio, pre["medium|Y|cuda"].high_ratio) == (0.7, 1.3)
 
 
+def test_a_class_pool_of_fewer_than_nine_devices_is_joined_with_the_next_pool() -> None:
+    # three held-out HBM devices all ran above their estimate: their extremes hold half of a
+    # fourth device's rows ((m - 1) / (m + 1)), so their band keeps the backend's as well;
+    # twenty GDDR devices set their own
+    hbm = [(f"h{i}", r) for i, r in enumerate((1.02, 1.15, 1.27))]
+    gddr = [(f"g{i}", 0.8 + i / 50) for i in range(20)]
+    ratios = {("prefill", "medium"): hbm + gddr, ("prefill", "medium|cuda"): hbm + gddr,
+              ("prefill", "medium|datacenter HBM|cuda"): hbm,
+              ("prefill", "medium|consumer GDDR|cuda"): gddr,
+              ("prefill", "medium|datacenter HBM"): hbm}
+    _, pre = calibrate.bands_from_ratios(ratios)
+    assert calibrate.CONFORMAL_MIN_DEVICES == 9
+    backend, level = pre["medium|cuda"], pre["medium"]
+    assert backend.low_ratio < 0.85 and backend.high_ratio < 1.27
+    assert pre["medium|datacenter HBM|cuda"] == calibrate.Band(backend.low_ratio, 1.27, 3)
+    assert pre["medium|datacenter HBM"] == calibrate.Band(level.low_ratio, 1.27, 3)  # the level's
+    assert pre["medium|consumer GDDR|cuda"] == calibrate._band_of(gddr)
+
+
 def test_moe_prompts_pool_apart_and_take_the_moe_band() -> None:
     dense = _obs(CARDS[0][1], "cuda", "prefill", 100.0, 4e9, 32)
     moe = replace(dense, is_moe=True, expert_params=1e9, model="moe")
@@ -502,12 +521,13 @@ def test_decode_rows_pool_per_device_class_and_backend_where_three_devices_stand
         ) -> None:
     # HBM cards' held-out decode scatters wider than GDDR cards' under the same backend (its
     # class offset rests on few devices): a class with three devices under a backend gets its
-    # own band; a class with fewer takes the backend's.
+    # own band (joined with the backend's below nine devices); a class with fewer takes the
+    # backend's.
     hbm = replace(CARDS[0][1], memory_type="HBM2e")
     rows = [(replace(_obs(c, "cuda", "decode", 100.0 * r, 4e9, 32),
                      card=replace(c, name=f"{tag}{i % n}")), 100.0, "medium")
             for tag, c, n, spread in (("hbm", hbm, 3, (0.65, 1.25)),
-                                      ("gddr", CARDS[1][1], 5, (0.9, 1.1)),
+                                      ("gddr", CARDS[1][1], 9, (0.9, 1.1)),
                                       ("uni", replace(CARDS[2][1], memory_type="LPDDR5X"), 2,
                                        (0.3, 3.0)))
             for i, r in enumerate(np.linspace(*spread, 20))]

@@ -610,9 +610,25 @@ def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
     calibration has one), else the backend's ("low|vulkan"), else the level's; widened for an
     unmeasured driver (novelty.driver_band)."""
     cls = device_class(card) if card is not None else ""
-    band = (cal.decode_bands.get(f"{level}|{cls}|{backend}") if cls else None) or (
-        cal.decode_bands.get(f"{level}|{backend}") or level_band(cal.decode_bands, level))
+    band = first_band(cal.decode_bands, band_keys(level, cls, backend))
     return driver_band(cal.decode_bands, band, driver_measured)
+
+
+def band_keys(level: str, cls: str, backend: str, prefill: bool = False) -> tuple[str, ...]:
+    """The pools a range at `level` is looked up in, narrowest first (decode_band,
+    prefill_band): the device class under the backend ("medium|consumer GDDR|cuda", where
+    the class is known), the backend's ("high|vulkan"), for prompts the class's ("low|Apple"),
+    then the level's. tools/calibrate.py joins a small class pool with the next one here."""
+    keys = [f"{level}|{cls}|{backend}"] if cls else []
+    keys.append(f"{level}|{backend}")
+    if prefill:
+        keys.append(f"{level}|{cls}")
+    return (*keys, level)
+
+
+def first_band(bands: dict[str, Band], keys: tuple[str, ...]) -> Band:
+    """The band of the first of `keys` that `bands` holds, else the fallback."""
+    return next((bands[k] for k in keys if k in bands), _FALLBACK_BAND)
 
 
 def condition_bands(cal: Calibration, card: Card, backend: str, p: CardParams,
@@ -713,11 +729,8 @@ def prefill_band(cal: Calibration, level: str, card: Card, backend: str = "",
     backend ("medium|consumer GDDR|cuda"), else the backend's ("high|vulkan": as decode's,
     its drivers and builds scatter a class's devices), else its class's ("low|Apple"), else
     the level's; widened for an unmeasured driver (novelty.driver_band)."""
-    cls = device_class(card)
-    band = (cal.prefill_bands.get(f"{level}|moe") if moe else None) or (
-        cal.prefill_bands.get(f"{level}|{cls}|{backend}")
-        or cal.prefill_bands.get(f"{level}|{backend}")
-        or cal.prefill_bands.get(f"{level}|{cls}") or level_band(cal.prefill_bands, level))
+    band = (cal.prefill_bands.get(f"{level}|moe") if moe else None) or first_band(
+        cal.prefill_bands, band_keys(level, device_class(card), backend, prefill=True))
     return driver_band(cal.prefill_bands, band, driver_measured)
 
 
