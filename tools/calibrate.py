@@ -1178,7 +1178,7 @@ def bands_from_ratios(ratios: dict[tuple[str, str], list[tuple[str, float]]],
             r = ratios.get((kind, level)) or ratios.get((kind, "low")) or [("", 0.6), ("", 1.5)]
             out[i][level] = _band_of(r)
     for (kind, key), r in sorted(ratios.items()):
-        if ("|" in key or key == DRIVER_OUT) and len({d for d, _ in r}) >= BAND_MIN_DEVICES:
+        if ("|" in key or key == DRIVER_OUT) and _devices(r) >= BAND_MIN_DEVICES:
             out[kind == "prefill"][key] = _band_of(r)
     decode, prefill = (_cap_high_bands(_join_small_class_pools(bands, ratios, kind))
                        for bands, kind in zip(out, ("decode", "prefill"), strict=True))
@@ -1200,7 +1200,7 @@ def _join_small_class_pools(bands: dict[str, Band],
         level, _, rest = key.partition("|")
         cls, _, backend = rest.partition("|")
         if (level not in LEVELS or cls not in classes
-                or len({d for d, _ in ratios[(kind, key)]}) >= CONFORMAL_MIN_DEVICES):
+                or _devices(ratios[(kind, key)]) >= CONFORMAL_MIN_DEVICES):
             continue
         keys = speed.band_keys(level, cls, backend, prefill=kind == "prefill")
         wider = next((out[k] for k in keys[keys.index(key) + 1:] if k in out), None)
@@ -1271,6 +1271,11 @@ def with_conditions(band: Band, conditions: dict[str, Band], o: Obs) -> Band:
     return band
 
 
+def _devices(ratios: Sequence[tuple[str, float]]) -> int:
+    """The devices behind a pool of (device, measured ÷ predicted)."""
+    return len({d for d, _ in ratios})
+
+
 def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
     """The range that holds BAND_COVERAGE of a new device's measured ÷ predicted, by the
     split-conformal rule counted in devices: each tail at (1 − BAND_COVERAGE) / 2, the level
@@ -1278,7 +1283,7 @@ def _band_of(ratios: Sequence[tuple[str, float]]) -> Band:
     the pool's extremes), widened to contain 1. Devices, not rows: a device's rows share its
     offset, so a pool of 100 rows from 6 devices knows the spread of new devices about as well
     as 6 rows would."""
-    m = len({d for d, _ in ratios})
+    m = _devices(ratios)
     hi_level = min(1.0, (1.0 + BAND_COVERAGE) / 2 * (1.0 + 1.0 / max(m, 1)))
     lo, hi = np.quantile([r for _, r in ratios], (1.0 - hi_level, hi_level))
     return Band(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3), len(ratios))

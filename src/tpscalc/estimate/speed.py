@@ -598,11 +598,6 @@ def compute_seconds(work: Value, tflops: Value) -> Value:
     return where(known, work / where(known, tflops, 1.0) / 1e12, 0.0)
 
 
-def level_band(bands: dict[str, Band], level: str) -> Band:
-    """The band at a confidence level, else the fallback (a calibration without that level)."""
-    return bands.get(level) or _FALLBACK_BAND
-
-
 def decode_band(cal: Calibration, level: str, driver_measured: bool = True,
                 backend: str = "", card: Card | None = None) -> Band:
     """The decode range at a confidence level for the card's device class under the fitted
